@@ -1,0 +1,81 @@
+import { randomBytes } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import multipart from '@fastify/multipart';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Config } from './config/load.js';
+import { registerAuth } from './http/plugins/auth.js';
+import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerExpectContinue } from './http/plugins/expect-continue.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
+import { registerRequestLog } from './http/plugins/request-log.js';
+import { adminSessionRoutes } from './http/routes/admin-sessions.js';
+import { authenticationRoutes } from './http/routes/authentication.js';
+import { documentRoutes } from './http/routes/documents.js';
+import { healthRoutes } from './http/routes/health.js';
+import { openapiRoutes } from './http/routes/openapi.js';
+import type { DocumentService } from './operations/documents/document-service.js';
+import type { SessionService } from './sessions/session-service.js';
+import type { BuildInfo } from './version.js';
+
+export interface AppDeps {
+  config: Config;
+  logger: FastifyBaseLogger;
+  sessions: SessionService;
+  documents: DocumentService;
+  build: BuildInfo;
+}
+
+/** The HTTP application: infrastructure plugins first, then the route groups, in one explicit list. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomBytes(8).toString('hex'),
+    requestIdHeader: 'x-request-id',
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    bodyLimit: config.server.jsonBodyLimit,
+    trustProxy: config.server.trustProxy,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    keepAliveTimeout: 72_000,
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerErrorHandling(app, { debug: config.server.debug });
+  registerRequestLog(app);
+  registerAuth(app, deps.sessions);
+  registerExpectContinue(app);
+  registerLenientJson(app);
+  await registerOpenApi(app, { restBase: config.server.restBase, build: deps.build });
+  await app.register(multipart);
+
+  await app.register(healthRoutes, { prefix: config.server.contextPath });
+  await app.register(
+    async (rest) => {
+      await rest.register(authenticationRoutes, { sessions: deps.sessions });
+      await rest.register(documentRoutes, { documents: deps.documents, restBase: config.server.restBase });
+      await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
+      await rest.register(openapiRoutes);
+    },
+    { prefix: config.server.restBase },
+  );
+  return app;
+}
+
+/**
+ * JSON bodies as the default parser reads them, except that an empty body counts as no body: the
+ * clients send `Content-Type: application/json` on calls without one (refresh, close session).
+ */
+function registerLenientJson(app: FastifyInstance): void {
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parse(request, text, done);
+  });
+}

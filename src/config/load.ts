@@ -1,0 +1,241 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Value from 'typebox/value';
+import YAML from 'yaml';
+import { ConfigSchema, type OAuthProviderConfig, type RawConfig, type Role } from './schema.js';
+import { parseSize } from './sizes.js';
+
+/** Per-session limits in bytes (0 = unlimited). */
+export interface Limits {
+  uploadLimit: number;
+  maxFiles: number;
+  diskSpaceLimit: number;
+}
+
+export interface UserEntry {
+  name: string;
+  password: string;
+  roles: Role[];
+}
+
+/** The validated, resolved configuration every module receives. Sizes are bytes, durations are as named. */
+export interface Config {
+  dataDir: string;
+  configFile: string | undefined;
+  server: {
+    host: string;
+    port: number;
+    contextPath: string;
+    /** contextPath + "/rest": where every web service lives. */
+    restBase: string;
+    shutdownTimeoutMs: number;
+    jsonBodyLimit: number;
+    debug: boolean;
+    trustProxy: boolean;
+  };
+  log: { level: string };
+  anonymous: boolean;
+  session: { lifetime: number; sweepIntervalMs: number; maxSessions: number; issuer: string };
+  limits: { user: Limits; anonymous: Limits };
+  users: UserEntry[];
+  oauth: { providers: OAuthProviderConfig[] };
+  /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
+  adminPassword: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Environment variables with a meaning of their own, not mapped onto a configuration key. */
+const RESERVED_ENV = new Set(['QUIRE_CONFIG', 'QUIRE_ADMIN_PASSWORD']);
+/** Short names kept for convenience, each mapped onto a key. */
+const ENV_ALIASES: Record<string, string[]> = { PORT: ['server', 'port'] };
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * Loads the configuration: defaults, then the YAML file named by QUIRE_CONFIG, then environment
+ * overrides. Any `QUIRE_<KEY>` variable sets a key; nested keys are joined by `__` and written in
+ * upper snake case (`QUIRE_SESSION__LIFETIME`, `QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT`). Values are
+ * read as YAML scalars, so lists can be given as `[a, b]`. Throws ConfigError naming every bad key.
+ */
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const configFile = env.QUIRE_CONFIG ? path.resolve(cwd, env.QUIRE_CONFIG) : undefined;
+  const raw = configFile ? readYamlFile(configFile) : {};
+  const sources = new Map<string, string>();
+  const problems: string[] = [];
+
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined) continue;
+    const keyPath = ENV_ALIASES[name] ?? envKeyPath(name);
+    if (!keyPath) continue;
+    const target = schemaAt(CONFIG_TREE, keyPath);
+    if (!target) {
+      problems.push(`${name}: environment variable names no configuration key (${keyPath.join('.')})`);
+      continue;
+    }
+    setPath(raw, keyPath, acceptsOnlyStrings(target) ? value : parseScalar(value));
+    sources.set(keyPath.join('.'), name);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
+  const errors = Value.Errors(ConfigSchema, withDefaults);
+  if (errors.length > 0) {
+    const seen = new Set<string>();
+    for (const error of errors) {
+      const key = pointerToKey(error.instancePath, error.params);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const origin = sources.get(key) ? ` (from ${sources.get(key)})` : configFile ? ` (in ${configFile})` : '';
+      const node = schemaAt(CONFIG_TREE, key.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean));
+      problems.push(`${key || '(root)'}${origin}: ${describe(error.keyword, error.message, error.params, node)}`);
+    }
+    throw new ConfigError(problems);
+  }
+  return resolve(withDefaults as RawConfig, configFile, env, cwd);
+}
+
+function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: string): Config {
+  const limits = (l: RawConfig['limits']['user']): Limits => ({
+    uploadLimit: parseSize(l.uploadLimit),
+    maxFiles: l.maxFiles,
+    diskSpaceLimit: parseSize(l.diskSpaceLimit),
+  });
+  const contextPath = raw.server.contextPath;
+  const names = new Set<string>();
+  const problems: string[] = [];
+  raw.users.forEach((u, i) => {
+    if (names.has(u.name)) problems.push(`users[${i}].name: duplicate user name "${u.name}"`);
+    names.add(u.name);
+  });
+  const ids = new Set<string>();
+  raw.oauth.providers.forEach((p, i) => {
+    if (ids.has(p.id)) problems.push(`oauth.providers[${i}].id: duplicate provider id "${p.id}"`);
+    ids.add(p.id);
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    dataDir: path.resolve(cwd, raw.dataDir),
+    configFile,
+    server: {
+      host: raw.server.host,
+      port: raw.server.port,
+      contextPath,
+      restBase: `${contextPath}/rest`,
+      shutdownTimeoutMs: raw.server.shutdownTimeout * 1000,
+      jsonBodyLimit: parseSize(raw.server.jsonBodyLimit),
+      debug: raw.server.debug,
+      trustProxy: raw.server.trustProxy,
+    },
+    log: { level: raw.log.level },
+    anonymous: raw.anonymous,
+    session: {
+      lifetime: raw.session.lifetime,
+      sweepIntervalMs: Math.round(raw.session.sweepInterval * 1000),
+      maxSessions: raw.session.maxSessions,
+      issuer: raw.session.issuer,
+    },
+    limits: { user: limits(raw.limits.user), anonymous: limits(raw.limits.anonymous) },
+    users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
+    oauth: { providers: raw.oauth.providers },
+    adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
+  };
+}
+
+function readYamlFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`QUIRE_CONFIG: cannot read ${file}: ${(error as Error).message}`]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = YAML.parse(text);
+  } catch (error) {
+    throw new ConfigError([`${file}: not valid YAML: ${(error as Error).message}`]);
+  }
+  if (parsed === null || parsed === undefined) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new ConfigError([`${file}: the top level must be a mapping of keys`]);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function envKeyPath(name: string): string[] | undefined {
+  if (!name.startsWith('QUIRE_') || RESERVED_ENV.has(name)) return undefined;
+  return name
+    .slice('QUIRE_'.length)
+    .split('__')
+    .map((segment) => segment.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
+}
+
+interface SchemaNode {
+  items?: SchemaNode;
+  type?: string;
+  description?: string;
+  properties?: Record<string, SchemaNode>;
+  anyOf?: SchemaNode[];
+}
+
+const CONFIG_TREE = ConfigSchema as unknown as SchemaNode;
+
+function schemaAt(schema: SchemaNode, keyPath: string[]): SchemaNode | undefined {
+  let node: SchemaNode | undefined = schema;
+  for (const key of keyPath) {
+    if (node?.items && /^\d+$/.test(key)) {
+      node = node.items;
+      continue;
+    }
+    const object: SchemaNode | undefined = node?.properties ? node : node?.anyOf?.find((s) => s.properties);
+    node = object?.properties?.[key];
+    if (!node) return undefined;
+  }
+  return node;
+}
+
+function acceptsOnlyStrings(node: SchemaNode): boolean {
+  return node.type === 'string';
+}
+
+function parseScalar(value: string): unknown {
+  try {
+    return YAML.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+function setPath(target: Record<string, unknown>, keyPath: string[], value: unknown): void {
+  let node = target;
+  keyPath.slice(0, -1).forEach((key) => {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  });
+  node[keyPath[keyPath.length - 1]!] = value;
+}
+
+function pointerToKey(pointer: string, params: unknown): string {
+  const parts = pointer
+    .split('/')
+    .filter(Boolean)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const extra = (params as { additionalProperties?: string[] } | undefined)?.additionalProperties;
+  if (Array.isArray(extra) && extra.length > 0) parts.push(extra[0]!);
+  return parts.map((p, i) => (/^\d+$/.test(p) ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+function describe(keyword: string, message: string, params: unknown, node: SchemaNode | undefined): string {
+  if (keyword === 'additionalProperties') return 'unknown key';
+  if (node?.description && ['type', 'pattern', 'anyOf', 'oneOf'].includes(keyword)) {
+    return `invalid value; expected ${node.description}`;
+  }
+  const allowed = (params as { allowedValues?: unknown[] } | undefined)?.allowedValues;
+  return allowed ? `${message}: ${allowed.join(', ')}` : message;
+}

@@ -1,0 +1,113 @@
+import Type, { type Static } from 'typebox';
+
+/**
+ * The one configuration schema. The loader validates the YAML file plus environment overrides against
+ * it, fills in the defaults given here, and docs/configuration.md describes the same keys.
+ *
+ * Sizes are a number of megabytes (as webPDF reports limits) or a string with a unit such as "512KB",
+ * "1.5GB" (binary units: 1 KB = 1024 bytes). 0 means "no limit".
+ */
+const SIZE_FORMAT = 'megabytes, or a size with unit (B, KB, MB, GB, TB); 0 = unlimited';
+
+export const SizeSchema = Type.Union(
+  [
+    Type.Number({ minimum: 0 }),
+    Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?\\s*$' }),
+  ],
+  { description: SIZE_FORMAT },
+);
+
+function limitsSchema(defaults: { uploadLimit: string; maxFiles: number; diskSpaceLimit: string }) {
+  return Type.Object(
+    {
+      uploadLimit: Type.Union([SizeSchema], { default: defaults.uploadLimit, description: `largest single upload in ${SIZE_FORMAT}` }),
+      maxFiles: Type.Integer({ minimum: 0, default: defaults.maxFiles, description: 'documents per session; 0 = unlimited' }),
+      diskSpaceLimit: Type.Union([SizeSchema], { default: defaults.diskSpaceLimit, description: `total size stored per session in ${SIZE_FORMAT}` }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+}
+
+export const RoleSchema = Type.Enum(['user', 'admin']);
+
+const UserSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, pattern: '^[^:\\s]+$', description: 'login name (no colon, no spaces)' }),
+    password: Type.String({ minLength: 1, description: 'plaintext (hashed when loaded) or an $scrypt$ / $argon2id$ hash' }),
+    roles: Type.Array(RoleSchema, { default: ['user'], minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+const OAuthProviderSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$', description: 'name of the provider, shown as providerId' }),
+    issuer: Type.String({ minLength: 1 }),
+    jwksUri: Type.String({ pattern: '^https?://' }),
+    audience: Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })]),
+    algorithms: Type.Array(Type.String({ pattern: '^(RS|PS|ES)(256|384|512)$|^EdDSA$' }), {
+      default: ['RS256', 'ES256'],
+      minItems: 1,
+    }),
+    userNameClaim: Type.String({ default: 'preferred_username' }),
+    rolesClaim: Type.String({ default: 'roles', description: 'claim holding the roles; dotted paths reach nested claims' }),
+    adminRoles: Type.Array(Type.String(), { default: [], description: 'claim values that make the subject an administrator' }),
+    userRoles: Type.Array(Type.String(), {
+      default: [],
+      description: 'claim values that make the subject a user; empty means every valid token is a user',
+    }),
+    clockTolerance: Type.Integer({ minimum: 0, default: 30, description: 'seconds of clock skew accepted' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigSchema = Type.Object(
+  {
+    dataDir: Type.String({ minLength: 1, default: './data' }),
+    server: Type.Object(
+      {
+        host: Type.String({ default: '0.0.0.0' }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+        contextPath: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '/webPDF' }),
+        shutdownTimeout: Type.Number({ minimum: 0, default: 30, description: 'seconds in-flight requests get on SIGTERM' }),
+        jsonBodyLimit: Type.Union([SizeSchema], { default: '16MB', description: `largest JSON request body in ${SIZE_FORMAT}` }),
+        debug: Type.Boolean({ default: false, description: 'send stack traces in error responses' }),
+        trustProxy: Type.Boolean({ default: false }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    log: Type.Object(
+      {
+        level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    anonymous: Type.Boolean({ default: true, description: 'allow login without credentials' }),
+    session: Type.Object(
+      {
+        lifetime: Type.Integer({ minimum: 1, default: 3600, description: 'seconds from token issuance to session end' }),
+        sweepInterval: Type.Number({ minimum: 0.05, default: 5, description: 'seconds between sweeps of expired sessions' }),
+        maxSessions: Type.Integer({ minimum: 1, default: 10000 }),
+        issuer: Type.String({ minLength: 1, default: 'quire', description: 'iss and aud of the tokens Quire issues' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    limits: Type.Object(
+      {
+        user: limitsSchema({ uploadLimit: '2GB', maxFiles: 1000, diskSpaceLimit: '10GB' }),
+        anonymous: limitsSchema({ uploadLimit: '100MB', maxFiles: 100, diskSpaceLimit: '500MB' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    users: Type.Array(UserSchema, { default: [] }),
+    oauth: Type.Object(
+      { providers: Type.Array(OAuthProviderSchema, { default: [] }) },
+      { additionalProperties: false, default: {} },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type RawConfig = Static<typeof ConfigSchema>;
+export type Role = Static<typeof RoleSchema>;
+export type OAuthProviderConfig = Static<typeof OAuthProviderSchema>;

@@ -1,0 +1,78 @@
+/**
+ * The error catalogue: every failure the server reports is one of these entries.
+ *
+ * Each entry pairs the HTTP status with the numeric `errorCode` of the webPDF exception structure
+ * (`{errorCode, errorMessage, stackTrace}`). Codes known from the webPDF clients' tests keep their
+ * numbers (-14, -60, -5008, -5009, -5055, ...); codes Quire adds sit in free ranges and are listed in
+ * docs/errors.md, which a test keeps in step with this table.
+ */
+export interface ErrorDefinition {
+  /** Negative webPDF-style error number carried in the body. */
+  readonly errorCode: number;
+  /** HTTP status of a response carrying this error. */
+  readonly status: number;
+  /** What the code means, for docs/errors.md. */
+  readonly description: string;
+}
+
+export const Errors = {
+  INTERNAL: { errorCode: -1, status: 500, description: 'Unexpected server failure; details are in the server log.' },
+  PARAMETER: { errorCode: -14, status: 400, description: 'A web-service parameter is invalid: malformed JSON, a wrong type, an unknown enum value or a missing member. The message names the field.' },
+  SESSION_NOT_FOUND: { errorCode: -60, status: 401, description: 'The session of the token does not exist (logged out, expired, closed by an administrator).' },
+  TOKEN_MISSING: { errorCode: -61, status: 401, description: 'The call needs a bearer token and none was sent.' },
+  TOKEN_INVALID: { errorCode: -62, status: 401, description: 'The token is malformed, has a wrong signature, algorithm, issuer or audience, or has expired.' },
+  TOKEN_SUPERSEDED: { errorCode: -63, status: 401, description: 'The token was replaced by a refresh; only the newest access and refresh tokens of a session are accepted.' },
+  LOGIN_FAILED: { errorCode: -64, status: 401, description: 'Login failed: unknown user or wrong password.' },
+  ANONYMOUS_DISABLED: { errorCode: -65, status: 401, description: 'Anonymous sessions are disabled by configuration; log in with credentials.' },
+  REFRESH_REFUSED: { errorCode: -66, status: 401, description: 'The token cannot be used for refresh (not a refresh token of the local provider).' },
+  FORBIDDEN: { errorCode: -67, status: 403, description: 'The call needs administrative rights.' },
+  TOO_MANY_SESSIONS: { errorCode: -68, status: 503, description: 'The server holds its configured maximum of sessions; try again later.' },
+  SESSION_UNKNOWN: { errorCode: -69, status: 404, description: 'An administrator named a session id that does not exist.' },
+  DOCUMENT_NOT_FOUND: { errorCode: -70, status: 404, description: 'No document with this id exists in the session.' },
+  UPLOAD_LIMIT: { errorCode: -71, status: 413, description: 'The upload is larger than the session\'s uploadLimit.' },
+  MAX_FILES: { errorCode: -72, status: 409, description: 'The session already holds maxFiles documents.' },
+  DISK_SPACE_LIMIT: { errorCode: -73, status: 413, description: 'Storing the document would exceed the session\'s diskSpaceLimit.' },
+  UPLOAD_MALFORMED: { errorCode: -74, status: 400, description: 'The upload is not a multipart/form-data body with one file part named filedata, or it was cut off.' },
+  DOCUMENT_LOCKED: { errorCode: -75, status: 409, description: 'The document is in use by another operation.' },
+  KEYSTORE_NOT_FOUND: { errorCode: -76, status: 404, description: 'No key store with this name is available to the session.' },
+  ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
+  UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },
+  BODY_TOO_LARGE: { errorCode: -82, status: 413, description: 'The JSON request body exceeds the configured limit.' },
+  SHUTTING_DOWN: { errorCode: -90, status: 503, description: 'The server is shutting down and accepts no new work.' },
+  PDF_PASSWORD_WRONG: { errorCode: -5008, status: 400, description: 'The password supplied for a protected PDF is wrong.' },
+  PDF_PASSWORD_REQUIRED: { errorCode: -5009, status: 400, description: 'The PDF is password protected and no password was supplied.' },
+  PDF_CERTIFICATE_REQUIRED: { errorCode: -5055, status: 400, description: 'The PDF is certificate encrypted and no key material was supplied.' },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorName = keyof typeof Errors;
+
+/** An expected failure: carries its catalogue entry and a message that is safe to show the client. */
+export class QuireError extends Error {
+  readonly definition: ErrorDefinition;
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(name: ErrorName, message: string, options?: { cause?: unknown; headers?: Record<string, string> }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = `QuireError(${name})`;
+    this.definition = Errors[name];
+    this.headers = options?.headers ?? {};
+  }
+
+  get status(): number {
+    return this.definition.status;
+  }
+
+  get errorCode(): number {
+    return this.definition.errorCode;
+  }
+}
+
+/** The wire shape of an error (webPDF `Webservice_Exception`). */
+export interface ExceptionBody {
+  errorCode: number;
+  errorMessage: string;
+  stackTrace: string;
+}
+
+/** The `error` member of a DocumentFile that reports no problem. */
+export const NO_ERROR: ExceptionBody = Object.freeze({ errorCode: 0, errorMessage: 'No error', stackTrace: '' });

@@ -1,0 +1,83 @@
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import { QuireError } from '../../core/errors.js';
+import { isAdmin, type Session } from '../../sessions/session.js';
+import type { SessionService } from '../../sessions/session-service.js';
+
+/**
+ * Who may call a route, declared in its `config.auth`:
+ * - `none`: anyone (health, the OpenAPI document);
+ * - `login`: Basic credentials or nothing (the login routes check them);
+ * - `refresh`: a refresh token as bearer (the refresh route checks it);
+ * - `session` (default): a valid access token;
+ * - `admin`: a valid access token of an administrator.
+ * The same declaration produces the route's security requirement in the OpenAPI document.
+ */
+export type AuthLevel = 'none' | 'login' | 'refresh' | 'session' | 'admin';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: AuthLevel;
+  }
+  interface FastifyRequest {
+    /** The caller's session on routes that need one. */
+    session: Session | null;
+  }
+}
+
+export function registerAuth(app: FastifyInstance, sessions: SessionService): void {
+  app.decorateRequest('session', null);
+
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const level: AuthLevel = route.config?.auth ?? 'session';
+    route.schema = { ...route.schema, security: securityFor(level) } as RouteOptions['schema'];
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.is404) return;
+    const level: AuthLevel = request.routeOptions.config.auth ?? 'session';
+    if (level !== 'session' && level !== 'admin') return;
+    const token = bearerToken(request);
+    if (!token) throw new QuireError('TOKEN_MISSING', 'This call needs an access token: Authorization: Bearer <token>.');
+    const session = await sessions.authenticate(token);
+    if (level === 'admin' && !isAdmin(session)) {
+      throw new QuireError('FORBIDDEN', 'This call needs administrative rights.');
+    }
+    request.session = session;
+  });
+}
+
+/** The token of the call: `Authorization: Bearer`, the `Authorization` query parameter, or the legacy `Token` header. */
+export function bearerToken(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1];
+  }
+  const query = (request.query as Record<string, unknown> | undefined)?.Authorization;
+  if (typeof query === 'string' && query !== '') return query.replace(/^Bearer\s+/i, '').trim();
+  const legacy = request.headers.token;
+  return typeof legacy === 'string' && legacy !== '' ? legacy : undefined;
+}
+
+/** Basic credentials of a login call, or undefined when none were sent; malformed ones are refused. */
+export function basicCredentials(request: FastifyRequest): { name: string; password: string } | undefined {
+  const header = request.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match) throw new QuireError('LOGIN_FAILED', 'Login takes Basic credentials (Authorization: Basic base64(user:password)) or none.');
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0) throw new QuireError('LOGIN_FAILED', 'The Basic credentials are not of the form user:password.');
+  return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+function securityFor(level: AuthLevel): Array<Record<string, string[]>> {
+  switch (level) {
+    case 'none':
+      return [];
+    case 'login':
+      return [{ BasicAuth: [] }, {}];
+    default:
+      return [{ BearerAuth: [] }];
+  }
+}

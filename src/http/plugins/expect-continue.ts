@@ -1,0 +1,19 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * `Expect: 100-continue` done late: Node would answer "100 Continue" before any hook runs. Instead the
+ * request goes through authentication and the route's own checks first, and the interim response is
+ * sent only when the body is about to be read. A refused upload is thus refused before its bytes travel.
+ */
+export function registerExpectContinue(app: FastifyInstance): void {
+  app.server.on('checkContinue', (req, res) => {
+    app.server.emit('request', req, res);
+  });
+  app.addHook('preParsing', async (request, reply, payload) => {
+    const expect = request.headers.expect;
+    if (typeof expect === 'string' && expect.toLowerCase() === '100-continue' && !reply.raw.headersSent) {
+      reply.raw.writeContinue();
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,85 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import type { BuildInfo } from '../../version.js';
+import { shared } from '../schemas/shared.js';
+
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route the server registered (method and full URL), to check the OpenAPI document against. */
+    registeredRoutes: RegisteredRoute[];
+  }
+}
+
+const TAGS: Array<{ name: string; description: string }> = [
+  { name: 'authentication', description: 'Log in, log out, renew a session, user information, user certificates' },
+  { name: 'documents', description: 'Document storage of the session' },
+  { name: 'administration', description: 'Server settings, status, logs, sessions, statistics, replay queue (administrative rights)' },
+  { name: 'converter', description: 'Convert documents of other formats to PDF' },
+  { name: 'pdfa', description: 'Convert and validate PDF documents to PDF/A' },
+  { name: 'ocr', description: 'Text recognition on images or PDF documents' },
+  { name: 'signature', description: 'Digitally sign PDF documents' },
+  { name: 'toolbox', description: 'Edit PDF documents (split, merge, export, ...)' },
+  { name: 'urlconverter', description: 'Convert web sites to PDF' },
+  { name: 'barcode', description: 'Apply or recognise barcodes' },
+  { name: 'portal', description: 'For the portal application only; may change without notice' },
+  { name: 'experimental', description: 'May change at any time without notice' },
+];
+
+/**
+ * The OpenAPI 3.0.1 document, generated from the route schemas (so every route added later appears
+ * by itself); routes/openapi.ts serves it. Register on the root instance before any route.
+ */
+export async function registerOpenApi(app: FastifyInstance, options: { restBase: string; build: BuildInfo }): Promise<void> {
+  const routes: RegisteredRoute[] = [];
+  app.decorate('registeredRoutes', routes);
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  for (const schema of shared) app.addSchema(schema);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.1',
+      info: {
+        title: 'Quire REST interface',
+        description: 'Session-based PDF processing server, wire-compatible with the webPDF REST interface.',
+        version: options.build.label,
+        license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+      },
+      servers: [{ url: options.restBase }],
+      tags: TAGS,
+      components: {
+        securitySchemes: {
+          BasicAuth: { type: 'http', scheme: 'basic', description: 'user name and password, for login only' },
+          BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'session access token or an external OAuth 2.0 JWT' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transform: ({ schema, url, route }) => {
+      const transformed = { ...(schema as Record<string, unknown>) };
+      if (!url.startsWith(options.restBase)) transformed.hide = true;
+      transformed.response = { ...errorResponses(route.config?.auth ?? 'session'), ...(transformed.response as object) };
+      const documented = route.config?.documentedBody;
+      if (documented) {
+        transformed.body = documented.schema;
+        transformed.consumes = [documented.contentType];
+      }
+      return { schema: transformed as typeof schema, url };
+    },
+  });
+
+}
+
+/** The error statuses a route can answer with, all carrying Webservice_Exception (documented, not used for serialisation). */
+function errorResponses(auth: string): Record<string, unknown> {
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: 'Webservice_Exception#' } } } });
+  const responses: Record<string, unknown> = { 400: error('invalid parameters or data (errorCode -14 and others, see docs/errors.md)') };
+  if (auth !== 'none') responses[401] = error('missing, invalid or expired token, or failed login');
+  if (auth === 'admin') responses[403] = error('administrative rights required');
+  return responses;
+}

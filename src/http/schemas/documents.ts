@@ -1,0 +1,59 @@
+import Type, { type Static } from 'typebox';
+import { NO_ERROR } from '../../core/errors.js';
+import type { DocumentRecord } from '../../storage/document-store.js';
+import { component, ref, WebserviceException } from './shared.js';
+
+export const DocumentFile = component(
+  Type.Object(
+    {
+      documentId: Type.String(),
+      parentDocumentId: Type.String({ description: 'empty when the document has no parent' }),
+      fileSize: Type.Integer({ format: 'int64' }),
+      mimeType: Type.String({ description: 'media type detected from the content' }),
+      fileName: Type.String({ description: 'file name without extension' }),
+      fileExtension: Type.String({ description: 'extension without dot' }),
+      fileTypeId: Type.Integer({ format: 'int32', description: 'stable numeric id of the detected type (docs/file-types.md)' }),
+      fileTypeGroups: Type.String({ description: 'comma separated type groups' }),
+      fileLastModified: Type.String({ description: 'HTTP date of the last content change' }),
+      filePath: Type.String({ description: 'always empty: storage paths are not disclosed' }),
+      historyId: Type.Integer({ format: 'int32', description: 'active history entry; 0 without history mode' }),
+      isFileLocked: Type.Boolean(),
+      metadata: Type.Optional(Type.Object({ metadataType: Type.String() }, { additionalProperties: true })),
+      error: ref(WebserviceException),
+    },
+    { $id: 'Document_File', description: 'A document of the session storage.' },
+  ),
+);
+export type DocumentFileBody = Static<typeof DocumentFile>;
+
+export function toDocumentFile(record: DocumentRecord): DocumentFileBody {
+  return {
+    documentId: record.id,
+    parentDocumentId: record.parentId,
+    fileSize: record.size,
+    mimeType: record.mimeType,
+    fileName: record.fileName,
+    fileExtension: record.fileExtension,
+    fileTypeId: record.fileTypeId,
+    fileTypeGroups: record.fileTypeGroups.join(','),
+    fileLastModified: new Date(record.lastModified).toUTCString(),
+    filePath: '',
+    historyId: record.historyId,
+    isFileLocked: false,
+    error: NO_ERROR,
+  };
+}
+
+export const UploadQuery = Type.Object({
+  history: Type.Boolean({ default: false, description: 'keep a history of the document\'s states' }),
+});
+
+/** What the upload body looks like, for the OpenAPI document only (the multipart stream is parsed by hand). */
+export const UploadBodyDoc = {
+  type: 'object',
+  required: ['filedata'],
+  properties: {
+    filedata: { type: 'string', format: 'binary', description: 'the file; its name is taken from the part\'s filename' },
+    name: { type: 'string', description: 'file name, used when the file part carries none' },
+  },
+} as const;

@@ -1,0 +1,33 @@
+import closeWithGrace from 'close-with-grace';
+import { ConfigError, loadConfig, type Config } from './config/load.js';
+import { createLogger } from './observability/logger.js';
+import { startServer } from './server.js';
+
+/** Entry point: load the configuration, start the server, shut down gracefully on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.log.level);
+  // The generated admin password goes to the console once, never into the log.
+  const server = await startServer(config, logger, (message) => process.stdout.write(`\n*** ${message}\n\n`));
+  logger.info({ url: `${server.url}${config.server.restBase}`, dataDir: config.dataDir }, 'Quire is listening');
+
+  closeWithGrace({ delay: config.server.shutdownTimeoutMs, logger }, async ({ signal, err }) => {
+    if (err) logger.error({ err }, 'shutting down after an unexpected error');
+    else logger.info({ signal }, 'shutting down');
+    await server.close();
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`Quire failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

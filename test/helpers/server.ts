@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config/load.js';
+import { createLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+export const ADMIN_PASSWORD = 'admin-secret';
+
+export interface TestServer extends RunningServer {
+  /** e.g. http://127.0.0.1:41234/webPDF/rest */
+  rest: string;
+  dataDir: string;
+  /** Lines the server announced on its console (the generated admin password, ...). */
+  announcements: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a real server on a free loopback port with a fresh data dir. `yaml` is written to a config
+ * file; `env` adds overrides exactly as the process environment would.
+ */
+export async function startTestServer(options: { yaml?: string; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
+  const env: Record<string, string> = {
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_SERVER__HOST: '127.0.0.1',
+    PORT: '0',
+    QUIRE_LOG__LEVEL: 'silent',
+    QUIRE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...options.env,
+  };
+  if (options.yaml !== undefined) {
+    const file = path.join(dataDir, 'quire.yaml');
+    writeFileSync(file, options.yaml);
+    env.QUIRE_CONFIG = file;
+  }
+  const config = loadConfig(env);
+  const announcements: string[] = [];
+  const server = await startServer(config, createLogger(config.log.level), (message) => announcements.push(message));
+  return {
+    ...server,
+    rest: `${server.url}${config.server.restBase}`,
+    dataDir,
+    announcements,
+    stop: async () => {
+      await server.close();
+      if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
