@@ -232,7 +232,8 @@ function pointerToKey(pointer: string, params: unknown): string {
 }
 
 function describe(keyword: string, message: string, params: unknown, node: SchemaNode | undefined): string {
-  if (keyword === 'additionalProperties') return 'unknown key';
+  // TypeBox reports a key that additionalProperties: false forbids as "schema is false" at the key's own path.
+  if (keyword === 'additionalProperties' || message === 'schema is false') return 'unknown key';
   if (node?.description && ['type', 'pattern', 'anyOf', 'oneOf'].includes(keyword)) {
     return `invalid value; expected ${node.description}`;
   }

@@ -26,7 +26,7 @@ export const Errors = {
   ANONYMOUS_DISABLED: { errorCode: -65, status: 401, description: 'Anonymous sessions are disabled by configuration; log in with credentials.' },
   REFRESH_REFUSED: { errorCode: -66, status: 401, description: 'The token cannot be used for refresh (not a refresh token of the local provider).' },
   FORBIDDEN: { errorCode: -67, status: 403, description: 'The call needs administrative rights.' },
-  TOO_MANY_SESSIONS: { errorCode: -68, status: 503, description: 'The server holds its configured maximum of sessions; try again later.' },
+  TOO_MANY_SESSIONS: { errorCode: -68, status: 429, description: 'The server holds its configured maximum of sessions; try again later.' },
   SESSION_UNKNOWN: { errorCode: -69, status: 404, description: 'An administrator named a session id that does not exist.' },
   DOCUMENT_NOT_FOUND: { errorCode: -70, status: 404, description: 'No document with this id exists in the session.' },
   UPLOAD_LIMIT: { errorCode: -71, status: 413, description: 'The upload is larger than the session\'s uploadLimit.' },

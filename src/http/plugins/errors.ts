@@ -69,7 +69,8 @@ function classify(error: FastifyError | QuireError | Error): {
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) {
     return { definition: Errors.PARAMETER, message: `The body is not valid JSON: ${error.message}`, headers: {} };
   }
-  if (/Multipart|Unexpected end of form|Malformed part header/i.test(error.message) && (fastifyError.statusCode ?? 500) < 500) {
+  // busboy's parse errors carry no status; they all mean the client sent a broken multipart body.
+  if (/^Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early/i.test(error.message)) {
     return { definition: Errors.UPLOAD_MALFORMED, message: `The upload is not valid multipart/form-data: ${error.message}`, headers: {} };
   }
   const status = fastifyError.statusCode;
