@@ -59,10 +59,14 @@ function classify(error: FastifyError | QuireError | Error): {
       return { definition: Errors.PARAMETER, message: `The body is not valid JSON: ${fastifyError.message}`, headers: {} };
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
       return { definition: Errors.UPLOAD_MALFORMED, message: 'The upload must be a multipart/form-data body with a file part named filedata.', headers: {} };
-    case 'FST_FILES_LIMIT_REACHED':
-    case 'FST_PARTS_LIMIT_REACHED':
-    case 'FST_FIELDS_LIMIT_REACHED':
-      return { definition: Errors.UPLOAD_MALFORMED, message: `The upload has too many parts: ${fastifyError.message}`, headers: {} };
+    case 'FST_FILES_LIMIT':
+      return { definition: Errors.UPLOAD_MALFORMED, message: 'The upload carries more than one file; send one file part named filedata per upload.', headers: {} };
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+    case 'FST_PROTO_VIOLATION':
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+    case 'FST_MP_PREMATURE_CLOSE':
+      return { definition: Errors.UPLOAD_MALFORMED, message: `The multipart body is not acceptable: ${fastifyError.message}.`, headers: {} };
     default:
       break;
   }

@@ -50,19 +50,25 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         limits: { files: 1, fields: 16, parts: 32, fieldSize: 64 * 1024, fileSize: Infinity, headerPairs: 64 },
         isPartAFile: (fieldName: string, _type: string, fileName: string | undefined) => fieldName === 'filedata' || fileName !== undefined,
       } as Parameters<typeof request.parts>[0]);
-      for await (const part of parts) {
-        if (part.type === 'file') {
-          if (part.fieldname !== 'filedata') {
-            part.file.resume();
-            throw new QuireError('UPLOAD_MALFORMED', `Unexpected file part "${part.fieldname}"; the file goes in the part named filedata.`);
+      try {
+        for await (const part of parts) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'filedata' || record) {
+              part.file.resume();
+              throw new QuireError('UPLOAD_MALFORMED', `Unexpected file part "${part.fieldname}"; send one file part named filedata.`);
+            }
+            record = await documents.upload(request.session!, part.file, {
+              clientFileName: part.filename || nameField,
+              history: request.query.history,
+            });
+          } else if (part.fieldname === 'name' && typeof part.value === 'string') {
+            nameField = part.value;
           }
-          record = await documents.upload(request.session!, part.file, {
-            clientFileName: part.filename || nameField,
-            history: request.query.history,
-          });
-        } else if (part.fieldname === 'name' && typeof part.value === 'string') {
-          nameField = part.value;
         }
+      } catch (error) {
+        // The rest of the body was refused: the client learns no id, so the stored file must not linger.
+        if (record) await documents.delete(request.session!, record.id).catch(() => undefined);
+        throw error;
       }
       if (!record) throw new QuireError('UPLOAD_MALFORMED', 'The upload has no file part named filedata.');
       // The name part may follow the file part; it names files whose part carried no filename.
@@ -157,5 +163,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
 /** RFC 6266 header with an ASCII fallback and the UTF-8 name (RFC 8187). */
 function contentDisposition(fileName: string): string {
   const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(fileName)}`;
+  // RFC 8187 attr-char excludes ' ( ) * which encodeURIComponent leaves alone.
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }

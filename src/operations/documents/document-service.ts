@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Limits } from '../../config/load.js';
 import { QuireError } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { KeyedSerializer } from '../../core/serial.js';
 import { detectFormat, documentNames } from '../../engines/format/detect-format.js';
 import type { Session } from '../../sessions/session.js';
 import type { ContentFile, DocumentRecord, DocumentStore, StorageUsage } from '../../storage/document-store.js';
@@ -28,6 +29,7 @@ export interface SessionGate {
  */
 export class DocumentService {
   private readonly quota = new QuotaReservations();
+  private readonly commits = new KeyedSerializer();
 
   constructor(
     private readonly store: DocumentStore,
@@ -55,8 +57,9 @@ export class DocumentService {
     // Reserve first, then count: concurrent uploads each see the others' reservations and cannot overrun maxFiles together.
     const reservation = this.quota.reserve(session.id);
     const temp = this.store.tempPath();
+    const store = this.store;
     try {
-      const usage = await this.store.usage(session.id);
+      const usage = await store.usage(session.id);
       if (limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) > limits.maxFiles) {
         throw new QuireError('MAX_FILES', `The session already holds its limit of ${limits.maxFiles} documents.`);
       }
@@ -66,7 +69,8 @@ export class DocumentService {
           for await (const chunk of chunks) {
             reservation.add(chunk.length);
             if (limits.uploadLimit > 0 && reservation.bytes > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
-            if (limits.diskSpaceLimit > 0 && usage.bytes + reservation.sessionTotal() > limits.diskSpaceLimit) {
+            // Stored bytes are read afresh: uploads of the session that finished meanwhile count too.
+            if (limits.diskSpaceLimit > 0 && (await store.usage(session.id)).bytes + reservation.sessionTotal() > limits.diskSpaceLimit) {
               throw diskSpaceError(limits.diskSpaceLimit);
             }
             yield chunk;
@@ -92,9 +96,17 @@ export class DocumentService {
         history: options.history,
         historyId: options.history ? 1 : 0,
       };
-      // A logout during the upload deleted the session's storage: do not bring a document back into it.
-      if (!(await this.gate.isLive(session.id))) throw new QuireError('SESSION_NOT_FOUND', 'The session ended during the upload.');
-      await this.store.add(record, temp);
+      await this.commits.run(session.id, async () => {
+        // The final word, taken one upload at a time per session: the limits against what is stored now.
+        const stored = await store.usage(session.id);
+        if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) {
+          throw new QuireError('MAX_FILES', `The session already holds its limit of ${limits.maxFiles} documents.`);
+        }
+        if (limits.diskSpaceLimit > 0 && stored.bytes + record.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
+        // A logout during the upload deleted the session's storage: do not bring a document back into it.
+        if (!(await this.gate.isLive(session.id))) throw new QuireError('SESSION_NOT_FOUND', 'The session ended during the upload.');
+        await store.add(record, temp);
+      });
       return record;
     } catch (error) {
       await rm(temp, { force: true });
