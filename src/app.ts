@@ -23,6 +23,8 @@ export interface AppDeps {
   sessions: SessionService;
   documents: DocumentService;
   build: BuildInfo;
+  /** Set when the server shuts down: responses then close their connections. */
+  draining?: { active: boolean };
 }
 
 /** The HTTP application: infrastructure plugins first, then the route groups, in one explicit list. */
@@ -43,6 +45,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app, { debug: config.server.debug });
+  const draining = deps.draining;
+  if (draining) {
+    app.addHook('onSend', async (_request, reply, payload) => {
+      if (draining.active) reply.header('connection', 'close');
+      return payload;
+    });
+  }
   registerRequestLog(app);
   registerAuth(app, deps.sessions);
   registerExpectContinue(app);

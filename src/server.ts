@@ -49,7 +49,8 @@ export async function startServer(
     limitsFor: (session) => sessions.limitsFor(session),
     isLive: async (id) => (await sessionStore.get(id)) !== undefined,
   });
-  const app = await buildApp({ config, logger, sessions, documents, build: buildInfo() });
+  const draining = { active: false };
+  const app = await buildApp({ config, logger, sessions, documents, build: buildInfo(), draining });
   await app.listen({ host: config.server.host, port: config.server.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
@@ -62,7 +63,15 @@ export async function startServer(
     sessions,
     close: () => {
       closing ??= (async () => {
-        await app.close();
+        // Keep-alive clients would hold their connections open past the last response: answer them
+        // with Connection: close, and drop connections as soon as they fall idle.
+        draining.active = true;
+        const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
+        try {
+          await app.close();
+        } finally {
+          clearInterval(sweeper);
+        }
         await sessions.stop();
       })();
       return closing;

@@ -11,7 +11,7 @@ export interface ExternalIdentity {
   roles: Role[];
   /** Epoch seconds. */
   issuedAt: number;
-  /** Epoch seconds. */
+  /** Epoch seconds until which the token is accepted: its exp plus the provider's clock tolerance. */
   expiresAt: number;
 }
 
@@ -32,7 +32,11 @@ export class ExternalTokenVerifier {
     for (const config of providers) {
       this.byIssuer.set(config.issuer, {
         config,
-        keys: createRemoteJWKSet(new URL(config.jwksUri), { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
+        keys: createRemoteJWKSet(new URL(config.jwksUri), {
+          timeoutDuration: 5000,
+          cooldownDuration: config.jwksCooldown * 1000,
+          cacheMaxAge: 600_000,
+        }),
       });
     }
   }
@@ -79,7 +83,8 @@ export class ExternalTokenVerifier {
       userName: name,
       roles,
       issuedAt: payload.iat ?? 0,
-      expiresAt: payload.exp!,
+      // jose accepts the token until exp + clockTolerance; the session must not end before the token does.
+      expiresAt: payload.exp! + config.clockTolerance,
     };
   }
 }

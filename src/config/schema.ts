@@ -57,6 +57,11 @@ const OAuthProviderSchema = Type.Object(
       description: 'claim values that make the subject a user; empty means every valid token is a user',
     }),
     clockTolerance: Type.Integer({ minimum: 0, default: 30, description: 'seconds of clock skew accepted' }),
+    jwksCooldown: Type.Number({
+      minimum: 0,
+      default: 30,
+      description: 'seconds between two fetches of the key set triggered by unknown key ids',
+    }),
   },
   { additionalProperties: false },
 );

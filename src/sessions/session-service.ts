@@ -136,7 +136,9 @@ export class SessionService {
     if (!verified) {
       const provider = this.deps.external.providerFor(token);
       verified = provider ? await this.deps.external.verify(token, provider) : await this.deps.tokens.verify(token);
-      this.verified.set(token, verified, verified.expiresAt * 1000);
+      // External tokens are re-verified at least every minute, so that a key the provider withdrew stops working.
+      const until = 'providerId' in verified ? Math.min(verified.expiresAt * 1000, Date.now() + 60_000) : verified.expiresAt * 1000;
+      this.verified.set(token, verified, until);
     }
     const session = 'providerId' in verified ? await this.externalSession(verified) : await this.localSession(verified);
     this.deps.store.touch(session.id, Date.now());
@@ -207,14 +209,15 @@ export class SessionService {
   /** First use of an external subject's token opens a session; a token that lives longer renews it. */
   private async externalSession(identity: ExternalIdentity): Promise<Session> {
     const { store } = this.deps;
+    // Checked on every call: a token from before a logout never opens a session again, not even a newer one.
+    const notBefore = await store.externalRevocation(identity.providerId, identity.subject);
+    if (notBefore !== undefined && identity.issuedAt <= notBefore) {
+      throw new QuireError('SESSION_NOT_FOUND', 'The session of this token was ended by a logout; obtain a new token from the provider.');
+    }
     const current = await store.findExternal(identity.providerId, identity.subject);
     const expiresAt = identity.expiresAt * 1000;
     if (current && current.expiresAt > Date.now() && current.expiresAt >= expiresAt) return current;
     return this.serial.run(`external:${identity.providerId}:${identity.subject}`, async () => {
-      const notBefore = await store.externalRevocation(identity.providerId, identity.subject);
-      if (notBefore !== undefined && identity.issuedAt <= notBefore) {
-        throw new QuireError('SESSION_NOT_FOUND', 'The session of this token was ended by a logout; obtain a new token from the provider.');
-      }
       const existing = await store.findExternal(identity.providerId, identity.subject);
       const now = Date.now();
       if (existing && existing.expiresAt > now) {

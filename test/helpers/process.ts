@@ -1,0 +1,184 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+
+/** Where the sources live: the process is started from them exactly as `node --import tsx src/main.ts`. */
+export const PROJECT_DIR = new URL('../../', import.meta.url).pathname;
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Date.now() when the process had exited and its output was closed. */
+  at: number;
+}
+
+export interface QuireProcess {
+  child: ChildProcess;
+  port: number;
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** e.g. http://127.0.0.1:41234/webPDF/rest */
+  rest: string;
+  dataDir: string;
+  /** Everything written so far. */
+  readonly stdout: string;
+  readonly stderr: string;
+  /** Resolves once the process exited and its output streams closed. */
+  exited: Promise<ExitStatus>;
+  /** Whether the process is still running. */
+  readonly running: boolean;
+  /** Sends the signal and waits for the exit; SIGKILLs after `deadlineMs`. */
+  stop(signal?: NodeJS.Signals, deadlineMs?: number): Promise<ExitStatus>;
+  /** SIGKILL unless it already exited (cleanup after a test). */
+  kill(): Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+
+/** A port nobody listens on right now (listen on 0, note the port, close). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The parent's environment without Quire settings of its own, so that every test chooses its configuration. */
+function baseEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith('QUIRE_') && name !== 'PORT') env[name] = value;
+  }
+  return env;
+}
+
+export interface SpawnOptions {
+  dataDir: string;
+  env?: Record<string, string>;
+  port?: number;
+  /** Receives the process as soon as it is spawned, so that a test can kill it even if it never becomes healthy. */
+  track?: (quire: QuireProcess) => void;
+}
+
+/** Spawns the server as production would, from the sources; does not wait for it. */
+export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: PROJECT_DIR,
+    env: {
+      ...baseEnv(),
+      PORT: String(port),
+      QUIRE_DATA_DIR: options.dataDir,
+      QUIRE_SERVER__HOST: '127.0.0.1',
+      QUIRE_LOG__LEVEL: 'info',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let stdout = '';
+  let stderr = '';
+  let running = true;
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<ExitStatus>((resolve) => {
+    child.on('close', (code, signal) => {
+      running = false;
+      children.delete(child);
+      resolve({ code, signal, at: Date.now() });
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const quire: QuireProcess = {
+    child,
+    port,
+    url,
+    rest: `${url}/webPDF/rest`,
+    dataDir: options.dataDir,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    get running() {
+      return running;
+    },
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM', deadlineMs = 15_000) {
+      if (running) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
+      try {
+        const status = await exited;
+        return status;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async kill() {
+      if (running) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  options.track?.(quire);
+  return quire;
+}
+
+/** Polls `GET /webPDF/health` until it answers 200; fails with the process output if it exits or the deadline passes. */
+export async function waitHealthy(quire: QuireProcess, deadlineMs = 20_000): Promise<void> {
+  const deadline = Date.now() + deadlineMs;
+  while (Date.now() < deadline) {
+    if (!quire.running) {
+      throw new Error(`Quire exited before it was healthy.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
+    }
+    try {
+      const response = await fetch(`${quire.url}/webPDF/health`, { signal: AbortSignal.timeout(1000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`Quire was not healthy within ${deadlineMs} ms.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
+}
+
+/** Spawns the server and waits until it is healthy. */
+export async function startQuire(options: SpawnOptions): Promise<QuireProcess> {
+  const quire = await spawnQuire(options);
+  await waitHealthy(quire);
+  return quire;
+}
+
+/** Waits for the exit of a process expected to stop by itself (a bad configuration); SIGKILLs and fails after the deadline. */
+export async function waitExit(quire: QuireProcess, deadlineMs = 15_000): Promise<ExitStatus> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      quire.child.kill('SIGKILL');
+      reject(new Error(`Quire did not exit within ${deadlineMs} ms.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`));
+    }, deadlineMs);
+  });
+  try {
+    return await Promise.race([quire.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Kills every child process still running (for afterEach/afterAll, also after a failed test). */
+export async function killAll(): Promise<void> {
+  const pending = [...children].map(
+    (child) =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) {
+          resolve();
+          return;
+        }
+        child.once('close', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  );
+  children.clear();
+  await Promise.all(pending);
+}
