@@ -34,6 +34,7 @@ export const Errors = {
   DISK_SPACE_LIMIT: { errorCode: -73, status: 413, description: 'Storing the document would exceed the session\'s diskSpaceLimit.' },
   UPLOAD_MALFORMED: { errorCode: -74, status: 400, description: 'The upload is not a multipart/form-data body with one file part named filedata, or it was cut off.' },
   DOCUMENT_LOCKED: { errorCode: -75, status: 409, description: 'The document is in use by another operation.' },
+  HISTORY_NOT_FOUND: { errorCode: -77, status: 404, description: 'The document has no history entry with this id (or was not stored in history mode).' },
   KEYSTORE_NOT_FOUND: { errorCode: -76, status: 404, description: 'No key store with this name is available to the session.' },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
   UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },

@@ -1,26 +1,46 @@
-/** A stored document as the storage layer knows it; DocumentFile (the wire shape) is derived from it. */
-export interface DocumentRecord {
-  id: string;
-  sessionId: string;
-  /** Display name without extension; never used as a path. */
+/** One state of a document's content: the current one, or an older one kept by history mode. */
+export interface DocumentVersion {
+  /** History id: 1, 2, ... in history mode; 0 for the only state of a document without history. */
+  id: number;
+  /** What produced this state: '' for the upload, else the web service (`toolbox`, `documents:update`, ...). */
+  operation: string;
   fileName: string;
   fileExtension: string;
   fileTypeId: number;
   mimeType: string;
   fileTypeGroups: string[];
   size: number;
-  /** Epoch milliseconds of the last content change. */
-  lastModified: number;
+  /** Epoch milliseconds. */
   createdAt: number;
+  /** Name of the content file inside the document's directory (server-generated, never from a client). */
+  file: string;
+}
+
+/** A stored document as the storage layer knows it; DocumentFile (the wire shape) is derived from it. */
+export interface DocumentRecord {
+  id: string;
+  sessionId: string;
+  /** Display name without extension; never used as a path. */
+  fileName: string;
   /** '' when the document has no parent. */
   parentId: string;
+  createdAt: number;
+  /** Epoch milliseconds of the last change of content or name. */
+  lastModified: number;
+  /** History mode: every state is kept and can be made active again. */
   history: boolean;
-  historyId: number;
+  /** id of the active version (its content is the document's content). */
+  activeVersion: number;
+  /** Without history exactly one entry; in history mode every state, oldest first. */
+  versions: DocumentVersion[];
 }
 
 export interface StorageUsage {
   files: number;
+  /** Bytes of every kept content file, history states included (what the disk space limit counts). */
   bytes: number;
+  /** Bytes of the history states that are not active. */
+  historyBytes: number;
 }
 
 export interface ContentFile {
@@ -30,24 +50,36 @@ export interface ContentFile {
 }
 
 /**
- * The documents of all sessions. Content is a file on a (possibly shared) file system; uploads are
- * written to a temporary file first and become visible only by `add`, which moves them into place.
+ * The documents of all sessions. Content is a file on a (possibly shared) file system; new content is
+ * written to a temporary file first and becomes visible only when the store moves it into place.
  */
 export interface DocumentStore {
   /** Loads the index and removes the debris of interrupted writes; called once at start. */
   open(): Promise<void>;
   /** A fresh path for a temporary file on the same file system as the storage (so rename works). */
   tempPath(): string;
-  /** Moves the finished temporary file into the storage under record.id and records it durably. */
+  /** A fresh name for a new version's content file (`DocumentVersion.file`). */
+  contentFileName(): string;
+  /** Moves the finished temporary file into place as the content file of the record's active version and records it. */
   add(record: DocumentRecord, tempFile: string): Promise<void>;
-  /** Replaces the metadata of an existing document (rename and the like). */
-  update(record: DocumentRecord): Promise<void>;
+  /**
+   * Records new metadata. With `tempFile`, it first becomes the content file of the active version
+   * (a new version, or a replacement). Content files no version refers to any longer are deleted.
+   */
+  update(record: DocumentRecord, tempFile?: string): Promise<void>;
   get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined>;
   list(sessionId: string): Promise<DocumentRecord[]>;
-  content(sessionId: string, documentId: string): Promise<ContentFile | undefined>;
+  /** The content file of a version (default: the active one). */
+  content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined>;
   delete(sessionId: string, documentId: string): Promise<boolean>;
   deleteSession(sessionId: string): Promise<void>;
   usage(sessionId: string): Promise<StorageUsage>;
   /** Sessions that have a storage area (to find the orphans of sessions that ended during a crash). */
   sessionIds(): Promise<string[]>;
+}
+
+export function activeVersion(record: DocumentRecord): DocumentVersion {
+  const version = record.versions.find((v) => v.id === record.activeVersion);
+  if (!version) throw new Error(`document ${record.id} has no active version ${record.activeVersion}`);
+  return version;
 }

@@ -2,16 +2,18 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
-import type { ContentFile, DocumentRecord, DocumentStore, StorageUsage } from './document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
-const CONTENT = 'content';
+const CONTENT_FILE = /^c-[0-9a-f]{32}$/;
 
 /**
- * The embedded document store. Layout: `<dataDir>/storage/<sessionId>/<documentId>/{content,meta.json}`
- * with uploads in progress under `<dataDir>/tmp/`. Only ids the server generated (32 hex digits) ever
- * become path segments. A document exists once its meta.json exists: content is moved into place
- * first, then the metadata is written atomically, so a crash leaves either nothing or a whole document.
+ * The embedded document store. Layout: `<dataDir>/storage/<sessionId>/<documentId>/{meta.json,c-<id>...}`
+ * (one content file per kept state) with new content in progress under `<dataDir>/tmp/`. Only names
+ * the server generated ever become path segments. A document exists once its meta.json exists: content
+ * is moved into place first, then the metadata is written atomically, and only then are content files
+ * that no state refers to any more deleted; a crash in between leaves whole documents and debris that
+ * the next start removes.
  */
 export class FileDocumentStore implements DocumentStore {
   private readonly index = new Map<string, Map<string, DocumentRecord>>();
@@ -31,7 +33,7 @@ export class FileDocumentStore implements DocumentStore {
       if (!isId(sessionId)) continue;
       const sessionDir = path.join(this.storageDir, sessionId);
       for (const documentId of await readdir(sessionDir).catch(() => [] as string[])) {
-        const record = await this.readRecord(sessionId, documentId);
+        const record = await this.recover(sessionId, documentId);
         if (record) this.remember(record);
         else await rm(path.join(sessionDir, documentId), { recursive: true, force: true });
       }
@@ -42,18 +44,28 @@ export class FileDocumentStore implements DocumentStore {
     return path.join(this.tempDir, newId());
   }
 
+  contentFileName(): string {
+    return `c-${newId()}`;
+  }
+
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
     const dir = this.documentDir(record.sessionId, record.id);
     await mkdir(dir, { recursive: true });
-    await rename(tempFile, path.join(dir, CONTENT));
+    await rename(tempFile, this.filePath(record, activeVersion(record).file));
     await writeFileAtomic(path.join(dir, META), JSON.stringify(record));
-    this.remember({ ...record });
+    this.remember(structuredClone(record));
   }
 
-  async update(record: DocumentRecord): Promise<void> {
-    if (!this.index.get(record.sessionId)?.has(record.id)) throw new Error(`no document ${record.id}`);
+  async update(record: DocumentRecord, tempFile?: string): Promise<void> {
+    const previous = this.index.get(record.sessionId)?.get(record.id);
+    if (!previous) throw new Error(`no document ${record.id}`);
+    if (tempFile) await rename(tempFile, this.filePath(record, activeVersion(record).file));
     await writeFileAtomic(path.join(this.documentDir(record.sessionId, record.id), META), JSON.stringify(record));
-    this.remember({ ...record });
+    this.remember(structuredClone(record));
+    const kept = new Set(record.versions.map((v) => v.file));
+    for (const version of previous.versions) {
+      if (!kept.has(version.file)) await rm(this.filePath(record, version.file), { force: true });
+    }
   }
 
   async get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
@@ -64,10 +76,12 @@ export class FileDocumentStore implements DocumentStore {
     return [...(this.index.get(sessionId)?.values() ?? [])];
   }
 
-  async content(sessionId: string, documentId: string): Promise<ContentFile | undefined> {
+  async content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined> {
     const record = this.index.get(sessionId)?.get(documentId);
     if (!record) return undefined;
-    return { path: path.join(this.documentDir(sessionId, documentId), CONTENT), size: record.size, lastModified: record.lastModified };
+    const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
+    if (!version) return undefined;
+    return { path: this.filePath(record, version.file), size: version.size, lastModified: version.createdAt };
   }
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {
@@ -96,8 +110,14 @@ export class FileDocumentStore implements DocumentStore {
   async usage(sessionId: string): Promise<StorageUsage> {
     const documents = this.index.get(sessionId);
     let bytes = 0;
-    for (const record of documents?.values() ?? []) bytes += record.size;
-    return { files: documents?.size ?? 0, bytes };
+    let historyBytes = 0;
+    for (const record of documents?.values() ?? []) {
+      for (const version of record.versions) {
+        bytes += version.size;
+        if (version.id !== record.activeVersion) historyBytes += version.size;
+      }
+    }
+    return { files: documents?.size ?? 0, bytes, historyBytes };
   }
 
   async sessionIds(): Promise<string[]> {
@@ -119,16 +139,40 @@ export class FileDocumentStore implements DocumentStore {
     return path.join(this.storageDir, sessionId, documentId);
   }
 
-  private async readRecord(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
+  private filePath(record: DocumentRecord, file: string): string {
+    if (!CONTENT_FILE.test(file)) throw new Error('refusing a content file name the server did not make');
+    return path.join(this.documentDir(record.sessionId, record.id), file);
+  }
+
+  /**
+   * A document as a crash left it: states whose content file is missing or of the wrong size are
+   * dropped (the document too, when that is its active state), and files no state refers to are removed.
+   */
+  private async recover(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
     if (!isId(documentId)) return undefined;
     const dir = path.join(this.storageDir, sessionId, documentId);
+    let record: DocumentRecord;
     try {
-      const record = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as DocumentRecord;
-      const content = await stat(path.join(dir, CONTENT));
-      if (record.id !== documentId || record.sessionId !== sessionId || content.size !== record.size) return undefined;
-      return record;
+      record = JSON.parse(await readFile(path.join(dir, META), 'utf8')) as DocumentRecord;
+      if (record.id !== documentId || record.sessionId !== sessionId || !Array.isArray(record.versions)) return undefined;
     } catch {
       return undefined;
     }
+    const intact = [];
+    for (const version of record.versions) {
+      if (!CONTENT_FILE.test(version.file)) continue;
+      const size = await stat(path.join(dir, version.file)).then((s) => s.size, () => -1);
+      if (size === version.size) intact.push(version);
+    }
+    if (!intact.some((v) => v.id === record.activeVersion)) return undefined;
+    if (intact.length !== record.versions.length) {
+      record = { ...record, versions: intact };
+      await writeFileAtomic(path.join(dir, META), JSON.stringify(record));
+    }
+    const referenced = new Set([META, ...intact.map((v) => v.file)]);
+    for (const name of await readdir(dir)) {
+      if (!referenced.has(name)) await rm(path.join(dir, name), { recursive: true, force: true });
+    }
+    return record;
   }
 }

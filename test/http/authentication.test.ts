@@ -111,7 +111,7 @@ describe('login, info, logout', () => {
     const document = await uploadDocument(server.rest, token, Buffer.from('%PDF-1.4\n%%EOF\n'), 'a.pdf');
     const sessionId = decodeJwt(token).sub!;
     const storage = path.join(server.dataDir, 'storage', sessionId);
-    expect(existsSync(path.join(storage, String(document.documentId), 'content'))).toBe(true);
+    expect(existsSync(path.join(storage, String(document.documentId), 'meta.json'))).toBe(true);
 
     const logout = await fetch(`${server.rest}/authentication/user/logout/`, { headers: bearer(token) });
     expect(logout.status).toBe(200);

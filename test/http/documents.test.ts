@@ -96,7 +96,12 @@ async function expectCleanStorage(server: TestServer, session: TestSession): Pro
   const listed = await list(server.rest, session.token);
   const onDisk = storedDocuments(server.dataDir, session.id);
   expect([...onDisk.keys()].sort()).toEqual(listed.map((d) => d.documentId).sort());
-  for (const entries of onDisk.values()) expect(entries).toEqual(['content', 'meta.json']);
+  // One content file (named by the server) and the metadata, nothing else.
+  for (const entries of onDisk.values()) {
+    expect(entries).toHaveLength(2);
+    expect(entries).toContain('meta.json');
+    expect(entries.find((e) => e !== 'meta.json')).toMatch(/^c-[0-9a-f]{32}$/);
+  }
   return listed;
 }
 
@@ -361,7 +366,9 @@ describe('client file names never become paths', () => {
     const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'sessions', 'storage', 'tmp', 'content', 'meta.json']);
     const entries = tree(server.dataDir);
     const strange = entries.filter((entry) =>
-      entry.split('/').some((segment) => !allowed.has(segment) && !ID.test(segment) && !/^[0-9a-f]{32}\.json$/.test(segment)),
+      entry
+        .split('/')
+        .some((segment) => !allowed.has(segment) && !ID.test(segment) && !/^[0-9a-f]{32}\.json$/.test(segment) && !/^c-[0-9a-f]{32}$/.test(segment)),
     );
     expect(strange).toEqual([]);
     expect(entries.filter((entry) => /passwd|evil|etc|temp/.test(entry))).toEqual([]);
@@ -476,7 +483,7 @@ describe('DELETE /documents/{id}', () => {
     const keep = await uploadFile(server.rest, session.token, pdfOfSize(600), 'keep.pdf');
     const doomed = await uploadFile(server.rest, session.token, pdfOfSize(700), 'doomed.pdf');
     const dir = path.join(server.dataDir, 'storage', session.id, doomed.documentId);
-    expect(existsSync(path.join(dir, 'content'))).toBe(true);
+    expect(existsSync(path.join(dir, 'meta.json'))).toBe(true);
 
     const deleted = await fetch(`${server.rest}/documents/${doomed.documentId}`, { method: 'DELETE', headers: session.headers });
     expect(deleted.status).toBe(200);

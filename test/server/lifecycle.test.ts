@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -251,7 +251,8 @@ describe.concurrent('graceful shutdown', () => {
     expect(exit.code).toBe(0);
     expect(exit.at - signalledAt).toBeLessThan(10_000);
     // The completed upload is stored whole.
-    const stored = path.join(dataDir, 'storage', sessionId, documentId!, 'content');
+    const documentDir = path.join(dataDir, 'storage', sessionId, documentId!);
+    const stored = path.join(documentDir, readdirSync(documentDir).find((name) => /^c-[0-9a-f]{32}$/.test(name))!);
     expect(statSync(stored).size).toBe(content.length);
     expect(readFileSync(stored).equals(content)).toBe(true);
   });

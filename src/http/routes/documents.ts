@@ -5,14 +5,14 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
-import type { DocumentRecord } from '../../storage/document-store.js';
-import { DocumentFile, toDocumentFile, UploadBodyDoc, UploadQuery } from '../schemas/documents.js';
+import { activeVersion } from '../../storage/document-store.js';
+import { declaredFileSize, receiveSingleFile } from '../multipart.js';
+import { DocumentFile, DocumentRename, toDocumentFile, UploadBodyDoc, UploadQuery } from '../schemas/documents.js';
+import { HistoryEntry, HistoryEntryUpdate, HistoryParams, toHistoryEntry } from '../schemas/history.js';
 import { seeDocumentInfo } from '../replies.js';
 import { DocumentIdParams, ref } from '../schemas/shared.js';
 
 const tags = ['documents'];
-/** Bytes a multipart envelope may add around the file before a declared Content-Length alone proves a limit is exceeded. */
-const MULTIPART_ALLOWANCE = 64 * 1024;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-/** The session's document storage (webPDF §4): upload, information, list, download, delete. */
+/** The session's document storage (webPDF §4): upload, replace, information, lists, download, rename, history, delete. */
 export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; restBase: string }> = async (
   app,
   { documents, restBase },
@@ -37,45 +37,121 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         querystring: UploadQuery,
         response: { 303: Type.Null({ description: 'Location: the DocumentFile of the new document' }) },
       },
+      onRequest: async (request) => documents.precheck(request.session!, declaredFileSize(request)),
+    },
+    async (request, reply) => {
+      const session = request.session!;
+      const received = await receiveSingleFile(
+        request,
+        (file, clientFileName) => documents.upload(session, file, { clientFileName, history: request.query.history }),
+        (record) => documents.delete(session, record.id),
+      );
+      let record = received.result;
+      // A `name` part after the file part names a file whose part carried no filename.
+      if (!received.clientFileName && received.nameField) {
+        record = await documents.rename(session, record.id, received.nameField, { hasExtension: true });
+      }
+      return seeDocumentInfo(reply as FastifyReply, restBase, record.id);
+    },
+  );
+
+  app.put(
+    '/documents/:documentId',
+    {
+      config: { documentedBody: { contentType: 'multipart/form-data', schema: UploadBodyDoc } },
+      schema: {
+        tags,
+        operationId: 'updateContent',
+        summary: 'Replace the content of a document (multipart part `filedata`); same documentId, a new history entry in history mode',
+        params: DocumentIdParams,
+        response: { 303: Type.Null({ description: 'Location: the DocumentFile of the document' }) },
+      },
       onRequest: async (request) => {
-        const declared = Number(request.headers['content-length']);
-        const bound = Number.isFinite(declared) && declared > MULTIPART_ALLOWANCE ? declared - MULTIPART_ALLOWANCE : undefined;
-        await documents.precheck(request.session!, bound);
+        const session = request.session!;
+        const params = request.params as { documentId: string };
+        await documents.precheck(session, declaredFileSize(request), await documents.info(session, params.documentId));
       },
     },
     async (request, reply) => {
-      let record: DocumentRecord | undefined;
-      let nameField: string | undefined;
-      const parts = request.parts({
-        limits: { files: 1, fields: 16, parts: 32, fieldSize: 64 * 1024, fileSize: Infinity, headerPairs: 64 },
-        isPartAFile: (fieldName: string, _type: string, fileName: string | undefined) => fieldName === 'filedata' || fileName !== undefined,
-      } as Parameters<typeof request.parts>[0]);
-      try {
-        for await (const part of parts) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'filedata' || record) {
-              part.file.resume();
-              throw new QuireError('UPLOAD_MALFORMED', `Unexpected file part "${part.fieldname}"; send one file part named filedata.`);
-            }
-            record = await documents.upload(request.session!, part.file, {
-              clientFileName: part.filename || nameField,
-              history: request.query.history,
-            });
-          } else if (part.fieldname === 'name' && typeof part.value === 'string') {
-            nameField = part.value;
-          }
-        }
-      } catch (error) {
-        // The rest of the body was refused: the client learns no id, so the stored file must not linger.
-        if (record) await documents.delete(request.session!, record.id).catch(() => undefined);
-        throw error;
-      }
-      if (!record) throw new QuireError('UPLOAD_MALFORMED', 'The upload has no file part named filedata.');
-      // The name part may follow the file part; it names files whose part carried no filename.
-      if (nameField && record.fileName === 'document' && record.fileExtension === '') {
-        record = await documents.rename(request.session!, record.id, nameField);
-      }
-      return seeDocumentInfo(reply as FastifyReply, restBase, record.id);
+      const session = request.session!;
+      const { documentId } = request.params;
+      await receiveSingleFile(
+        request,
+        (file, clientFileName) => documents.replaceContent(session, documentId, file, clientFileName),
+        async () => undefined, // a refused second part leaves the replaced content: the client asked for it
+      );
+      return seeDocumentInfo(reply as FastifyReply, restBase, documentId);
+    },
+  );
+
+  app.post(
+    '/documents/:documentId/update',
+    {
+      schema: {
+        tags,
+        operationId: 'renameDocument',
+        summary: 'Rename a document (only fileName, without extension, changes)',
+        params: DocumentIdParams,
+        body: DocumentRename,
+        response: { 200: ref(DocumentFile) },
+      },
+    },
+    async (request) => {
+      const record = await documents.rename(request.session!, request.params.documentId, request.body.fileName, { hasExtension: false });
+      return toDocumentFile(record, documents.isLocked(record));
+    },
+  );
+
+  app.get(
+    '/documents/:documentId/history',
+    {
+      schema: {
+        tags,
+        operationId: 'getDocumentHistoryList',
+        summary: 'The states of a document kept in history mode (empty without history mode)',
+        params: DocumentIdParams,
+        response: { 200: Type.Array(ref(HistoryEntry)) },
+      },
+    },
+    async (request) => {
+      const record = await documents.info(request.session!, request.params.documentId);
+      return documents.history(record).map((version) => toHistoryEntry(record, version));
+    },
+  );
+
+  app.get(
+    '/documents/:documentId/history/:historyId',
+    {
+      schema: {
+        tags,
+        operationId: 'getHistoryEntry',
+        summary: 'One state of a document kept in history mode',
+        params: HistoryParams,
+        response: { 200: ref(HistoryEntry) },
+      },
+    },
+    async (request) => {
+      const record = await documents.info(request.session!, request.params.documentId);
+      return toHistoryEntry(record, documents.historyEntry(record, request.params.historyId));
+    },
+  );
+
+  app.put(
+    '/documents/:documentId/history/:historyId',
+    {
+      schema: {
+        tags,
+        operationId: 'updateHistoryEntry',
+        summary: 'Relabel a history entry, or set active: true to revert the document to that state',
+        params: HistoryParams,
+        body: HistoryEntryUpdate,
+        response: { 200: ref(HistoryEntry) },
+      },
+    },
+    async (request) => {
+      const { documentId, historyId } = request.params;
+      const record = await documents.updateHistory(request.session!, documentId, historyId, request.body);
+      return toHistoryEntry(record, documents.historyEntry(record, historyId));
     },
   );
 
@@ -89,7 +165,22 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: Type.Array(ref(DocumentFile)) },
       },
     },
-    async (request) => (await documents.list(request.session!)).map(toDocumentFile),
+    async (request) => (await documents.list(request.session!)).map((r) => toDocumentFile(r, documents.isLocked(r))),
+  );
+
+  app.get(
+    '/documents/list/:parentDocumentId',
+    {
+      schema: {
+        tags,
+        operationId: 'getDocumentInfoListWithParentId',
+        summary: 'The documents created from another one (e.g. extracted from an archive)',
+        params: Type.Object({ parentDocumentId: Type.String() }),
+        response: { 200: Type.Array(ref(DocumentFile)) },
+      },
+    },
+    async (request) =>
+      (await documents.list(request.session!, request.params.parentDocumentId)).map((r) => toDocumentFile(r, documents.isLocked(r))),
   );
 
   app.get(
@@ -104,7 +195,10 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: ref(DocumentFile) },
       },
     },
-    async (request) => toDocumentFile(await documents.info(request.session!, request.params.documentId)),
+    async (request) => {
+      const record = await documents.info(request.session!, request.params.documentId);
+      return toDocumentFile(record, documents.isLocked(record));
+    },
   );
 
   app.get(
@@ -139,10 +233,11 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         if (status === 416) throw new QuireError('PARAMETER', 'The requested range is not satisfiable.');
         throw result.metadata.error;
       }
-      const fileName = `${record.fileName}${record.fileExtension ? `.${record.fileExtension}` : ''}`;
+      const { fileExtension, mimeType } = activeVersion(record);
+      const fileName = `${record.fileName}${fileExtension ? `.${fileExtension}` : ''}`;
       const raw = reply as FastifyReply;
       raw.code(result.statusCode).headers(result.headers);
-      if (result.statusCode !== 304) raw.header('content-type', record.mimeType);
+      if (result.statusCode !== 304) raw.header('content-type', mimeType);
       return raw
         .header('content-disposition', contentDisposition(fileName))
         .header('cache-control', 'private, no-cache')

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { NO_ERROR } from '../../core/errors.js';
-import type { DocumentRecord } from '../../storage/document-store.js';
+import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
 import { component, ref, WebserviceException } from './shared.js';
 
 export const DocumentFile = component(
@@ -26,23 +26,30 @@ export const DocumentFile = component(
 );
 export type DocumentFileBody = Static<typeof DocumentFile>;
 
-export function toDocumentFile(record: DocumentRecord): DocumentFileBody {
+export function toDocumentFile(record: DocumentRecord, locked = false): DocumentFileBody {
+  const version = activeVersion(record);
   return {
     documentId: record.id,
     parentDocumentId: record.parentId,
-    fileSize: record.size,
-    mimeType: record.mimeType,
+    fileSize: version.size,
+    mimeType: version.mimeType,
     fileName: record.fileName,
-    fileExtension: record.fileExtension,
-    fileTypeId: record.fileTypeId,
-    fileTypeGroups: record.fileTypeGroups.join(','),
+    fileExtension: version.fileExtension,
+    fileTypeId: version.fileTypeId,
+    fileTypeGroups: version.fileTypeGroups.join(','),
     fileLastModified: new Date(record.lastModified).toUTCString(),
     filePath: '',
-    historyId: record.historyId,
-    isFileLocked: false,
+    historyId: record.activeVersion,
+    isFileLocked: locked,
     error: NO_ERROR,
   };
 }
+
+/** Both client shapes: TS sends Document_FileUpdate {fileName, parentDocumentId}, Java the whole Document_File. */
+export const DocumentRename = Type.Object(
+  { fileName: Type.String({ minLength: 1, maxLength: 1024, description: 'the new name, without extension' }) },
+  { description: 'Document_FileUpdate; other members (parentDocumentId, or a whole Document_File) are ignored' },
+);
 
 export const UploadQuery = Type.Object({
   history: Type.Boolean({ default: false, description: 'keep a history of the document\'s states' }),

@@ -4,16 +4,27 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Limits } from '../../config/load.js';
 import { QuireError } from '../../core/errors.js';
+import { UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
 import { newId } from '../../core/ids.js';
 import { KeyedSerializer } from '../../core/serial.js';
-import { detectFormat, documentNames } from '../../engines/format/detect-format.js';
+import { detectFormat, documentNames, sanitizeClientFileName } from '../../engines/format/detect-format.js';
 import type { Session } from '../../sessions/session.js';
-import type { ContentFile, DocumentRecord, DocumentStore, StorageUsage } from '../../storage/document-store.js';
-import { QuotaReservations } from './quota.js';
+import {
+  activeVersion,
+  type ContentFile,
+  type DocumentRecord,
+  type DocumentStore,
+  type DocumentVersion,
+  type StorageUsage,
+} from '../../storage/document-store.js';
+import { DocumentLocks } from './locks.js';
+import { QuotaReservations, type Reservation } from './quota.js';
 
 export interface UploadOptions {
   clientFileName: string | undefined;
   history: boolean;
+  /** Set for documents created from another one (archive extraction). */
+  parentId?: string;
 }
 
 /** Which session may do what: the document service asks this instead of importing the session layer. */
@@ -22,14 +33,22 @@ export interface SessionGate {
   isLive(sessionId: string): Promise<boolean>;
 }
 
+/** Content received into a temporary file, with its detected type. */
+interface Received {
+  temp: string;
+  size: number;
+  type: FileType;
+}
+
 /**
- * The document storage of a session: upload (streamed to disk, limits enforced while the bytes
- * arrive), information, listing, download and deletion. Every lookup is scoped to the caller's
- * session, so one session can never reach another's documents.
+ * The document storage of a session: upload and content replacement (streamed to disk, limits
+ * enforced while the bytes arrive), information, listing, download, rename, history and deletion.
+ * Every lookup is scoped to the caller's session, so one session can never reach another's documents.
  */
 export class DocumentService {
   private readonly quota = new QuotaReservations();
   private readonly commits = new KeyedSerializer();
+  readonly locks = new DocumentLocks();
 
   constructor(
     private readonly store: DocumentStore,
@@ -37,17 +56,16 @@ export class DocumentService {
   ) {}
 
   /** Refuses early what can be refused before reading the body: a declared size past the limits, or no free slot. */
-  async precheck(session: Session, declaredSize: number | undefined): Promise<void> {
+  async precheck(session: Session, declaredSize: number | undefined, replacing?: DocumentRecord): Promise<void> {
     const limits = this.gate.limitsFor(session);
     const usage = await this.store.usage(session.id);
-    if (limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) >= limits.maxFiles) {
-      throw new QuireError('MAX_FILES', `The session already holds its limit of ${limits.maxFiles} documents.`);
+    if (!replacing && limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) >= limits.maxFiles) {
+      throw maxFilesError(limits.maxFiles);
     }
     if (declaredSize === undefined) return;
-    if (limits.uploadLimit > 0 && declaredSize > limits.uploadLimit) {
-      throw uploadLimitError(limits.uploadLimit);
-    }
-    if (limits.diskSpaceLimit > 0 && usage.bytes + this.quota.reservedBytes(session.id) + declaredSize > limits.diskSpaceLimit) {
+    if (limits.uploadLimit > 0 && declaredSize > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
+    const freed = replacing && !replacing.history ? activeVersion(replacing).size : 0;
+    if (limits.diskSpaceLimit > 0 && usage.bytes - freed + this.quota.reservedBytes(session.id) + declaredSize > limits.diskSpaceLimit) {
       throw diskSpaceError(limits.diskSpaceLimit);
     }
   }
@@ -56,69 +74,63 @@ export class DocumentService {
     const limits = this.gate.limitsFor(session);
     // Reserve first, then count: concurrent uploads each see the others' reservations and cannot overrun maxFiles together.
     const reservation = this.quota.reserve(session.id);
-    const temp = this.store.tempPath();
-    const store = this.store;
+    let received: Received | undefined;
     try {
-      const usage = await store.usage(session.id);
-      if (limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) > limits.maxFiles) {
-        throw new QuireError('MAX_FILES', `The session already holds its limit of ${limits.maxFiles} documents.`);
-      }
-      await pipeline(
-        source,
-        async function* meter(chunks: AsyncIterable<Buffer>) {
-          for await (const chunk of chunks) {
-            reservation.add(chunk.length);
-            if (limits.uploadLimit > 0 && reservation.bytes > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
-            // Stored bytes are read afresh: uploads of the session that finished meanwhile count too.
-            if (limits.diskSpaceLimit > 0 && (await store.usage(session.id)).bytes + reservation.sessionTotal() > limits.diskSpaceLimit) {
-              throw diskSpaceError(limits.diskSpaceLimit);
-            }
-            yield chunk;
-          }
-        },
-        createWriteStream(temp, { highWaterMark: 1024 * 1024 }),
-      );
-      const type = await detectFormat(temp, options.clientFileName);
-      const { fileName, fileExtension } = documentNames(options.clientFileName, type);
+      const usage = await this.store.usage(session.id);
+      if (limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) > limits.maxFiles) throw maxFilesError(limits.maxFiles);
+      received = await this.receive(session, source, reservation, limits, 0, options.clientFileName);
+      const { fileName, fileExtension } = documentNames(options.clientFileName, received.type);
       const now = Date.now();
+      const version = this.newVersion(options.history ? 1 : 0, '', fileName, fileExtension, received, now);
       const record: DocumentRecord = {
         id: newId(),
         sessionId: session.id,
         fileName,
-        fileExtension,
-        fileTypeId: type.id,
-        mimeType: type.mimeType,
-        fileTypeGroups: [...type.groups],
-        size: reservation.bytes,
-        lastModified: now,
+        parentId: options.parentId ?? '',
         createdAt: now,
-        parentId: '',
+        lastModified: now,
         history: options.history,
-        historyId: options.history ? 1 : 0,
+        activeVersion: version.id,
+        versions: [version],
       };
+      const temp = received.temp;
       await this.commits.run(session.id, async () => {
-        // The final word, taken one upload at a time per session: the limits against what is stored now.
-        const stored = await store.usage(session.id);
-        if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) {
-          throw new QuireError('MAX_FILES', `The session already holds its limit of ${limits.maxFiles} documents.`);
-        }
-        if (limits.diskSpaceLimit > 0 && stored.bytes + record.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
-        // A logout during the upload deleted the session's storage: do not bring a document back into it.
-        if (!(await this.gate.isLive(session.id))) throw new QuireError('SESSION_NOT_FOUND', 'The session ended during the upload.');
-        await store.add(record, temp);
+        // The final word, taken one commit at a time per session: the limits against what is stored now.
+        const stored = await this.store.usage(session.id);
+        if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) throw maxFilesError(limits.maxFiles);
+        if (limits.diskSpaceLimit > 0 && stored.bytes + version.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
+        await this.ensureLive(session);
+        await this.store.add(record, temp);
       });
       return record;
     } catch (error) {
-      await rm(temp, { force: true });
-      if (error instanceof QuireError) throw error;
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ERR_STREAM_PREMATURE_CLOSE' || /terminated early|Unexpected end/i.test((error as Error).message)) {
-        throw new QuireError('UPLOAD_MALFORMED', 'The upload was cut off before the file ended.', { cause: error });
-      }
+      if (received) await rm(received.temp, { force: true });
       throw error;
     } finally {
       reservation.release();
     }
+  }
+
+  /** `PUT documents/{id}`: new content for the same document (a new history state in history mode). */
+  async replaceContent(session: Session, documentId: string, source: Readable, clientFileName: string | undefined): Promise<DocumentRecord> {
+    const record = await this.info(session, documentId);
+    return this.locks.with(session.id, documentId, async () => {
+      const limits = this.gate.limitsFor(session);
+      const reservation = this.quota.reserve(session.id, false);
+      let received: Received | undefined;
+      try {
+        const freed = record.history ? 0 : activeVersion(record).size;
+        received = await this.receive(session, source, reservation, limits, freed, clientFileName);
+        const extension = clientFileName?.includes('.') ? clientFileName.slice(clientFileName.lastIndexOf('.')) : '';
+        const { fileExtension } = documentNames(`${record.fileName}${extension}`, received.type);
+        return await this.commitContent(session, documentId, received, 'documents:update', fileExtension);
+      } catch (error) {
+        if (received) await rm(received.temp, { force: true });
+        throw error;
+      } finally {
+        reservation.release();
+      }
+    });
   }
 
   /** Files and bytes a session stores (for administration). */
@@ -132,8 +144,14 @@ export class DocumentService {
     return record;
   }
 
-  async list(session: Session): Promise<DocumentRecord[]> {
-    return (await this.store.list(session.id)).sort((a, b) => a.createdAt - b.createdAt);
+  isLocked(record: DocumentRecord): boolean {
+    return this.locks.isLocked(record.sessionId, record.id);
+  }
+
+  async list(session: Session, parentId?: string): Promise<DocumentRecord[]> {
+    const all = await this.store.list(session.id);
+    const selected = parentId === undefined ? all : all.filter((r) => r.parentId === parentId);
+    return selected.sort((a, b) => a.createdAt - b.createdAt);
   }
 
   async content(session: Session, documentId: string): Promise<{ record: DocumentRecord; file: ContentFile }> {
@@ -144,19 +162,159 @@ export class DocumentService {
   }
 
   async delete(session: Session, documentId: string): Promise<void> {
-    if (!(await this.store.delete(session.id, documentId))) throw notFound(documentId);
+    await this.info(session, documentId);
+    await this.locks.with(session.id, documentId, async () => {
+      if (!(await this.store.delete(session.id, documentId))) throw notFound(documentId);
+    });
   }
 
-  async rename(session: Session, documentId: string, fileName: string): Promise<DocumentRecord> {
+  /**
+   * Changes the display name; content, type and history stay. The client's name is display data only:
+   * it is cleaned like an upload's file name, and with `hasExtension` its extension is dropped.
+   */
+  async rename(session: Session, documentId: string, clientName: string, options: { hasExtension: boolean }): Promise<DocumentRecord> {
+    const fileName = options.hasExtension ? documentNames(clientName, UNKNOWN_FILE_TYPE).fileName : sanitizeClientFileName(clientName);
+    if (fileName === '') throw new QuireError('PARAMETER', 'Invalid parameter body.fileName: must not be empty.');
+    return this.commits.run(session.id, async () => {
+      const record = await this.info(session, documentId);
+      const renamed: DocumentRecord = { ...record, fileName, lastModified: Date.now() };
+      await this.store.update(renamed);
+      return renamed;
+    });
+  }
+
+  history(record: DocumentRecord): DocumentVersion[] {
+    return record.history ? record.versions : [];
+  }
+
+  historyEntry(record: DocumentRecord, historyId: number): DocumentVersion {
+    const version = record.history ? record.versions.find((v) => v.id === historyId) : undefined;
+    if (!version) {
+      throw new QuireError('HISTORY_NOT_FOUND', record.history
+        ? `The document "${record.id}" has no history entry ${historyId}.`
+        : `The document "${record.id}" was not stored in history mode; it has no history.`);
+    }
+    return version;
+  }
+
+  /** Relabels a history entry and/or makes it the active state again (content and type come back). */
+  async updateHistory(session: Session, documentId: string, historyId: number, change: { operation?: string; active?: boolean }): Promise<DocumentRecord> {
     const record = await this.info(session, documentId);
-    const renamed = { ...record, fileName };
-    await this.store.update(renamed);
-    return renamed;
+    this.historyEntry(record, historyId);
+    return this.locks.with(session.id, documentId, () =>
+      this.commits.run(session.id, async () => {
+        const current = await this.info(session, documentId);
+        const versions = current.versions.map((v) =>
+          v.id === historyId && change.operation !== undefined ? { ...v, operation: change.operation } : v,
+        );
+        const activate = change.active === true && current.activeVersion !== historyId;
+        const next: DocumentRecord = {
+          ...current,
+          versions,
+          activeVersion: activate ? historyId : current.activeVersion,
+          lastModified: activate ? Date.now() : current.lastModified,
+        };
+        await this.store.update(next);
+        return next;
+      }),
+    );
+  }
+
+  /** Streams content into a temporary file, enforcing the limits as bytes arrive, and detects its type. */
+  private async receive(
+    session: Session,
+    source: Readable,
+    reservation: Reservation,
+    limits: Limits,
+    freedBytes: number,
+    clientFileName: string | undefined,
+  ): Promise<Received> {
+    const temp = this.store.tempPath();
+    const store = this.store;
+    try {
+      await pipeline(
+        source,
+        async function* meter(chunks: AsyncIterable<Buffer>) {
+          for await (const chunk of chunks) {
+            reservation.add(chunk.length);
+            if (limits.uploadLimit > 0 && reservation.bytes > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
+            // Stored bytes are read afresh: uploads of the session that finished meanwhile count too.
+            if (
+              limits.diskSpaceLimit > 0 &&
+              (await store.usage(session.id)).bytes - freedBytes + reservation.sessionTotal() > limits.diskSpaceLimit
+            ) {
+              throw diskSpaceError(limits.diskSpaceLimit);
+            }
+            yield chunk;
+          }
+        },
+        createWriteStream(temp, { highWaterMark: 1024 * 1024 }),
+      );
+      return { temp, size: reservation.bytes, type: await detectFormat(temp, clientFileName) };
+    } catch (error) {
+      await rm(temp, { force: true });
+      if (error instanceof QuireError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ERR_STREAM_PREMATURE_CLOSE' || /terminated early|Unexpected end/i.test((error as Error).message)) {
+        throw new QuireError('UPLOAD_MALFORMED', 'The upload was cut off before the file ended.', { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Makes received content the document's new state: a new history entry in history mode, otherwise
+   * a replacement whose old content file is deleted. The caller holds the document's lock.
+   */
+  private async commitContent(session: Session, documentId: string, received: Received, operation: string, fileExtension: string): Promise<DocumentRecord> {
+    const limits = this.gate.limitsFor(session);
+    return this.commits.run(session.id, async () => {
+      const current = await this.info(session, documentId);
+      const freed = current.history ? 0 : activeVersion(current).size;
+      const stored = await this.store.usage(session.id);
+      if (limits.diskSpaceLimit > 0 && stored.bytes - freed + received.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
+      await this.ensureLive(session);
+      const now = Date.now();
+      const id = current.history ? Math.max(...current.versions.map((v) => v.id)) + 1 : 0;
+      const version = this.newVersion(id, operation, current.fileName, fileExtension, received, now);
+      const next: DocumentRecord = {
+        ...current,
+        lastModified: now,
+        activeVersion: id,
+        versions: current.history ? [...current.versions, version] : [version],
+      };
+      await this.store.update(next, received.temp);
+      return next;
+    });
+  }
+
+  private newVersion(id: number, operation: string, fileName: string, fileExtension: string, received: Received, now: number): DocumentVersion {
+    return {
+      id,
+      operation,
+      fileName,
+      fileExtension,
+      fileTypeId: received.type.id,
+      mimeType: received.type.mimeType,
+      fileTypeGroups: [...received.type.groups],
+      size: received.size,
+      createdAt: now,
+      file: this.store.contentFileName(),
+    };
+  }
+
+  /** A logout during a transfer deleted the session's storage: do not bring a document back into it. */
+  private async ensureLive(session: Session): Promise<void> {
+    if (!(await this.gate.isLive(session.id))) throw new QuireError('SESSION_NOT_FOUND', 'The session ended during the transfer.');
   }
 }
 
 function notFound(documentId: string): QuireError {
   return new QuireError('DOCUMENT_NOT_FOUND', `No document with id "${documentId}" exists in this session.`);
+}
+
+function maxFilesError(limit: number): QuireError {
+  return new QuireError('MAX_FILES', `The session already holds its limit of ${limit} documents.`);
 }
 
 function uploadLimitError(limit: number): QuireError {

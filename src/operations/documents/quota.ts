@@ -12,7 +12,7 @@ export interface Reservation {
  * session see each other's bytes, so together they cannot overrun the disk space limit.
  */
 export class QuotaReservations {
-  private readonly sessions = new Map<string, { files: number; bytes: number }>();
+  private readonly sessions = new Map<string, { files: number; bytes: number; transfers: number }>();
 
   pendingFiles(sessionId: string): number {
     return this.sessions.get(sessionId)?.files ?? 0;
@@ -22,14 +22,17 @@ export class QuotaReservations {
     return this.sessions.get(sessionId)?.bytes ?? 0;
   }
 
-  reserve(sessionId: string): Reservation {
+  /** A claim for one transfer; `newFile` false for content that replaces a document's (it needs no file slot). */
+  reserve(sessionId: string, newFile = true): Reservation {
     let totals = this.sessions.get(sessionId);
     if (!totals) {
-      totals = { files: 0, bytes: 0 };
+      totals = { files: 0, bytes: 0, transfers: 0 };
       this.sessions.set(sessionId, totals);
     }
     const session = totals;
-    session.files++;
+    const slot = newFile ? 1 : 0;
+    session.files += slot;
+    session.transfers++;
     let bytes = 0;
     let released = false;
     const sessions = this.sessions;
@@ -45,9 +48,10 @@ export class QuotaReservations {
       release() {
         if (released) return;
         released = true;
-        session.files--;
+        session.files -= slot;
+        session.transfers--;
         session.bytes -= bytes;
-        if (session.files === 0) sessions.delete(sessionId);
+        if (session.transfers === 0) sessions.delete(sessionId);
       },
     };
   }
