@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages the server and its tests need (grows with the engines; see docs/ARCHITECTURE.md).
-APT_PACKAGES=()
+APT_PACKAGES=(qpdf poppler-utils unzip zip)
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
 
