@@ -10,10 +10,14 @@ import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
 import { adminSessionRoutes } from './http/routes/admin-sessions.js';
 import { authenticationRoutes } from './http/routes/authentication.js';
+import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
+import type { DocumentArchives } from './operations/documents/archives.js';
+import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
+import type { DocumentProtection } from './operations/documents/protection.js';
 import type { SessionService } from './sessions/session-service.js';
 import type { BuildInfo } from './version.js';
 
@@ -22,6 +26,9 @@ export interface AppDeps {
   logger: FastifyBaseLogger;
   sessions: SessionService;
   documents: DocumentService;
+  describer: DocumentDescriber;
+  protection: DocumentProtection;
+  archives: DocumentArchives;
   build: BuildInfo;
   /** Set when the server shuts down: responses then close their connections. */
   draining?: { active: boolean };
@@ -63,7 +70,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(
     async (rest) => {
       await rest.register(authenticationRoutes, { sessions: deps.sessions });
-      await rest.register(documentRoutes, { documents: deps.documents, restBase: config.server.restBase });
+      await rest.register(documentRoutes, { documents: deps.documents, describer: deps.describer, restBase: config.server.restBase });
+      await rest.register(documentOperationRoutes, {
+        documents: deps.documents,
+        describer: deps.describer,
+        protection: deps.protection,
+        archives: deps.archives,
+        restBase: config.server.restBase,
+      });
       await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
       await rest.register(openapiRoutes);
     },

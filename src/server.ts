@@ -5,7 +5,12 @@ import { ExternalTokenVerifier } from './auth/external-tokens.js';
 import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
 import type { Config } from './config/load.js';
+import { createPdfInspector } from './engines/pdf/index.js';
+import { DocumentArchives } from './operations/documents/archives.js';
+import { RememberedCredentials } from './operations/documents/credentials.js';
+import { DocumentDescriber } from './operations/documents/describe.js';
 import { DocumentService } from './operations/documents/document-service.js';
+import { DocumentProtection } from './operations/documents/protection.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
@@ -49,8 +54,14 @@ export async function startServer(
     limitsFor: (session) => sessions.limitsFor(session),
     isLive: async (id) => (await sessionStore.get(id)) !== undefined,
   });
+  const credentials = new RememberedCredentials();
+  sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
+  const pdf = createPdfInspector({ timeoutMs: config.documents.toolTimeoutMs });
+  const describer = new DocumentDescriber(documentStore, pdf, credentials, config.documents.metadataBudgetMs);
+  const protection = new DocumentProtection(documents, describer, pdf, credentials);
+  const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const draining = { active: false };
-  const app = await buildApp({ config, logger, sessions, documents, build: buildInfo(), draining });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, build: buildInfo(), draining });
   await app.listen({ host: config.server.host, port: config.server.port });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;

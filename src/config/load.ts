@@ -37,6 +37,11 @@ export interface Config {
   anonymous: boolean;
   session: { lifetime: number; sweepIntervalMs: number; maxSessions: number; issuer: string };
   limits: { user: Limits; anonymous: Limits };
+  documents: {
+    metadataBudgetMs: number;
+    toolTimeoutMs: number;
+    archive: { maxEntries: number; maxRatio: number; allowNested: boolean };
+  };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
@@ -141,6 +146,11 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       issuer: raw.session.issuer,
     },
     limits: { user: limits(raw.limits.user), anonymous: limits(raw.limits.anonymous) },
+    documents: {
+      metadataBudgetMs: Math.round(raw.documents.metadataBudget * 1000),
+      toolTimeoutMs: Math.round(raw.documents.toolTimeout * 1000),
+      archive: { ...raw.documents.archive },
+    },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,

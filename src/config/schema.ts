@@ -104,6 +104,25 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    documents: Type.Object(
+      {
+        metadataBudget: Type.Number({
+          minimum: 0,
+          default: 2,
+          description: 'seconds GET info waits for metadata of a new document; slower metadata is finished in the background and shown later',
+        }),
+        toolTimeout: Type.Number({ minimum: 1, default: 30, description: 'seconds one inspection of a document (qpdf) may take' }),
+        archive: Type.Object(
+          {
+            maxEntries: Type.Integer({ minimum: 1, default: 10000, description: 'entries a ZIP may have to be read at all' }),
+            maxRatio: Type.Number({ minimum: 1, default: 200, description: 'highest compression ratio of a member above 1 MB (zip bombs)' }),
+            allowNested: Type.Boolean({ default: false, description: 'allow extracting members that are archives themselves' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     users: Type.Array(UserSchema, { default: [] }),
     oauth: Type.Object(
       { providers: Type.Array(OAuthProviderSchema, { default: [] }) },

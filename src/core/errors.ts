@@ -17,6 +17,7 @@ export interface ErrorDefinition {
 
 export const Errors = {
   INTERNAL: { errorCode: -1, status: 500, description: 'Unexpected server failure; details are in the server log.' },
+  INVALID_PDF: { errorCode: -7, status: 400, description: 'Unable to read the PDF file content: not a PDF, or damaged beyond repair.' },
   PARAMETER: { errorCode: -14, status: 400, description: 'A web-service parameter is invalid: malformed JSON, a wrong type, an unknown enum value or a missing member. The message names the field.' },
   SESSION_NOT_FOUND: { errorCode: -60, status: 401, description: 'The session of the token does not exist (logged out, expired, closed by an administrator).' },
   TOKEN_MISSING: { errorCode: -61, status: 401, description: 'The call needs a bearer token and none was sent.' },
@@ -35,10 +36,14 @@ export const Errors = {
   UPLOAD_MALFORMED: { errorCode: -74, status: 400, description: 'The upload is not a multipart/form-data body with one file part named filedata, or it was cut off.' },
   DOCUMENT_LOCKED: { errorCode: -75, status: 409, description: 'The document is in use by another operation.' },
   HISTORY_NOT_FOUND: { errorCode: -77, status: 404, description: 'The document has no history entry with this id (or was not stored in history mode).' },
+  ARCHIVE_REFUSED: { errorCode: -78, status: 400, description: 'The archive cannot be used: not a ZIP, corrupt, encrypted, or refused for safety (zip bomb, unsafe member path such as ../, too many entries, nested archive). The message says which.' },
+  ARCHIVE_ENTRY_NOT_FOUND: { errorCode: -79, status: 404, description: 'The archive has no member with this path.' },
   KEYSTORE_NOT_FOUND: { errorCode: -76, status: 404, description: 'No key store with this name is available to the session.' },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
   UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },
   BODY_TOO_LARGE: { errorCode: -82, status: 413, description: 'The JSON request body exceeds the configured limit.' },
+  PROCESSING_TIMEOUT: { errorCode: -93, status: 400, description: 'Processing the document took longer than the configured time limit; it is too complex or malformed.' },
+  UNSUPPORTED_ENCRYPTION: { errorCode: -94, status: 400, description: 'The PDF uses an encryption handler other than passwords or certificates (e.g. a DRM plug-in).' },
   SHUTTING_DOWN: { errorCode: -90, status: 503, description: 'The server is shutting down and accepts no new work.' },
   PDF_PASSWORD_WRONG: { errorCode: -5008, status: 400, description: 'The password supplied for a protected PDF is wrong.' },
   PDF_PASSWORD_REQUIRED: { errorCode: -5009, status: 400, description: 'The PDF is password protected and no password was supplied.' },

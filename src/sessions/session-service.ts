@@ -48,8 +48,14 @@ export class SessionService {
   private readonly serial = new KeyedSerializer();
   private readonly verified = new TokenCache<LocalTokenClaims | ExternalIdentity>(20_000);
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly endListeners: Array<(sessionId: string) => void> = [];
 
   constructor(private readonly deps: Deps) {}
+
+  /** Called with the id of every session that ends (logout, expiry, close), after its storage is gone. */
+  onEnd(listener: (sessionId: string) => void): void {
+    this.endListeners.push(listener);
+  }
 
   /** Ends sessions that expired while the server was down and removes storage no session owns. */
   async start(): Promise<void> {
@@ -179,6 +185,7 @@ export class SessionService {
       const existed = await this.deps.store.delete(sessionId);
       if (!existed) return false;
       await this.deps.documents.deleteSession(sessionId);
+      for (const listener of this.endListeners) listener(sessionId);
       if (reason === 'expired') this.counters.expired++;
       else if (reason === 'logout') this.counters.loggedOut++;
       else this.counters.closed++;

@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders } from 'node:http';
 import path from 'node:path';
+import { PDFDocument } from '@cantoo/pdf-lib';
 import { bearer, login, multipartBody, type RawResponse } from './client.js';
 
 export const ID = /^[0-9a-f]{32}$/;
@@ -58,6 +59,15 @@ export function pdfOfSize(size: number): Buffer {
   const tail = Buffer.from('\n%%EOF\n', 'latin1');
   if (size < head.length + tail.length) throw new Error('too small for a PDF');
   return Buffer.concat([head, randomBytes(size - head.length - tail.length), tail]);
+}
+
+/** A well-formed PDF (pdf-lib) with the given number of pages, a title and an author. */
+export async function realPdf(pages = 1, title = 'Quire test'): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  for (let i = 0; i < pages; i++) document.addPage([595, 842]);
+  document.setTitle(title);
+  document.setAuthor('Quire');
+  return Buffer.from(await document.save());
 }
 
 /** 1x1 PNG. */

@@ -21,6 +21,7 @@ import {
   openSession,
   parseError,
   pdfOfSize,
+  realPdf,
   PNG_1X1,
   postDocument,
   postDocumentChunked,
@@ -234,7 +235,7 @@ describe('GET /documents/{id}/info', () => {
   afterAll(() => server?.stop());
 
   it('returns a DocumentFile with every field', async () => {
-    const content = pdfOfSize(1234);
+    const content = await realPdf(2);
     const before = Date.now();
     const document = await uploadFile(server.rest, session.token, content, 'invoice.pdf');
     expect(Object.keys(document).sort()).toEqual(
@@ -250,13 +251,15 @@ describe('GET /documents/{id}/info', () => {
         'fileTypeId',
         'historyId',
         'isFileLocked',
+        'metadata',
         'mimeType',
         'parentDocumentId',
+        'password',
       ].sort(),
     );
     expect(document.documentId).toMatch(ID);
     expect(document.parentDocumentId).toBe('');
-    expect(document.fileSize).toBe(1234);
+    expect(document.fileSize).toBe(content.length);
     expect(document.mimeType).toBe('application/pdf');
     expect(document.fileName).toBe('invoice');
     expect(document.fileExtension).toBe('pdf');
@@ -268,6 +271,13 @@ describe('GET /documents/{id}/info', () => {
     expect(document.historyId).toBe(0);
     expect(document.filePath).toBe('');
     expect(document.error).toEqual({ errorCode: 0, errorMessage: expect.any(String), stackTrace: '' });
+    expect((document as unknown as { password: unknown }).password).toEqual({ isOpenSet: false, isPermissionSet: false, isCertificateSet: false, recipients: [] });
+  });
+
+  it('reports a damaged PDF in the error member (-7), still with status 200', async () => {
+    const document = await uploadFile(server.rest, session.token, pdfOfSize(1234), 'broken.pdf');
+    expect(document.mimeType).toBe('application/pdf');
+    expect(document.error.errorCode).toBe(-7);
   });
 
   it('detects the type from the content, not from the client name', async () => {

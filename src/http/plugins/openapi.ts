@@ -9,6 +9,10 @@ export interface RegisteredRoute {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Name under which the OpenAPI document shows a route's `*` segment. */
+    wildcardName?: string;
+  }
   interface FastifyInstance {
     /** Every route the server registered (method and full URL), to check the OpenAPI document against. */
     registeredRoutes: RegisteredRoute[];
@@ -62,6 +66,17 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const transformed = { ...(schema as Record<string, unknown>) };
+      let documentedUrl = url;
+      const wildcard = route.config?.wildcardName;
+      if (wildcard && url.endsWith('/*')) {
+        // Fastify's catch-all segment, documented under the name the interface gives it (e.g. archivePath).
+        documentedUrl = `${url.slice(0, -1)}:${wildcard}`;
+        const params = transformed.params as { properties?: Record<string, unknown>; required?: string[] } | undefined;
+        if (params?.properties?.['*']) {
+          const { '*': value, ...others } = params.properties;
+          transformed.params = { ...params, properties: { ...others, [wildcard]: value }, required: [...(params.required ?? []).filter((r) => r !== '*'), wildcard] };
+        }
+      }
       if (!url.startsWith(options.restBase)) transformed.hide = true;
       transformed.response = { ...errorResponses(route.config?.auth ?? 'session'), ...(transformed.response as object) };
       const documented = route.config?.documentedBody;
@@ -69,7 +84,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
         transformed.body = documented.schema;
         transformed.consumes = [documented.contentType];
       }
-      return { schema: transformed as typeof schema, url };
+      return { schema: transformed as typeof schema, url: documentedUrl };
     },
   });
 

@@ -5,7 +5,8 @@ import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
-import { activeVersion } from '../../storage/document-store.js';
+import type { DocumentDescriber } from '../../operations/documents/describe.js';
+import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
 import { declaredFileSize, receiveSingleFile } from '../multipart.js';
 import { DocumentFile, DocumentRename, toDocumentFile, UploadBodyDoc, UploadQuery } from '../schemas/documents.js';
 import { HistoryEntry, HistoryEntryUpdate, HistoryParams, toHistoryEntry } from '../schemas/history.js';
@@ -22,10 +23,14 @@ declare module 'fastify' {
 }
 
 /** The session's document storage (webPDF §4): upload, replace, information, lists, download, rename, history, delete. */
-export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; restBase: string }> = async (
+export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; describer: DocumentDescriber; restBase: string }> = async (
   app,
-  { documents, restBase },
+  { documents, describer, restBase },
 ) => {
+  /** Lists report what is known without inspecting every document anew. */
+  const listed = (records: DocumentRecord[]) =>
+    Promise.all(records.map(async (r) => toDocumentFile(r, documents.isLocked(r), await describer.describe(r, { cachedMetadataOnly: true }))));
+
   app.post(
     '/documents',
     {
@@ -165,7 +170,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: Type.Array(ref(DocumentFile)) },
       },
     },
-    async (request) => (await documents.list(request.session!)).map((r) => toDocumentFile(r, documents.isLocked(r))),
+    async (request) => listed(await documents.list(request.session!)),
   );
 
   app.get(
@@ -179,8 +184,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         response: { 200: Type.Array(ref(DocumentFile)) },
       },
     },
-    async (request) =>
-      (await documents.list(request.session!, request.params.parentDocumentId)).map((r) => toDocumentFile(r, documents.isLocked(r))),
+    async (request) => listed(await documents.list(request.session!, request.params.parentDocumentId)),
   );
 
   app.get(
@@ -197,7 +201,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     },
     async (request) => {
       const record = await documents.info(request.session!, request.params.documentId);
-      return toDocumentFile(record, documents.isLocked(record));
+      return toDocumentFile(record, documents.isLocked(record), await describer.describe(record));
     },
   );
 

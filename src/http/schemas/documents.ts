@@ -1,7 +1,20 @@
 import Type, { type Static } from 'typebox';
 import { NO_ERROR } from '../../core/errors.js';
+import type { DocumentDescription } from '../../operations/documents/describe.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
 import { component, ref, WebserviceException } from './shared.js';
+
+export const DocumentPassword = component(
+  Type.Object(
+    {
+      isOpenSet: Type.Boolean({ description: 'a password is needed to open the PDF' }),
+      isPermissionSet: Type.Boolean({ description: 'an owner password restricts permissions' }),
+      isCertificateSet: Type.Boolean({ description: 'the PDF is encrypted for certificates' }),
+      recipients: Type.Array(Type.Object({ issuer: Type.String(), serialNumber: Type.String() })),
+    },
+    { $id: 'Document_Password' },
+  ),
+);
 
 export const DocumentFile = component(
   Type.Object(
@@ -18,7 +31,13 @@ export const DocumentFile = component(
       filePath: Type.String({ description: 'always empty: storage paths are not disclosed' }),
       historyId: Type.Integer({ format: 'int32', description: 'active history entry; 0 without history mode' }),
       isFileLocked: Type.Boolean(),
-      metadata: Type.Optional(Type.Object({ metadataType: Type.String() }, { additionalProperties: true })),
+      metadata: Type.Optional(
+        Type.Object(
+          { metadataType: Type.Enum(['pdf', 'image', 'archive']) },
+          { additionalProperties: true, description: 'Document_MetadataPdf / _MetadataImage / _MetadataArchive; absent when unknown (yet)' },
+        ),
+      ),
+      password: Type.Optional(ref(DocumentPassword)),
       error: ref(WebserviceException),
     },
     { $id: 'Document_File', description: 'A document of the session storage.' },
@@ -26,9 +45,9 @@ export const DocumentFile = component(
 );
 export type DocumentFileBody = Static<typeof DocumentFile>;
 
-export function toDocumentFile(record: DocumentRecord, locked = false): DocumentFileBody {
+export function toDocumentFile(record: DocumentRecord, locked = false, description?: DocumentDescription): DocumentFileBody {
   const version = activeVersion(record);
-  return {
+  const file: DocumentFileBody = {
     documentId: record.id,
     parentDocumentId: record.parentId,
     fileSize: version.size,
@@ -41,8 +60,11 @@ export function toDocumentFile(record: DocumentRecord, locked = false): Document
     filePath: '',
     historyId: record.activeVersion,
     isFileLocked: locked,
-    error: NO_ERROR,
+    error: description?.error ?? NO_ERROR,
   };
+  if (description?.password) file.password = description.password;
+  if (description?.metadata) file.metadata = description.metadata as DocumentFileBody['metadata'];
+  return file;
 }
 
 /** Both client shapes: TS sends Document_FileUpdate {fileName, parentDocumentId}, Java the whole Document_File. */

@@ -79,36 +79,73 @@ export class DocumentService {
       const usage = await this.store.usage(session.id);
       if (limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) > limits.maxFiles) throw maxFilesError(limits.maxFiles);
       received = await this.receive(session, source, reservation, limits, 0, options.clientFileName);
-      const { fileName, fileExtension } = documentNames(options.clientFileName, received.type);
-      const now = Date.now();
-      const version = this.newVersion(options.history ? 1 : 0, '', fileName, fileExtension, received, now);
-      const record: DocumentRecord = {
-        id: newId(),
-        sessionId: session.id,
-        fileName,
-        parentId: options.parentId ?? '',
-        createdAt: now,
-        lastModified: now,
-        history: options.history,
-        activeVersion: version.id,
-        versions: [version],
-      };
-      const temp = received.temp;
-      await this.commits.run(session.id, async () => {
-        // The final word, taken one commit at a time per session: the limits against what is stored now.
-        const stored = await this.store.usage(session.id);
-        if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) throw maxFilesError(limits.maxFiles);
-        if (limits.diskSpaceLimit > 0 && stored.bytes + version.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
-        await this.ensureLive(session);
-        await this.store.add(record, temp);
-      });
-      return record;
+      return await this.commitNew(session, received, options);
     } catch (error) {
       if (received) await rm(received.temp, { force: true });
       throw error;
     } finally {
       reservation.release();
     }
+  }
+
+  /** A temporary file for content the server makes itself (an archive, an operation's result). */
+  tempPath(): string {
+    return this.store.tempPath();
+  }
+
+  /**
+   * Stores a finished temporary file (made by the server, e.g. a ZIP of documents) as a new document,
+   * under the same limits as an upload. The file is moved, or deleted when refused.
+   */
+  async adopt(session: Session, temp: string, size: number, options: UploadOptions): Promise<DocumentRecord> {
+    const limits = this.gate.limitsFor(session);
+    try {
+      if (limits.uploadLimit > 0 && size > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
+      const received: Received = { temp, size, type: await detectFormat(temp, options.clientFileName) };
+      return await this.commitNew(session, received, options);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  private async commitNew(session: Session, received: Received, options: UploadOptions): Promise<DocumentRecord> {
+    const limits = this.gate.limitsFor(session);
+    const { fileName, fileExtension } = documentNames(options.clientFileName, received.type);
+    const now = Date.now();
+    const version = this.newVersion(options.history ? 1 : 0, '', fileName, fileExtension, received, now);
+    const record: DocumentRecord = {
+      id: newId(),
+      sessionId: session.id,
+      fileName,
+      parentId: options.parentId ?? '',
+      createdAt: now,
+      lastModified: now,
+      history: options.history,
+      activeVersion: version.id,
+      versions: [version],
+    };
+    await this.commits.run(session.id, async () => {
+      // The final word, taken one commit at a time per session: the limits against what is stored now.
+      const stored = await this.store.usage(session.id);
+      if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) throw maxFilesError(limits.maxFiles);
+      if (limits.diskSpaceLimit > 0 && stored.bytes + version.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
+      await this.ensureLive(session);
+      await this.store.add(record, received.temp);
+    });
+    return record;
+  }
+
+  /** Holds the locks of several documents at once (all or none), e.g. while they are zipped. */
+  async withLocks<T>(session: Session, documentIds: readonly string[], task: () => Promise<T>): Promise<T> {
+    const [first, ...rest] = [...new Set(documentIds)];
+    if (first === undefined) return task();
+    return this.locks.with(session.id, first, () => this.withLocks(session, rest, task));
+  }
+
+  /** The limits of the session (for operations that check them before they start). */
+  limitsOf(session: Session): Limits {
+    return this.gate.limitsFor(session);
   }
 
   /** `PUT documents/{id}`: new content for the same document (a new history state in history mode). */

@@ -1,0 +1,184 @@
+/**
+ * AcroForm fields from qpdf's "acroform" JSON key (one entry per widget annotation, with inherited
+ * field attributes already resolved), grouped into fields, and their data as XFDF.
+ */
+import type { ObjectFetcher, QDict, QValue } from './qpdf-json.js';
+import { asArray, asDict, asName, asNumber, asText, asTextOrName, isRef } from './qpdf-json.js';
+import type { FieldType, MetadataField, MetadataFormValue } from './types.js';
+
+const FLAG_READ_ONLY = 1 << 0;
+const FLAG_REQUIRED = 1 << 1;
+const FLAG_NO_EXPORT = 1 << 2;
+const FLAG_COMBO = 1 << 17;
+const FLAG_MULTI_SELECT = 1 << 21;
+const FLAG_RICH_TEXT = 1 << 25;
+
+export interface ParsedField {
+  field: MetadataField;
+  /** Selected / entered values (export values for choices, the state name for buttons). */
+  values: string[];
+  /** The field has a signature value (/Sig with /V). */
+  signed: boolean;
+  /** Where /Opt and the field's own entries may be: the widget (merged field) and its parent. */
+  candidates: string[];
+}
+
+function fieldType(entry: QDict, flags: number): FieldType {
+  switch (asName(entry.fieldtype)) {
+    case 'Tx': return 'text';
+    case 'Btn': return entry.ischeckbox === true ? 'checkBox' : entry.isradiobutton === true ? 'radioButton' : 'pushButton';
+    case 'Ch': return flags & FLAG_COMBO ? 'comboBox' : 'listBox';
+    case 'Sig': return 'signature';
+    default: return 'unknown';
+  }
+}
+
+/** qpdf writes the acroform key's names (fullname, alternativename, …) as plain UTF-8, unlike object values. */
+function plain(value: QValue | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+function valuesOf(value: QValue | undefined): string[] {
+  const array = asArray(value);
+  if (array) return array.map(asTextOrName).filter((v): v is string => v !== undefined);
+  const single = asTextOrName(value);
+  return single === undefined ? [] : [single];
+}
+
+/** Groups qpdf's per-widget entries into fields, in document order of their first widget. */
+export function parseAcroFormFields(acroform: QValue | undefined): ParsedField[] {
+  const byName = new Map<string, ParsedField>();
+  for (const item of asArray(asDict(acroform)?.fields) ?? []) {
+    const entry = asDict(item);
+    if (!entry) continue;
+    const fullName = plain(entry.fullname) ?? '';
+    const existing = byName.get(fullName);
+    const candidates = [entry.object, entry.parent].filter(isRef);
+    if (existing) {
+      existing.candidates.push(...candidates);
+      continue;
+    }
+    const flags = asNumber(entry.fieldflags) ?? 0;
+    const type = fieldType(entry, flags);
+    const values = type === 'signature' || type === 'pushButton' ? [] : valuesOf(entry.value);
+    const alternative = plain(entry.alternativename) ?? '';
+    const mapping = plain(entry.mappingname) ?? '';
+    const field: MetadataField = {
+      fullyQualifiedName: fullName,
+      name: fullName.split('.').at(-1) ?? '',
+      // qpdf falls back to the full name (and the mapping name to the alternative name) when the entry is absent.
+      alternateName: alternative === fullName ? '' : alternative,
+      mappingName: mapping === alternative || mapping === fullName ? '' : mapping,
+      type,
+      subType: asName(entry.fieldtype) ?? '',
+      content: values.join(', '),
+      value: [],
+      readOnly: (flags & FLAG_READ_ONLY) !== 0,
+      required: (flags & FLAG_REQUIRED) !== 0,
+      noExport: (flags & FLAG_NO_EXPORT) !== 0,
+      multiSelect: type === 'listBox' || type === 'comboBox' ? (flags & FLAG_MULTI_SELECT) !== 0 : false,
+      isRichText: type === 'text' ? (flags & FLAG_RICH_TEXT) !== 0 : false,
+      objectKey: '',
+    };
+    const defaults = valuesOf(entry.defaultvalue);
+    if ((type === 'checkBox' || type === 'radioButton') && values.length > 0 && values[0] !== 'Off') {
+      field.value.push({ display: values[0]!, export: values[0]!, isDefault: defaults.includes(values[0]!) });
+    }
+    byName.set(fullName, { field, values, signed: type === 'signature' && entry.value !== null && entry.value !== undefined, candidates });
+  }
+  return [...byName.values()];
+}
+
+/**
+ * Fills the options of choice fields from /Opt (qpdf 11.3's "choices" ignores [export display]
+ * pairs). The field dictionaries must have been fetched.
+ */
+export function fillChoiceOptions(fields: ParsedField[], fetcher: ObjectFetcher, defaultsByName: Map<string, string[]>): void {
+  for (const parsed of fields) {
+    const { field } = parsed;
+    if (field.type !== 'comboBox' && field.type !== 'listBox') continue;
+    let options: QValue[] | undefined;
+    for (const ref of parsed.candidates) {
+      const dict = asDict(fetcher.peek(ref));
+      const opt = dict ? asArray(fetcher.peek(dict['/Opt'])) : undefined;
+      if (opt) {
+        options = opt;
+        break;
+      }
+    }
+    const defaults = defaultsByName.get(field.fullyQualifiedName) ?? [];
+    const list: MetadataFormValue[] = [];
+    for (const option of options ?? []) {
+      const pair = asArray(fetcher.peek(option));
+      const exported = pair ? asText(fetcher.peek(pair[0])) : asText(option);
+      const display = pair ? asText(fetcher.peek(pair[1])) ?? exported : exported;
+      if (exported === undefined) continue;
+      list.push({ display: display ?? exported, export: exported, isDefault: defaults.includes(exported) });
+    }
+    field.value = list;
+  }
+}
+
+/** Default values by field name, from qpdf's entries (for isDefault). */
+export function defaultValues(acroform: QValue | undefined): Map<string, string[]> {
+  const map = new Map<string, string[]>();
+  for (const item of asArray(asDict(acroform)?.fields) ?? []) {
+    const entry = asDict(item);
+    const name = plain(entry?.fullname);
+    if (name === undefined || map.has(name)) continue;
+    map.set(name, valuesOf(entry?.defaultvalue));
+  }
+  return map;
+}
+
+// ---- XFDF (ISO 19444-1) ----
+
+function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // XML 1.0 cannot carry most control characters even escaped; drop them.
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
+}
+
+interface XfdfNode {
+  children: Map<string, XfdfNode>;
+  values?: string[];
+}
+
+/**
+ * The fields' data as XFDF: nested <field name="…"> elements following the name hierarchy, one
+ * <value> per value. Push buttons and signature fields carry no data and are left out.
+ */
+export function toXfdf(fields: readonly ParsedField[]): Buffer {
+  const root: XfdfNode = { children: new Map() };
+  for (const { field, values } of fields) {
+    if (field.type === 'pushButton' || field.type === 'signature' || field.fullyQualifiedName === '') continue;
+    let node = root;
+    for (const part of field.fullyQualifiedName.split('.')) {
+      let child = node.children.get(part);
+      if (!child) {
+        child = { children: new Map() };
+        node.children.set(part, child);
+      }
+      node = child;
+    }
+    node.values = values;
+  }
+  // No indentation: the document is xml:space="preserve", so white space between elements would be data.
+  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve"><fields>'];
+  const write = (node: XfdfNode): void => {
+    for (const [name, child] of node.children) {
+      parts.push(`<field name="${escapeXml(name)}">`);
+      for (const value of child.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
+      write(child);
+      parts.push('</field>');
+    }
+  };
+  write(root);
+  parts.push('</fields></xfdf>\n');
+  return Buffer.from(parts.join(''), 'utf8');
+}

@@ -1,0 +1,185 @@
+import { Errors, NO_ERROR, QuireError, type ExceptionBody } from '../../core/errors.js';
+import { listEntries } from '../../engines/archive/index.js';
+import { imageMetadata } from '../../engines/image/image-metadata.js';
+import type { PdfInspector, SecurityInfo } from '../../engines/pdf/index.js';
+import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
+import type { RememberedCredentials } from './credentials.js';
+import { fromArchiveEngine, fromPdfEngine } from './engine-errors.js';
+
+/** webPDF `Document_Password`: which protections a PDF carries. */
+export interface DocumentPassword {
+  isOpenSet: boolean;
+  isPermissionSet: boolean;
+  isCertificateSet: boolean;
+  recipients: Array<{ issuer: string; serialNumber: string }>;
+}
+
+/** What a DocumentFile says beyond the stored record: access problems, protections, metadata. */
+export interface DocumentDescription {
+  error: ExceptionBody;
+  password?: DocumentPassword;
+  metadata?: { metadataType: string };
+}
+
+const ARCHIVE_LISTING_LIMIT = 10_000;
+const CACHE_SIZE = 2_000;
+
+/**
+ * Describes documents for `GET info`: the protection of a PDF and whether the session can open it
+ * (`error` -5009 / -5055 until it supplied credentials), and the metadata of PDFs, images and ZIP
+ * archives. Results are cached per content file, so repeated calls cost a map lookup. Metadata gets
+ * a time budget: when a large document needs longer, the answer comes without it while the work
+ * finishes in the background, and later calls include it.
+ */
+export class DocumentDescriber {
+  private readonly security = new BoundedCache<Promise<SecurityInfo>>(CACHE_SIZE);
+  private readonly metadata = new BoundedCache<Promise<DocumentDescription['metadata']>>(CACHE_SIZE);
+
+  constructor(
+    private readonly store: DocumentStore,
+    private readonly pdf: PdfInspector,
+    private readonly credentials: RememberedCredentials,
+    private readonly budgetMs: number,
+  ) {}
+
+  /**
+   * `cachedMetadataOnly` (for lists) reports metadata only when it is already known, so listing many
+   * documents never starts an inspection of each; the protection state is always determined.
+   */
+  async describe(record: DocumentRecord, options: { cachedMetadataOnly?: boolean } = {}): Promise<DocumentDescription> {
+    const peek = options.cachedMetadataOnly === true;
+    const version = activeVersion(record);
+    const file = await this.store.content(record.sessionId, record.id);
+    if (!file) return { error: NO_ERROR };
+    const key = `${record.sessionId}/${record.id}/${version.file}`;
+    if (version.fileTypeGroups.includes('pdf')) return this.describePdf(record, key, file.path, peek);
+    try {
+      if (version.fileTypeGroups.includes('image')) {
+        return { error: NO_ERROR, metadata: await this.withinBudget(key, peek, async () => ({ metadataType: 'image', images: await imageMetadata(file.path) })) };
+      }
+      if (version.mimeType === 'application/zip') {
+        return { error: NO_ERROR, metadata: await this.withinBudget(key, peek, async () => archiveMetadata(file.path)) };
+      }
+    } catch (error) {
+      // An image or archive whose headers cannot be read is still stored: it just has no metadata.
+      return { error: error instanceof QuireError ? asException(error) : NO_ERROR };
+    }
+    return { error: NO_ERROR };
+  }
+
+  /** How the active content of a PDF document is protected (cached). */
+  async securityOf(record: DocumentRecord, path: string): Promise<SecurityInfo> {
+    const key = `${record.sessionId}/${record.id}/${activeVersion(record).file}`;
+    let pending = this.security.get(key);
+    if (!pending) {
+      pending = this.pdf.security(path);
+      this.security.set(key, pending);
+      pending.catch(() => this.security.delete(key));
+    }
+    return pending;
+  }
+
+  private async describePdf(record: DocumentRecord, key: string, path: string, peek: boolean): Promise<DocumentDescription> {
+    let security: SecurityInfo;
+    try {
+      security = await this.securityOf(record, path);
+    } catch (error) {
+      return { error: asException(fromPdfEngine(error)) };
+    }
+    const password: DocumentPassword = {
+      isOpenSet: security.hasOpenPassword,
+      isPermissionSet: security.hasPermissionPassword,
+      isCertificateSet: security.hasCertificate,
+      recipients: security.recipients.map((r) => ({ issuer: r.issuer, serialNumber: r.serialNumber })),
+    };
+    const remembered = this.credentials.get(record.sessionId, record.id);
+    if (security.kind === 'certificate') {
+      // Verified key material opens the document for this session; qpdf cannot decrypt it for metadata.
+      return remembered?.keyPair ? { error: NO_ERROR, password } : { error: exception('PDF_CERTIFICATE_REQUIRED', 'The PDF is encrypted for certificates; supply a recipient\'s key pair with PUT documents/{id}/security/password.'), password };
+    }
+    if (security.kind === 'openPassword' && !remembered?.password) {
+      return { error: exception('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its password with PUT documents/{id}/security/password.'), password };
+    }
+    try {
+      const metadata = await this.withinBudget(key, peek, () => this.pdf.metadata(path, { password: remembered?.password }));
+      return { error: NO_ERROR, password, metadata };
+    } catch (error) {
+      return { error: asException(fromPdfEngine(error)), password };
+    }
+  }
+
+  /**
+   * The cached metadata, or computes it; answers undefined when that takes longer than the budget.
+   * With `peek`, nothing new is computed.
+   */
+  private async withinBudget(
+    key: string,
+    peek: boolean,
+    compute: () => Promise<DocumentDescription['metadata']>,
+  ): Promise<DocumentDescription['metadata']> {
+    let pending = this.metadata.get(key);
+    if (!pending && peek) return undefined;
+    if (!pending) {
+      pending = compute();
+      this.metadata.set(key, pending);
+      pending.catch(() => this.metadata.delete(key));
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.budgetMs);
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+async function archiveMetadata(path: string): Promise<DocumentDescription['metadata']> {
+  try {
+    const listing = await listEntries(path, { maxEntries: ARCHIVE_LISTING_LIMIT });
+    const metadata: DocumentDescription['metadata'] & { files: unknown[] } = {
+      metadataType: 'archive',
+      files: listing.entries
+        .filter((e) => !e.isDirectory)
+        .map((e) => ({ path: e.path, size: e.size, lastModifiedDate: e.lastModified })),
+    };
+    return metadata;
+  } catch (error) {
+    throw fromArchiveEngine(error);
+  }
+}
+
+function exception(name: 'PDF_PASSWORD_REQUIRED' | 'PDF_CERTIFICATE_REQUIRED', message: string): ExceptionBody {
+  return { errorCode: Errors[name].errorCode, errorMessage: message, stackTrace: '' };
+}
+
+/** A failure reported inside a DocumentFile (status 200) rather than as the response. */
+export function asException(error: unknown): ExceptionBody {
+  if (error instanceof QuireError) return { errorCode: error.errorCode, errorMessage: error.message, stackTrace: '' };
+  return { errorCode: Errors.INTERNAL.errorCode, errorMessage: 'The document could not be inspected; the cause is in the server log.', stackTrace: '' };
+}
+
+/** A map that forgets its oldest entries beyond a size. */
+class BoundedCache<T> {
+  private readonly entries = new Map<string, T>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): T | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: T): void {
+    if (this.entries.size >= this.capacity) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
