@@ -12,3 +12,11 @@ export function seeDocumentInfo(reply: FastifyReply, restBase: string, documentI
     .header('content-length', '0')
     .send();
 }
+
+/** RFC 6266 Content-Disposition with an ASCII fallback and the UTF-8 name (RFC 8187). */
+export function attachment(fileName: string): string {
+  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  // RFC 8187 attr-char excludes ' ( ) * which encodeURIComponent leaves alone.
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}

@@ -1,9 +1,10 @@
 import { Transform } from 'node:stream';
 import type { Readable, TransformCallback } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { crc32 } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { ArchiveError, quoteName } from './errors.js';
+import { BufferedFileReader } from './file-reader.js';
 import { compileFilter } from './filter.js';
 import type { CompiledFilter, FileFilter } from './filter.js';
 import { ARCHIVE_SIGNATURE_BYTES, archiveSignature, isArchiveName, isDirectoryName, isZipDocumentName, unsafeNameReason } from './names.js';
@@ -194,10 +195,15 @@ function isCompiledFilter(filter: unknown): filter is CompiledFilter {
 }
 
 async function openZip(zipFile: string): Promise<yauzl.ZipFile> {
+  const reader = await BufferedFileReader.open(zipFile);
+  // A failure to close the descriptor would otherwise be an unhandled 'error' event.
+  reader.on('error', () => undefined);
   let zip: yauzl.ZipFile;
   try {
-    zip = await yauzl.openPromise(zipFile, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
+    zip = await yauzl.fromRandomAccessReaderPromise(reader, reader.size, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true });
   } catch (error) {
+    // yauzl took a reference before it failed: release it, which closes the file.
+    reader.unref();
     throw toArchiveError(error);
   }
   // An error from closing the file would otherwise be an unhandled 'error' event.
@@ -313,12 +319,12 @@ function checkMembers(selected: ScannedEntry[], limits: ArchiveLimits): void {
     if (!limits.allowNested && isArchiveName(info.path)) {
       throw new ArchiveError('nested', `archive entry ${name} is itself an archive; nested archives are not allowed`, about);
     }
-    if (info.size > limits.maxEntryBytes) {
-      throw new ArchiveError('too-large', `archive entry ${name} has ${info.size} bytes uncompressed; at most ${limits.maxEntryBytes} are allowed per entry`, about);
-    }
     if (info.size > limits.ratioMinBytes && info.size / Math.max(info.compressedSize, 1) > limits.maxRatio) {
       const ratio = Math.round(info.size / Math.max(info.compressedSize, 1));
       throw new ArchiveError('ratio', `archive entry ${name} has a compression ratio of ${ratio}:1; at most ${limits.maxRatio}:1 is allowed`, about);
+    }
+    if (info.size > limits.maxEntryBytes) {
+      throw new ArchiveError('too-large', `archive entry ${name} has ${info.size} bytes uncompressed; at most ${limits.maxEntryBytes} are allowed per entry`, about);
     }
     total += info.size;
     if (total > limits.maxTotalBytes) {
@@ -349,6 +355,10 @@ async function readHead(zip: yauzl.ZipFile, entry: ScannedEntry, length: number)
     for await (const chunk of stream) {
       chunks.push(chunk as Buffer);
       have += (chunk as Buffer).length;
+      // The first inflated buffer may already show that the header lies about the size.
+      if (have > entry.info.size) {
+        throw new ArchiveError('size-mismatch', `archive entry ${quoteName(entry.info.path)} inflates to more than the ${entry.info.size} bytes its header declares`, { entryName: entry.info.path });
+      }
       if (have >= length) break;
     }
   } catch (error) {
@@ -359,12 +369,28 @@ async function readHead(zip: yauzl.ZipFile, entry: ScannedEntry, length: number)
   return Buffer.concat(chunks).subarray(0, length);
 }
 
+/** Output buffer of the inflater: zlib makes one thread-pool round trip per buffer, so 16 KiB (the default) is slow. */
+const INFLATE_CHUNK = 256 * 1024;
+
+/**
+ * The member's uncompressed content. yauzl hands out the raw (stored or deflated) bytes and the
+ * inflating happens here, with bigger buffers than yauzl's (about 2.5 times faster); the byte count
+ * against the declared size is the EntryGuard's job.
+ */
 async function openContent(zip: yauzl.ZipFile, entry: ScannedEntry): Promise<Readable> {
+  let raw: Readable;
   try {
-    return await zip.openReadStreamPromise(entry.raw);
+    raw = await zip.openReadStreamPromise(entry.raw, { decodeFileData: false });
   } catch (error) {
     throw toArchiveError(error, entry.info.path);
   }
+  if (entry.raw.compressionMethod === 0) return raw;
+  const inflate = createInflateRaw({ chunkSize: INFLATE_CHUNK });
+  raw.on('error', (error) => inflate.destroy(error));
+  inflate.on('close', () => {
+    if (!raw.destroyed) raw.destroy();
+  });
+  return raw.pipe(inflate);
 }
 
 /** Pipes yauzl's stream into the guard; yauzl's errors reach the guard as ArchiveErrors, and closing the guard releases the source. */

@@ -64,7 +64,7 @@ export interface PreparedZip {
 const FORCE_ZIP64_FROM = 0xf000_0000;
 const FILE_MODE = 0o100644;
 const STAT_CONCURRENCY = 16;
-const READ_CHUNK = 256 * 1024;
+const READ_CHUNK = 1024 * 1024;
 
 /**
  * Checks the member names (unsafe → `ArchiveError('unsafe-path')`, exact duplicates →

@@ -10,7 +10,7 @@ import type { KeyPairCredentials } from '../../operations/documents/credentials.
 import type { DocumentDescriber } from '../../operations/documents/describe.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
 import type { DocumentProtection } from '../../operations/documents/protection.js';
-import { seeDocumentInfo } from '../replies.js';
+import { attachment, seeDocumentInfo } from '../replies.js';
 import { FileCompress, FileExtract, InfoForm, PdfPassword } from '../schemas/document-operations.js';
 import { DocumentFile, toDocumentFile } from '../schemas/documents.js';
 import { DocumentIdParams, ref } from '../schemas/shared.js';
@@ -160,12 +160,6 @@ export const documentOperationRoutes: FastifyPluginAsyncTypebox<DocumentOperatio
 /** The clients ask for the archive bytes with Accept: application/octet-stream (the default is JSON). */
 function wantsBytes(accept: string | undefined): boolean {
   return typeof accept === 'string' && /application\/octet-stream|application\/zip/i.test(accept) && !/application\/json/i.test(accept);
-}
-
-function attachment(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
 /** Key material as Operation_KeyPair carries it: PEM text, or Base64 of PEM or DER, inline. */

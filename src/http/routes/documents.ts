@@ -10,7 +10,7 @@ import { activeVersion, type DocumentRecord } from '../../storage/document-store
 import { declaredFileSize, receiveSingleFile } from '../multipart.js';
 import { DocumentFile, DocumentRename, toDocumentFile, UploadBodyDoc, UploadQuery } from '../schemas/documents.js';
 import { HistoryEntry, HistoryEntryUpdate, HistoryParams, toHistoryEntry } from '../schemas/history.js';
-import { seeDocumentInfo } from '../replies.js';
+import { attachment, seeDocumentInfo } from '../replies.js';
 import { DocumentIdParams, ref } from '../schemas/shared.js';
 
 const tags = ['documents'];
@@ -243,7 +243,7 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
       raw.code(result.statusCode).headers(result.headers);
       if (result.statusCode !== 304) raw.header('content-type', mimeType);
       return raw
-        .header('content-disposition', contentDisposition(fileName))
+        .header('content-disposition', attachment(fileName))
         .header('cache-control', 'private, no-cache')
         .send(result.stream);
     },
@@ -258,11 +258,3 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
     },
   );
 };
-
-/** RFC 6266 header with an ASCII fallback and the UTF-8 name (RFC 8187). */
-function contentDisposition(fileName: string): string {
-  const ascii = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  // RFC 8187 attr-char excludes ' ( ) * which encodeURIComponent leaves alone.
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
-}
