@@ -9,5 +9,5 @@ export type { CompileFilterOptions, CompiledFilter, FileFilter, FileFilterRule, 
 export { MAX_ENTRY_NAME_LENGTH, uniqueEntryNames, unsafeNameReason } from './names.js';
 export { DEFAULT_ARCHIVE_LIMITS, DEFAULT_LIST_MAX_ENTRIES, extractEntries, listEntries, openEntry, resolveLimits } from './zip-read.js';
 export type { ArchiveEntry, ArchiveLimits, ArchiveListing, ExtractOptions, ExtractResult, OpenedEntry } from './zip-read.js';
-export { writeZip } from './zip-write.js';
-export type { WriteZipOptions, WriteZipResult, ZipSource } from './zip-write.js';
+export { prepareZip, writeZip } from './zip-write.js';
+export type { PreparedZip, WriteZipOptions, WriteZipResult, ZipSource } from './zip-write.js';

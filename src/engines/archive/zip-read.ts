@@ -7,7 +7,7 @@ import { ArchiveError, quoteName } from './errors.js';
 import { BufferedFileReader } from './file-reader.js';
 import { compileFilter } from './filter.js';
 import type { CompiledFilter, FileFilter } from './filter.js';
-import { ARCHIVE_SIGNATURE_BYTES, archiveSignature, isArchiveName, isDirectoryName, isZipDocumentName, unsafeNameReason } from './names.js';
+import { ARCHIVE_SIGNATURE_BYTES, MAX_ENTRY_NAME_LENGTH, archiveSignature, isArchiveName, isDirectoryName, isZipDocumentName, unsafeNameReason } from './names.js';
 
 /**
  * Reading ZIP archives (yauzl underneath): listing from the central directory, and extraction with
@@ -111,7 +111,11 @@ interface ScannedEntry {
   raw: yauzl.Entry;
 }
 
-/** Lists the members from the central directory (no decompression), at most `maxEntries` of them. */
+/**
+ * Lists the members from the central directory (no decompression), at most `maxEntries` of them.
+ * Names are data here and are not judged, except that a name longer than 1024 characters throws
+ * `ArchiveError('unsafe-path')` (it keeps memory bounded; such an archive cannot be extracted anyway).
+ */
 export async function listEntries(zipFile: string, options?: { maxEntries?: number }): Promise<ArchiveListing> {
   const maxEntries = options?.maxEntries ?? DEFAULT_LIST_MAX_ENTRIES;
   const zip = await openZip(zipFile);
@@ -230,12 +234,27 @@ async function* readEntries(zip: yauzl.ZipFile): AsyncGenerator<yauzl.Entry> {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
+/** Decodes and checks the name and keeps only what reading the member needs. Names over the length limit throw. */
 function describe(raw: yauzl.Entry): ScannedEntry {
   // decodeStrings is off so that yauzl neither rewrites backslashes nor rejects names with a plain
   // Error: the name is decoded here (UTF-8 flag, Info-ZIP Unicode path field, else CP437) and judged
   // by unsafeNameReason.
   const path = yauzl.getFileNameLowLevel(raw.generalPurposeBitFlag, raw.fileNameRaw, raw.extraFields, true);
+  if (path.length > MAX_ENTRY_NAME_LENGTH) {
+    // Also bounds what a listing holds: a central directory may carry names of up to 64 KiB each.
+    throw new ArchiveError('unsafe-path', `unsafe archive entry name ${quoteName(path)}: name longer than ${MAX_ENTRY_NAME_LENGTH} characters`, { entryName: path });
+  }
   const lastModified = raw.getLastModDate().getTime();
+  // Drop the raw name, extra field and comment (up to 64 KiB each): reading the data needs none of
+  // them, and a scan keeps up to maxEntries entries.
+  raw.fileNameRaw = EMPTY;
+  raw.extraFieldRaw = EMPTY;
+  raw.fileCommentRaw = EMPTY;
+  raw.extraFields = [];
+  raw.comment = '';
+  raw.fileComment = '';
   return {
     raw,
     info: {

@@ -46,8 +46,10 @@ export class DocumentArchives {
     const chosen = new Set<string>();
     for (const id of request.documentIdList ?? []) chosen.add((await this.documents.info(session, id)).id);
     if (request.fileFilter) {
-      const filter = this.compile(request.fileFilter);
-      for (const record of all) if (filter.matches(displayName(record))) chosen.add(record.id);
+      const selected = this.compile(request.fileFilter).select(all.map(displayName));
+      all.forEach((record, index) => {
+        if (selected[index]) chosen.add(record.id);
+      });
     }
     const selected = all.filter((r) => chosen.has(r.id));
     if (selected.length === 0) {
