@@ -34,6 +34,7 @@ const CACHE_SIZE = 2_000;
 export class DocumentDescriber {
   private readonly security = new BoundedCache<Promise<SecurityInfo>>(CACHE_SIZE);
   private readonly metadata = new BoundedCache<Promise<DocumentDescription['metadata']>>(CACHE_SIZE);
+  private readonly settled = new BoundedCache<NonNullable<DocumentDescription['metadata']>>(CACHE_SIZE);
 
   constructor(
     private readonly store: DocumentStore,
@@ -117,12 +118,20 @@ export class DocumentDescriber {
     peek: boolean,
     compute: () => Promise<DocumentDescription['metadata']>,
   ): Promise<DocumentDescription['metadata']> {
+    // The hot path: known metadata is answered without a timer or a race.
+    const known = this.settled.get(key);
+    if (known) return known;
     let pending = this.metadata.get(key);
     if (!pending && peek) return undefined;
     if (!pending) {
       pending = compute();
       this.metadata.set(key, pending);
-      pending.catch(() => this.metadata.delete(key));
+      pending.then(
+        (value) => {
+          if (value && this.metadata.get(key) === pending) this.settled.set(key, value);
+        },
+        () => this.metadata.delete(key),
+      );
     }
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<undefined>((resolve) => {
