@@ -1,5 +1,4 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { argon2Verify } from 'hash-wasm';
 
 /**
  * Password hashing. New hashes are scrypt in a PHC-style string
@@ -40,6 +39,8 @@ export function assertValidHash(hash: string): void {
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   if (/^\$argon2(id|i|d)\$/.test(hash)) {
     try {
+      // The WebAssembly argon2 is loaded only when an argon2 hash is configured.
+      const { argon2Verify } = await import('hash-wasm');
       return await argon2Verify({ password, hash });
     } catch {
       return false;

@@ -1,4 +1,3 @@
-import sharp from 'sharp';
 
 /** webPDF `Document_MetadataImageEntry` for one image (one page of a multi-page TIFF or GIF). */
 export interface ImageEntry {
@@ -34,6 +33,8 @@ const BITS_PER_SAMPLE: Record<string, number> = { uchar: 8, char: 8, ushort: 16,
  * page, up to `maxPages`.
  */
 export async function imageMetadata(file: string, maxPages = 100): Promise<ImageEntry[]> {
+  // libvips is loaded with the first image, not at server start (it costs ~30 MB of resident memory).
+  const { default: sharp } = await import('sharp');
   const first = await sharp(file, { pages: 1, limitInputPixels: false }).metadata();
   const pages = Math.min(first.pages ?? 1, maxPages);
   const animated = (first.pages ?? 1) > 1 && (first.format === 'gif' || first.format === 'webp');

@@ -21,7 +21,6 @@ import { QpdfRunner, UNSUPPORTED_FILTER, classifyFailure, passableAsLine } from 
 import type { QpdfCall } from './qpdf.js';
 import { ObjectFetcher, asArray, asBoolean, asDict, asName, asNumber, asText, isRef, parseJson } from './qpdf-json.js';
 import type { QDict, QValue } from './qpdf-json.js';
-import { listRecipients, openEnvelopes } from './recipients.js';
 import { readEncryptDictionary, readTrailerSize, scanForEncryptDictionary } from './trailer-reader.js';
 import type { EncryptLookup } from './trailer-reader.js';
 import type {
@@ -100,6 +99,11 @@ export const PDF_INSPECTOR_DEFAULTS = {
   maxXmpBytes: 4 * 1024 * 1024,
   maxDumpObjects: 100_000,
 } as const;
+
+/** node-forge (PKCS#7) is loaded when a certificate-encrypted PDF first shows up, not at server start. */
+function recipientsModule() {
+  return import('./recipients.js');
+}
 
 export function createPdfInspector(options: PdfInspectorOptions = {}): PdfInspector {
   return new QpdfInspector(options);
@@ -200,7 +204,7 @@ export class QpdfInspector implements PdfInspector {
       keyAlgorithm: params.keyAlgorithm,
       keyLength: params.keyLength,
       ...(params.permissionBits === undefined ? {} : { permissions: permissionsFromBits(params.permissionBits) }),
-      recipients: listRecipients(params.recipients),
+      recipients: (await recipientsModule()).listRecipients(params.recipients),
       repaired: lookup.status !== 'found',
     };
   }
@@ -236,7 +240,7 @@ export class QpdfInspector implements PdfInspector {
     if (lookup.status !== 'found') return false;
     const params = encryptionParameters(lookup.dict);
     if (params.filter !== 'Adobe.PubSec') return false;
-    return openEnvelopes(params.recipients, certificate, privateKey, privateKeyPassword).opened;
+    return (await recipientsModule()).openEnvelopes(params.recipients, certificate, privateKey, privateKeyPassword).opened;
   }
 
   /** Security plus the password check; throws the errors a caller without the right credentials must see. */
