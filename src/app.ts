@@ -40,7 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomBytes(8).toString('hex'),
+    genReqId: requestIds(),
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     bodyLimit: config.server.jsonBodyLimit,
@@ -102,4 +102,11 @@ function registerLenientJson(app: FastifyInstance): void {
     }
     parse(request, text, done);
   });
+}
+
+/** Request ids: a random prefix per process and a counter (random bytes per request cost ~6% of GET info). */
+function requestIds(): () => string {
+  const prefix = randomBytes(4).toString('hex');
+  let counter = 0;
+  return () => `${prefix}-${(counter++).toString(36)}`;
 }
