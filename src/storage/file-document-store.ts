@@ -17,6 +17,8 @@ const CONTENT_FILE = /^c-[0-9a-f]{32}$/;
  */
 export class FileDocumentStore implements DocumentStore {
   private readonly index = new Map<string, Map<string, DocumentRecord>>();
+  /** Running usage per session, kept in step with the index so that usage() is O(1) (it runs per received chunk). */
+  private readonly totals = new Map<string, StorageUsage>();
   private readonly storageDir: string;
   private readonly tempDir: string;
 
@@ -86,7 +88,9 @@ export class FileDocumentStore implements DocumentStore {
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {
     const documents = this.index.get(sessionId);
-    if (!documents?.delete(documentId)) return false;
+    const record = documents?.get(documentId);
+    if (!record || !documents?.delete(documentId)) return false;
+    this.account(record, -1);
     const dir = this.documentDir(sessionId, documentId);
     await rm(path.join(dir, META), { force: true }); // from here on the document is gone, even after a crash
     await rm(dir, { recursive: true, force: true });
@@ -95,6 +99,7 @@ export class FileDocumentStore implements DocumentStore {
 
   async deleteSession(sessionId: string): Promise<void> {
     this.index.delete(sessionId);
+    this.totals.delete(sessionId);
     if (!isId(sessionId)) return;
     // Rename first so that the session's documents vanish at once; the slow recursive delete follows.
     const doomed = path.join(this.tempDir, `deleted-${sessionId}-${newId()}`);
@@ -108,16 +113,8 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   async usage(sessionId: string): Promise<StorageUsage> {
-    const documents = this.index.get(sessionId);
-    let bytes = 0;
-    let historyBytes = 0;
-    for (const record of documents?.values() ?? []) {
-      for (const version of record.versions) {
-        bytes += version.size;
-        if (version.id !== record.activeVersion) historyBytes += version.size;
-      }
-    }
-    return { files: documents?.size ?? 0, bytes, historyBytes };
+    const totals = this.totals.get(sessionId);
+    return totals ? { ...totals } : { files: 0, bytes: 0, historyBytes: 0 };
   }
 
   async sessionIds(): Promise<string[]> {
@@ -131,7 +128,23 @@ export class FileDocumentStore implements DocumentStore {
       documents = new Map();
       this.index.set(record.sessionId, documents);
     }
+    const previous = documents.get(record.id);
+    if (previous) this.account(previous, -1);
     documents.set(record.id, record);
+    this.account(record, 1);
+  }
+
+  private account(record: DocumentRecord, sign: 1 | -1): void {
+    let totals = this.totals.get(record.sessionId);
+    if (!totals) {
+      totals = { files: 0, bytes: 0, historyBytes: 0 };
+      this.totals.set(record.sessionId, totals);
+    }
+    totals.files += sign;
+    for (const version of record.versions) {
+      totals.bytes += sign * version.size;
+      if (version.id !== record.activeVersion) totals.historyBytes += sign * version.size;
+    }
   }
 
   private documentDir(sessionId: string, documentId: string): string {
