@@ -1,3 +1,4 @@
+import { BoundedCache } from '../../core/bounded-cache.js';
 import { Errors, NO_ERROR, QuireError, type ExceptionBody } from '../../core/errors.js';
 import { listEntries } from '../../engines/archive/index.js';
 import { imageMetadata } from '../../engines/image/image-metadata.js';
@@ -96,10 +97,10 @@ export class DocumentDescriber {
     const remembered = this.credentials.get(record.sessionId, record.id);
     if (security.kind === 'certificate') {
       // Verified key material opens the document for this session; qpdf cannot decrypt it for metadata.
-      return remembered?.keyPair ? { error: NO_ERROR, password } : { error: exception('PDF_CERTIFICATE_REQUIRED', 'The PDF is encrypted for certificates; supply a recipient\'s key pair with PUT documents/{id}/security/password.'), password };
+      return remembered?.keyPair ? { error: NO_ERROR, password } : { error: asException(new QuireError('PDF_CERTIFICATE_REQUIRED', 'The PDF is encrypted for certificates; supply a recipient\'s key pair with PUT documents/{id}/security/password.')), password };
     }
     if (security.kind === 'openPassword' && !remembered?.password) {
-      return { error: exception('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its password with PUT documents/{id}/security/password.'), password };
+      return { error: asException(new QuireError('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its password with PUT documents/{id}/security/password.')), password };
     }
     try {
       const metadata = await this.withinBudget(key, peek, () => this.pdf.metadata(path, { password: remembered?.password }));
@@ -160,35 +161,8 @@ async function archiveMetadata(path: string): Promise<DocumentDescription['metad
   }
 }
 
-function exception(name: 'PDF_PASSWORD_REQUIRED' | 'PDF_CERTIFICATE_REQUIRED', message: string): ExceptionBody {
-  return { errorCode: Errors[name].errorCode, errorMessage: message, stackTrace: '' };
-}
-
 /** A failure reported inside a DocumentFile (status 200) rather than as the response. */
 export function asException(error: unknown): ExceptionBody {
   if (error instanceof QuireError) return { errorCode: error.errorCode, errorMessage: error.message, stackTrace: '' };
   return { errorCode: Errors.INTERNAL.errorCode, errorMessage: 'The document could not be inspected; the cause is in the server log.', stackTrace: '' };
-}
-
-/** A map that forgets its oldest entries beyond a size. */
-class BoundedCache<T> {
-  private readonly entries = new Map<string, T>();
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string): T | undefined {
-    return this.entries.get(key);
-  }
-
-  set(key: string, value: T): void {
-    if (this.entries.size >= this.capacity) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(key, value);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
 }
