@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { WriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -23,4 +25,18 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, m
     await rm(temp, { force: true });
     throw error;
   }
+}
+
+/**
+ * Removes a temporary file that a write stream was filling. The stream is destroyed first and its
+ * close awaited: an `fs.WriteStream` opens its file asynchronously, so removing the path while the
+ * open is still in flight would let the open re-create the file afterwards and leak it.
+ */
+export async function discardPartialFile(stream: WriteStream, file: string): Promise<void> {
+  if (!stream.closed) {
+    const closed = once(stream, 'close').catch(() => undefined);
+    stream.destroy();
+    await closed;
+  }
+  await rm(file, { force: true });
 }

@@ -16,6 +16,7 @@ import {
 } from '../../engines/archive/index.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
+import { discardPartialFile } from '../../storage/atomic.js';
 import type { DocumentService } from './document-service.js';
 import { fromArchiveEngine } from './engine-errors.js';
 
@@ -84,12 +85,13 @@ export class DocumentArchives {
   /** Builds the ZIP in a temporary file and stores it as a new document of the session. */
   async compressToDocument(session: Session, records: DocumentRecord[], archiveFileName: string): Promise<DocumentRecord> {
     const temp = this.documents.tempPath();
+    const sink = createWriteStream(temp);
     try {
-      await this.compressTo(session, records, createWriteStream(temp));
+      await this.compressTo(session, records, sink);
       const { size } = await stat(temp);
       return await this.documents.adopt(session, temp, size, { clientFileName: zipName(archiveFileName), history: false });
     } catch (error) {
-      await rm(temp, { force: true });
+      await discardPartialFile(sink, temp);
       throw error;
     }
   }

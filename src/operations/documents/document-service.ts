@@ -17,6 +17,7 @@ import {
   type DocumentVersion,
   type StorageUsage,
 } from '../../storage/document-store.js';
+import { discardPartialFile } from '../../storage/atomic.js';
 import { DocumentLocks } from './locks.js';
 import { QuotaReservations, type Reservation } from './quota.js';
 
@@ -268,6 +269,7 @@ export class DocumentService {
   ): Promise<Received> {
     const temp = this.store.tempPath();
     const store = this.store;
+    const sink = createWriteStream(temp, { highWaterMark: 1024 * 1024 });
     try {
       await pipeline(
         source,
@@ -285,11 +287,11 @@ export class DocumentService {
             yield chunk;
           }
         },
-        createWriteStream(temp, { highWaterMark: 1024 * 1024 }),
+        sink,
       );
       return { temp, size: reservation.bytes, type: await detectFormat(temp, clientFileName) };
     } catch (error) {
-      await rm(temp, { force: true });
+      await discardPartialFile(sink, temp);
       if (error instanceof QuireError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ERR_STREAM_PREMATURE_CLOSE' || /terminated early|Unexpected end/i.test((error as Error).message)) {
