@@ -27,7 +27,7 @@ describe('discardPartialFile', () => {
   it('removes a file whose stream already finished', async () => {
     const file = path.join(dir, 'finished');
     const stream = createWriteStream(file);
-    await new Promise<void>((resolve) => stream.end(Buffer.from('x'), resolve));
+    await new Promise<void>((resolve) => stream.end(Buffer.from('x'), () => resolve()));
     await new Promise((resolve) => stream.once('close', resolve));
     await discardPartialFile(stream, file);
     expect(existsSync(file)).toBe(false);

@@ -1,0 +1,153 @@
+#!/usr/bin/python3
+"""Quire's LibreOffice worker: one soffice listener, driven over UNO, serving jobs from stdin.
+
+Started by the Node supervisor as `/usr/bin/python3 uno_worker.py <soffice> <profile-url> <pipe-name>`
+in a process group of its own; soffice is our child, in the same group, so killing the group ends both.
+
+Protocol: one JSON object per line. The worker prints {"ready": true, "sofficePid": N} once soffice
+answers, then for every job line {"id", "input", "output", "filter", "filterData", "password",
+"inputFilter", "inputFilterOptions"} one reply line {"id", "ok": true} or {"id", "ok": false,
+"kind", "error"}. stdout carries only protocol lines; diagnostics go to stderr.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+from com.sun.star.lang import IllegalArgumentException
+from com.sun.star.io import IOException
+from com.sun.star.task import ErrorCodeIOException
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def typed_filter_data(data):
+    """FilterData is a sequence of PropertyValues; UNO needs ints and bools typed as such."""
+    values = []
+    for name, value in data.items():
+        if isinstance(value, bool):
+            values.append(prop(name, value))
+        elif isinstance(value, int):
+            values.append(prop(name, uno.Any("long", value)))
+        else:
+            values.append(prop(name, value))
+    return uno.Any("[]com.sun.star.beans.PropertyValue", tuple(values))
+
+
+def reply(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def start_office(soffice, profile_url, pipe):
+    accept = "pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
+    process = subprocess.Popen(
+        [soffice, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
+         "--nolockcheck", "--nofirststartwizard", "-env:UserInstallation=" + profile_url,
+         "--accept=" + accept],
+        stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr)
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    deadline = time.time() + 60
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError("soffice exited with code %s before it accepted connections" % process.returncode)
+        try:
+            context = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe)
+            break
+        except NoConnectException:
+            if time.time() > deadline:
+                raise RuntimeError("soffice did not accept connections within 60 s")
+            time.sleep(0.05)
+    desktop = context.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", context)
+    return process, desktop
+
+
+def convert(desktop, job):
+    load = [
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        # Never run macros, never update links: uploaded documents are untrusted.
+        prop("MacroExecutionMode", 0),
+        prop("UpdateDocMode", 0),
+        prop("Silent", True),
+    ]
+    if job.get("password"):
+        load.append(prop("Password", job["password"]))
+    if job.get("inputFilter"):
+        load.append(prop("FilterName", job["inputFilter"]))
+    if job.get("inputFilterOptions"):
+        load.append(prop("FilterOptions", job["inputFilterOptions"]))
+    try:
+        document = desktop.loadComponentFromURL(uno.systemPathToFileUrl(job["input"]), "_blank", 0, tuple(load))
+    except (IllegalArgumentException, IOException, ErrorCodeIOException) as error:
+        return {"ok": False, "kind": "load", "error": str(getattr(error, "Message", "") or error)}
+    if document is None:
+        return {"ok": False, "kind": "load", "error": "LibreOffice could not open the document"}
+    try:
+        store = [prop("FilterName", job["filter"]), prop("FilterData", typed_filter_data(job.get("filterData", {})))]
+        try:
+            document.storeToURL(uno.systemPathToFileUrl(job["output"]), tuple(store))
+        except (IllegalArgumentException, IOException, ErrorCodeIOException) as error:
+            return {"ok": False, "kind": "export", "error": str(getattr(error, "Message", "") or error)}
+        pages = None
+        try:
+            controller = document.getCurrentController()
+            if controller is not None and hasattr(controller, "getPropertyValue"):
+                pages = controller.getPropertyValue("PageCount")
+        except Exception:
+            pages = None
+        return {"ok": True, "pages": pages}
+    finally:
+        try:
+            document.close(True)
+        except Exception:
+            try:
+                document.dispose()
+            except Exception:
+                pass
+
+
+def main():
+    soffice, profile_url, pipe = sys.argv[1:4]
+    # The supervisor ends us with SIGTERM/SIGKILL to the group; a closed stdin also ends us.
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    process, desktop = start_office(soffice, profile_url, pipe)
+    reply({"ready": True, "sofficePid": process.pid})
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        job = json.loads(line)
+        if job.get("ping"):
+            # Health check: a round trip through soffice, not only through this script.
+            desktop.getComponents()
+            reply({"id": job["id"], "ok": True})
+            continue
+        try:
+            result = convert(desktop, job)
+        except Exception as error:  # a broken bridge means soffice died: let the supervisor restart us
+            reply({"id": job["id"], "ok": False, "kind": "crash", "error": str(error)})
+            raise
+        result["id"] = job["id"]
+        reply(result)
+    try:
+        desktop.terminate()
+    except Exception:
+        pass
+    process.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
