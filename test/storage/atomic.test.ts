@@ -28,7 +28,7 @@ describe('discardPartialFile', () => {
     const file = path.join(dir, 'finished');
     const stream = createWriteStream(file);
     await new Promise<void>((resolve) => stream.end(Buffer.from('x'), () => resolve()));
-    await new Promise((resolve) => stream.once('close', resolve));
+    if (!stream.closed) await new Promise<void>((resolve) => stream.once('close', () => resolve()));
     await discardPartialFile(stream, file);
     expect(existsSync(file)).toBe(false);
   });
