@@ -5,11 +5,12 @@ Started by the Node supervisor as `/usr/bin/python3 uno_worker.py <soffice> <pro
 in a process group of its own; soffice is our child, in the same group, so killing the group ends both.
 
 Protocol: one JSON object per line. The worker prints {"ready": true, "sofficePid": N} once soffice
-answers, then for every job line {"id", "input", "output", "filter", "filterData", "password",
+answers, then for every job line {"id", "input", "output", "filterData", "password",
 "inputFilter", "inputFilterOptions"} one reply line {"id", "ok": true} or {"id", "ok": false,
 "kind", "error"}. stdout carries only protocol lines; diagnostics go to stderr.
 """
 
+import ctypes
 import json
 import os
 import signal
@@ -50,19 +51,35 @@ def reply(message):
     sys.stdout.flush()
 
 
-def start_office(soffice, profile_url, pipe):
+def die_with_parent():
+    """soffice gets SIGKILL when this script dies, however it dies (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+
+
+def launch(soffice, profile_url, pipe):
     accept = "pipe,name=%s;urp;StarOffice.ComponentContext" % pipe
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [soffice, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
          "--nolockcheck", "--nofirststartwizard", "-env:UserInstallation=" + profile_url,
          "--accept=" + accept],
-        stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr)
+        stdin=subprocess.DEVNULL, stdout=sys.stderr, stderr=sys.stderr, preexec_fn=die_with_parent)
+
+
+def start_office(soffice, profile_url, pipe):
+    process = launch(soffice, profile_url, pipe)
     local = uno.getComponentContext()
     resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
     deadline = time.time() + 60
+    restarted = False
     while True:
-        if process.poll() is not None:
-            raise RuntimeError("soffice exited with code %s before it accepted connections" % process.returncode)
+        code = process.poll()
+        if code == 81 and not restarted:
+            # soffice.bin asks for a restart after it created a new profile (oosplash would do this).
+            restarted = True
+            process = launch(soffice, profile_url, pipe)
+            continue
+        if code is not None:
+            raise RuntimeError("soffice exited with code %s before it accepted connections" % code)
         try:
             context = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe)
             break
@@ -74,6 +91,17 @@ def start_office(soffice, profile_url, pipe):
     return process, desktop
 
 
+def export_filter(document):
+    """The PDF export filter of the application that loaded the document."""
+    if document.supportsService("com.sun.star.sheet.SpreadsheetDocument"):
+        return "calc_pdf_Export"
+    if document.supportsService("com.sun.star.presentation.PresentationDocument"):
+        return "impress_pdf_Export"
+    if document.supportsService("com.sun.star.drawing.DrawingDocument"):
+        return "draw_pdf_Export"
+    return "writer_pdf_Export"
+
+
 def convert(desktop, job):
     load = [
         prop("Hidden", True),
@@ -81,7 +109,6 @@ def convert(desktop, job):
         # Never run macros, never update links: uploaded documents are untrusted.
         prop("MacroExecutionMode", 0),
         prop("UpdateDocMode", 0),
-        prop("Silent", True),
     ]
     if job.get("password"):
         load.append(prop("Password", job["password"]))
@@ -96,7 +123,7 @@ def convert(desktop, job):
     if document is None:
         return {"ok": False, "kind": "load", "error": "LibreOffice could not open the document"}
     try:
-        store = [prop("FilterName", job["filter"]), prop("FilterData", typed_filter_data(job.get("filterData", {})))]
+        store = [prop("FilterName", export_filter(document)), prop("FilterData", typed_filter_data(job.get("filterData", {})))]
         try:
             document.storeToURL(uno.systemPathToFileUrl(job["output"]), tuple(store))
         except (IllegalArgumentException, IOException, ErrorCodeIOException) as error:
@@ -142,11 +169,15 @@ def main():
             raise
         result["id"] = job["id"]
         reply(result)
+    # stdin closed: the supervisor wants us gone (or died). Ask soffice to quit, then make sure.
     try:
         desktop.terminate()
     except Exception:
         pass
-    process.wait(timeout=10)
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
 
 
 if __name__ == "__main__":

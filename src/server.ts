@@ -15,6 +15,8 @@ import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
 import { buildInfo } from './version.js';
+import { startEngines } from './engines-wiring.js';
+import { ConverterService } from './operations/converter/converter-service.js';
 import path from 'node:path';
 
 export interface RunningServer {
@@ -60,9 +62,16 @@ export async function startServer(
   const describer = new DocumentDescriber(documentStore, pdf, credentials, config.documents.metadataBudgetMs);
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
+  const engines = await startEngines(config, logger);
+  const converter = new ConverterService(documents, credentials, engines.converter);
   const draining = { active: false };
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, build: buildInfo(), draining });
-  await app.listen({ host: config.server.host, port: config.server.port });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, build: buildInfo(), draining });
+  try {
+    await app.listen({ host: config.server.host, port: config.server.port });
+  } catch (error) {
+    await engines.close();
+    throw error;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
@@ -83,6 +92,7 @@ export async function startServer(
         } finally {
           clearInterval(sweeper);
         }
+        await engines.close();
         await sessions.stop();
       })();
       return closing;

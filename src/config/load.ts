@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import Value from 'typebox/value';
 import YAML from 'yaml';
@@ -42,10 +43,30 @@ export interface Config {
     toolTimeoutMs: number;
     archive: { maxEntries: number; maxRatio: number; allowNested: boolean };
   };
+  engines: {
+    libreoffice: EngineConfig;
+    chromium: EngineConfig;
+    python: string;
+    ghostscript: string;
+  };
+  network: { allowInternal: boolean; allowHosts: string[] };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
   adminPassword: string | undefined;
+}
+
+/** A supervised engine's pool, resolved: counts, milliseconds and bytes. */
+export interface EngineConfig {
+  enabled: boolean;
+  workers: number;
+  queueSize: number;
+  queueTimeoutMs: number;
+  timeoutMs: number;
+  maxJobs: number;
+  maxMemoryBytes: number;
+  healthIntervalMs: number;
+  executable: string;
 }
 
 export class ConfigError extends Error {
@@ -151,9 +172,30 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       toolTimeoutMs: Math.round(raw.documents.toolTimeout * 1000),
       archive: { ...raw.documents.archive },
     },
+    engines: {
+      libreoffice: engine(raw.engines.libreoffice),
+      chromium: engine(raw.engines.chromium),
+      python: raw.engines.python,
+      ghostscript: raw.engines.ghostscript,
+    },
+    network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
+  };
+}
+
+function engine(raw: RawConfig['engines']['libreoffice']): EngineConfig {
+  return {
+    enabled: raw.enabled,
+    workers: raw.workers === 0 ? Math.max(1, availableParallelism()) : raw.workers,
+    queueSize: raw.queueSize,
+    queueTimeoutMs: Math.round(raw.queueTimeout * 1000),
+    timeoutMs: Math.round(raw.timeout * 1000),
+    maxJobs: raw.maxJobs,
+    maxMemoryBytes: parseSize(raw.maxMemory),
+    healthIntervalMs: Math.round(raw.healthInterval * 1000),
+    executable: raw.executable,
   };
 }
 

@@ -28,6 +28,24 @@ function limitsSchema(defaults: { uploadLimit: string; maxFiles: number; diskSpa
   );
 }
 
+/** Supervisor settings of a process-based engine (a pool of warm workers with a queue in front). */
+function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: string; executable: string }) {
+  return Type.Object(
+    {
+      enabled: Type.Boolean({ default: true, description: 'start this engine; when false its conversions are refused' }),
+      workers: Type.Integer({ minimum: 0, default: 0, description: 'warm workers; 0 = one per CPU core' }),
+      queueSize: Type.Integer({ minimum: 0, default: 100, description: 'jobs that may wait for a worker; past it calls get 429 with Retry-After' }),
+      queueTimeout: Type.Number({ minimum: 0.1, default: 60, description: 'seconds a job may wait for a worker before 429' }),
+      timeout: Type.Number({ minimum: 0.1, default: defaults.timeout, description: 'seconds one job may run; then the worker is killed and replaced' }),
+      maxJobs: Type.Integer({ minimum: 0, default: defaults.maxJobs, description: 'recycle a worker after this many jobs; 0 = never' }),
+      maxMemory: Type.Union([SizeSchema], { default: defaults.maxMemory, description: `recycle a worker whose resident memory passes this, in ${SIZE_FORMAT}` }),
+      healthInterval: Type.Number({ minimum: 0, default: 30, description: 'seconds between health checks of idle workers; 0 = none' }),
+      executable: Type.String({ minLength: 1, default: defaults.executable }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+}
+
 export const RoleSchema = Type.Enum(['user', 'admin']);
 
 const UserSchema = Type.Object(
@@ -120,6 +138,28 @@ export const ConfigSchema = Type.Object(
           },
           { additionalProperties: false, default: {} },
         ),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    engines: Type.Object(
+      {
+        libreoffice: engineSchema({ timeout: 120, maxJobs: 500, maxMemory: '1GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
+        chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', executable: '/usr/bin/chromium' }),
+        python: Type.String({ minLength: 1, default: '/usr/bin/python3', description: 'Python with the uno module (Debian python3-uno) that drives LibreOffice' }),
+        ghostscript: Type.String({ minLength: 1, default: 'gs' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    network: Type.Object(
+      {
+        allowInternal: Type.Boolean({
+          default: false,
+          description: 'let conversions fetch from loopback, private and link-local addresses (off: only public addresses)',
+        }),
+        allowHosts: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'host names or CIDR ranges fetched even when internal',
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -71,6 +71,9 @@ export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
       QUIRE_DATA_DIR: options.dataDir,
       QUIRE_SERVER__HOST: '127.0.0.1',
       QUIRE_LOG__LEVEL: 'info',
+      // Lifecycle tests do not convert; warm engine pools would only slow their starts.
+      QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false',
+      QUIRE_ENGINES__CHROMIUM__ENABLED: 'false',
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

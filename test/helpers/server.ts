@@ -18,9 +18,13 @@ export interface TestServer extends RunningServer {
 
 /**
  * Starts a real server on a free loopback port with a fresh data dir. `yaml` is written to a config
- * file; `env` adds overrides exactly as the process environment would.
+ * file; `env` adds overrides exactly as the process environment would. The conversion engines
+ * (LibreOffice, Chromium) start only with `engines: true`: most suites do not convert, and warm
+ * pools cost a second and some hundred megabytes per server.
  */
-export async function startTestServer(options: { yaml?: string; env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { yaml?: string; env?: Record<string, string>; dataDir?: string; engines?: boolean } = {},
+): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
   const env: Record<string, string> = {
     QUIRE_DATA_DIR: dataDir,
@@ -28,6 +32,7 @@ export async function startTestServer(options: { yaml?: string; env?: Record<str
     PORT: '0',
     QUIRE_LOG__LEVEL: 'silent',
     QUIRE_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    ...(options.engines ? {} : { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false', QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' }),
     ...options.env,
   };
   if (options.yaml !== undefined) {

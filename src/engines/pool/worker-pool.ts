@@ -104,6 +104,8 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private readonly slots: Slot<J, R>[];
   private readonly queue: Waiter<J, R>[] = [];
   private readonly strikes = new BoundedCache<number>(10_000);
+  /** Workers killed or closed by the pool that have not ended yet: `close()` waits for them. */
+  private readonly ending = new Set<Promise<unknown>>();
   private closed = false;
   private healthTimer?: NodeJS.Timeout;
   private readonly counters = { completed: 0, failed: 0, timeouts: 0, crashes: 0, rejected: 0, restarts: 0 };
@@ -146,7 +148,9 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     }
     return new Promise<R>((resolve, reject) => {
       const waiter: Waiter<J, R> = { job, options, enqueuedAt: Date.now(), attempts: 0, resolve, reject };
-      const slot = this.idleSlot();
+      // Jobs already waiting come first: a worker that has just become free (its job ended, the
+      // recycling check still running) is theirs, not the newcomer's.
+      const slot = this.queue.length === 0 ? this.idleSlot() : undefined;
       if (slot) {
         void this.execute(slot, waiter);
         return;
@@ -157,6 +161,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
         return;
       }
       this.enqueue(waiter);
+      this.dispatch();
     });
   }
 
@@ -200,6 +205,9 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Starts in flight now end their worker as soon as it is up (startWorker and replaceIdle check
+    // `closed`); they clear `slot.starting` before that close finishes, so take them now.
+    const starting = this.slots.map((s) => s.starting);
     if (this.healthTimer) clearInterval(this.healthTimer);
     for (const waiter of this.queue.splice(0)) {
       if (waiter.timer) clearTimeout(waiter.timer);
@@ -211,7 +219,9 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       if (worker) await worker.close();
     }));
     // Workers still starting are ended as soon as they come up (startWorker checks `closed`).
-    await Promise.allSettled(this.slots.map((s) => s.starting));
+    await Promise.allSettled([...starting, ...this.slots.map((s) => s.starting)]);
+    // Recycled workers still closing, killed ones not yet gone.
+    await Promise.allSettled([...this.ending]);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -270,6 +280,10 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
         this.finished(slot, 'timeout', started, queuedMs);
         this.replaceDead(slot, worker, `job timed out after ${timeoutMs} ms`);
         waiter.reject(new PoolError('timeout', this.name, `The ${this.name} engine did not finish within ${formatSeconds(timeoutMs)}; the document is too complex or malformed.`, { cause: error }));
+      } else if (error instanceof WorkerDiedError && this.closed) {
+        // close() ended the worker under the job: not the document's fault, no strike, no retry.
+        this.finished(slot, 'failed', started, queuedMs);
+        waiter.reject(new PoolError('unavailable', this.name, `The ${this.name} engine is shutting down.`, { cause: error }));
       } else if (error instanceof WorkerDiedError) {
         this.strike(waiter.options.key);
         this.counters.crashes++;
@@ -329,7 +343,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     slot.starting = (async () => {
       let fresh: PoolWorker<J, R>;
       try {
-        fresh = await this.options.create(slot.index);
+        fresh = await this.create(slot);
       } catch {
         slot.starting = undefined;
         // Keep the old worker (the next job end tries again); if it died meanwhile, start over.
@@ -349,7 +363,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       this.adopt(slot, fresh);
       this.counters.restarts++;
       this.emit('restart', { engine: this.name, slot: slot.index, reason });
-      if (old) void old.close();
+      if (old) this.track(old.close());
       this.dispatch();
     })();
   }
@@ -359,6 +373,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
     worker.kill();
+    this.track(worker.ended);
     this.counters.restarts++;
     this.emit('restart', { engine: this.name, slot: slot.index, reason });
     // A replacement already on its way (recycling) takes the slot over.
@@ -381,7 +396,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (this.closed) return Promise.resolve();
     const starting = (async () => {
       try {
-        const worker = await this.options.create(slot.index);
+        const worker = await this.create(slot);
         slot.starting = undefined;
         if (this.closed) {
           await worker.close();
@@ -398,6 +413,30 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     })();
     slot.starting = starting;
     return starting;
+  }
+
+  /**
+   * The factory's promise; a factory that throws synchronously yields a rejected one. Either way the
+   * caller's `await` settles asynchronously, after it stored the start in `slot.starting`: a
+   * synchronous throw used to clear `slot.starting` before it was set, leaving the slot "starting"
+   * forever (never retried, never replaced).
+   */
+  private create(slot: Slot<J, R>): Promise<PoolWorker<J, R>> {
+    try {
+      return Promise.resolve(this.options.create(slot.index));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Keeps an ending worker's promise until it settles, for `close()`. */
+  private track(ending: Promise<unknown>): void {
+    const tracked = ending.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.ending.add(tracked);
+    void tracked.then(() => this.ending.delete(tracked));
   }
 
   private scheduleRestart(slot: Slot<J, R>, reason: string): void {

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Limits } from '../../config/load.js';
@@ -169,6 +169,25 @@ export class DocumentService {
         reservation.release();
       }
     });
+  }
+
+  /**
+   * Makes a finished temporary file (an operation's result, in the store's tmp directory) the
+   * document's new content: a new history state in history mode. The caller holds the document's
+   * lock. The file is moved, or deleted when the limits refuse it; the stored document is untouched
+   * on any failure.
+   */
+  async commitResult(session: Session, documentId: string, temp: string, operation: string): Promise<DocumentRecord> {
+    try {
+      const { size } = await stat(temp);
+      const type = await detectFormat(temp, undefined);
+      const limits = this.gate.limitsFor(session);
+      if (limits.uploadLimit > 0 && size > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
+      return await this.commitContent(session, documentId, { temp, size, type }, operation, type.extension);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
   }
 
   /** Files and bytes a session stores (for administration). */

@@ -1,0 +1,72 @@
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config/load.js';
+import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
+import { GhostscriptDownsampler } from './engines/ghostscript/downsampler.js';
+import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
+import { PdfRewriter } from './engines/pdf/rewriter.js';
+import type { ConverterEngines } from './operations/converter/converter-service.js';
+
+/** The started engines of the server and how to stop them. */
+export interface Engines {
+  converter: ConverterEngines;
+  libreoffice?: LibreOfficeEngine;
+  fonts: FontFolder;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the configured engines: the warm pools start in parallel; an engine that cannot start is
+ * logged and left out (its conversions answer ENGINE_UNAVAILABLE) rather than stopping the server.
+ */
+export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
+  let libreoffice: LibreOfficeEngine | undefined;
+  const fonts = await openFontFolder(config.dataDir, () => {
+    logger.info('fonts folder changed: recycling the engine workers');
+    libreoffice?.recycleAll('fonts changed');
+  });
+  const env = { ...process.env, ...fonts.env };
+  const work = path.join(config.dataDir, 'engines');
+
+  const lo = config.engines.libreoffice;
+  if (lo.enabled) {
+    const engine = new LibreOfficeEngine({
+      ...LIBREOFFICE_DEFAULTS,
+      workDir: path.join(work, 'libreoffice'),
+      size: lo.workers,
+      queueLimit: lo.queueSize,
+      jobTimeoutMs: lo.timeoutMs,
+      queueTimeoutMs: lo.queueTimeoutMs,
+      maxJobsPerWorker: lo.maxJobs,
+      maxMemoryBytes: lo.maxMemoryBytes,
+      healthIntervalMs: lo.healthIntervalMs,
+      soffice: lo.executable,
+      python: config.engines.python,
+      env,
+      onFallback: (reason) =>
+        logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
+    });
+    try {
+      await engine.start();
+      libreoffice = engine;
+      logger.info({ workers: lo.workers, mode: engine.running }, 'LibreOffice engine started');
+    } catch (error) {
+      logger.error({ err: error }, 'LibreOffice engine could not start: Office conversion is unavailable');
+    }
+  }
+
+  return {
+    converter: {
+      ...(libreoffice ? { libreoffice } : {}),
+      renderers: {},
+      rewriter: new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs }),
+      downsampler: new GhostscriptDownsampler(config.engines.ghostscript),
+    },
+    ...(libreoffice ? { libreoffice } : {}),
+    fonts,
+    close: async () => {
+      fonts.close();
+      await libreoffice?.close();
+    },
+  };
+}

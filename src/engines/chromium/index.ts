@@ -1,0 +1,8 @@
+/** The Chromium engine: HTML → PDF in warm headless browsers, with the network rules of the address policy. */
+export { CHROMIUM_ENGINE_DEFAULTS, ChromiumEngine } from './chromium-engine.js';
+export type { ChromiumEngineOptions } from './chromium-engine.js';
+export { ChromiumWorker } from './chromium-worker.js';
+export type { ChromiumWorkerOptions } from './chromium-worker.js';
+export { HtmlEngineError } from './errors.js';
+export type { HtmlEngineErrorKind } from './errors.js';
+export type * from './types.js';

@@ -1,0 +1,39 @@
+/**
+ * Failures of the image engine, by kind. The engine knows nothing of HTTP or the errors catalogue; the
+ * operations layer maps the kinds, e.g. `unreadable` → webPDF -106 (the official clients test
+ * "converter on a corrupt GIF → -106").
+ */
+export type ImageEngineErrorKind =
+  /** Not an image, or corrupt, truncated or otherwise undecodable pixel data. */
+  | 'unreadable'
+  /** A real image in a form this engine does not handle (RLE/JPEG/PNG-in-BMP, 64-bit BMP, SVG, HEIF, ...). */
+  | 'unsupported'
+  /** A frame has more pixels than the configured limit; nothing was decoded. */
+  | 'tooLarge'
+  /** A requested frame number does not exist; the message names it and the frame count. */
+  | 'frameOutOfRange'
+  /** The options cannot work: no printable area left by the margins, quality outside 1-100, ... */
+  | 'invalidOptions';
+
+export class ImageEngineError extends Error {
+  readonly kind: ImageEngineErrorKind;
+
+  constructor(kind: ImageEngineErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = `ImageEngineError(${kind})`;
+    this.kind = kind;
+  }
+}
+
+/**
+ * Turns a libvips/sharp failure into an engine error. Any decode failure is `unreadable` except the
+ * pixel limit. The libvips reason is kept (first line only) because it tells a user what is wrong
+ * ("premature end of JPEG image"); the server's own path to the file is cut out of it.
+ */
+export function fromSharpError(error: unknown, inputPath: string): ImageEngineError {
+  if (error instanceof ImageEngineError) return error;
+  const raw = error instanceof Error ? error.message : String(error);
+  const reason = (raw.split('\n')[0] ?? '').split(inputPath).join('<image>').slice(0, 300);
+  if (/pixel limit/i.test(reason)) return new ImageEngineError('tooLarge', `The image exceeds the pixel limit: ${reason}`, { cause: error });
+  return new ImageEngineError('unreadable', `The image cannot be decoded: ${reason}`, { cause: error });
+}

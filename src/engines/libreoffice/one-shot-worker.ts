@@ -1,0 +1,95 @@
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { run, RunError } from '../process/run.js';
+import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
+import { UnoJobError, type UnoJob, type UnoResult } from './uno-worker.js';
+
+/**
+ * The fallback when no UNO listener can start: one `soffice --convert-to pdf` per job, with a fresh
+ * profile per job (concurrent runs on one profile fail). About 1 s per document instead of ~30 ms,
+ * but it converts. It sits in the same pool as the warm workers, so the queue, time limits and
+ * metrics stay the same.
+ */
+export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
+  readonly ended: Promise<Error>;
+  private abort?: AbortController;
+  private endWorker!: (reason: Error) => void;
+  private closed = false;
+
+  constructor(
+    /** soffice.bin or the soffice launcher; the launcher is used (it handles the first-start restart). */
+    private readonly soffice: string,
+    private readonly workDir: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
+    this.ended = new Promise<Error>((resolve) => (this.endWorker = resolve));
+  }
+
+  async run(job: UnoJob): Promise<UnoResult> {
+    if (this.closed) throw new WorkerDiedError('one-shot LibreOffice worker closed');
+    const dir = await mkdtemp(path.join(this.workDir, 'oneshot-'));
+    this.abort = new AbortController();
+    try {
+      const outDir = path.join(dir, 'out');
+      const filter = `pdf:${exportFilterFor(job.input)}:${JSON.stringify(filterOptions(job.filterData))}`;
+      const args = [
+        '--headless', '--invisible', '--nologo', '--norestore', '--nolockcheck',
+        `-env:UserInstallation=file://${path.join(dir, 'profile')}`,
+        ...(job.inputFilter ? [`--infilter=${job.inputFilter}${job.inputFilterOptions ? `:${job.inputFilterOptions}` : ''}`] : []),
+        '--convert-to', filter, '--outdir', outDir, job.input,
+      ];
+      let result;
+      try {
+        result = await run(this.soffice.replace(/\.bin$/, ''), args, { env: this.env, signal: this.abort.signal, maxOutputBytes: 64 * 1024 });
+      } catch (error) {
+        if (error instanceof RunError && error.kind === 'aborted') throw new WorkerDiedError('one-shot LibreOffice killed');
+        throw error;
+      }
+      const produced = (await readdir(outDir).catch(() => [])).find((name) => name.endsWith('.pdf'));
+      if (result.exitCode !== 0 || !produced) {
+        throw new UnoJobError('load', `LibreOffice could not convert the document (exit ${result.exitCode ?? result.signal})`);
+      }
+      await copyFile(path.join(outDir, produced), job.output);
+      return { pages: null };
+    } finally {
+      this.abort = undefined;
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Error('closed');
+  }
+
+  async memoryBytes(): Promise<number> {
+    return 0;
+  }
+
+  kill(): void {
+    this.abort?.abort();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.abort?.abort();
+    this.endWorker(new Error('closed'));
+  }
+}
+
+/** `--convert-to` needs the application's filter name when options are passed. */
+function exportFilterFor(input: string): string {
+  const extension = path.extname(input).toLowerCase().slice(1);
+  if (['xls', 'xlsx', 'xlt', 'ods', 'csv', 'xlsm', 'ots'].includes(extension)) return 'calc_pdf_Export';
+  if (['ppt', 'pptx', 'odp', 'pps', 'ppsx', 'otp', 'pptm'].includes(extension)) return 'impress_pdf_Export';
+  return 'writer_pdf_Export';
+}
+
+/** The JSON form of FilterData that `--convert-to` accepts since LibreOffice 7.4. */
+function filterOptions(data: UnoJob['filterData']): Record<string, { type: string; value: string | number | boolean }> {
+  return Object.fromEntries(
+    Object.entries(data).map(([name, value]) => [
+      name,
+      { type: typeof value === 'boolean' ? 'boolean' : typeof value === 'number' ? 'long' : 'string', value: typeof value === 'number' ? String(value) : value },
+    ]),
+  );
+}

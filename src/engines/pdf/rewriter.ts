@@ -1,0 +1,38 @@
+import { QpdfRunner } from './qpdf.js';
+
+export interface RewriteOptions {
+  /** Pages to keep, in qpdf's syntax ("1-3,5"); absent: all. */
+  pages?: string;
+  /** true: compressed streams and object streams; false: uncompressed streams, no object streams; absent: as qpdf keeps them. */
+  compress?: boolean;
+  /** Opens a protected source; the result keeps the source's encryption. */
+  password?: string;
+  deadline?: number;
+}
+
+/**
+ * Structural rewrites of a PDF with qpdf: page selection, (de)compression, and the repair qpdf does
+ * on every rewrite (it rebuilds a damaged cross-reference table). Content is never re-rendered.
+ */
+export class PdfRewriter {
+  private readonly qpdf: QpdfRunner;
+
+  constructor(options: { qpdfPath?: string; timeoutMs: number }) {
+    this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
+  }
+
+  async pageCount(input: string, options: { password?: string; deadline?: number } = {}): Promise<number> {
+    const result = await this.qpdf.run(['--show-npages', input], options);
+    return Number.parseInt(result.stdout.toString('utf8').trim(), 10);
+  }
+
+  async rewrite(input: string, output: string, options: RewriteOptions = {}): Promise<void> {
+    const args: string[] = [];
+    if (options.compress === true) args.push('--object-streams=generate', '--compress-streams=y');
+    if (options.compress === false) args.push('--object-streams=disable', '--compress-streams=n', '--decode-level=generalized');
+    args.push(input);
+    if (options.pages !== undefined) args.push('--pages', '.', options.pages, '--');
+    args.push(output);
+    await this.qpdf.run(args, { password: options.password, deadline: options.deadline });
+  }
+}

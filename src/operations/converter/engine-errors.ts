@@ -1,0 +1,37 @@
+import { QuireError } from '../../core/errors.js';
+import { GhostscriptError } from '../../engines/ghostscript/downsampler.js';
+import { UnoJobError } from '../../engines/libreoffice/uno-worker.js';
+import { PoolError } from '../../engines/pool/pool-errors.js';
+import { fromPdfEngine } from '../documents/engine-errors.js';
+
+/** Engine failures as the client sees them; anything unknown passes through (and becomes -1). */
+export function fromConversionEngine(error: unknown, context: { accessPassword: boolean }): unknown {
+  if (error instanceof QuireError) return error;
+  if (error instanceof PoolError) {
+    switch (error.kind) {
+      case 'busy':
+        return new QuireError('ENGINE_BUSY', error.message, { cause: error, headers: { 'retry-after': String(error.retryAfterSeconds) } });
+      case 'timeout':
+        return new QuireError('PROCESSING_TIMEOUT', error.message, { cause: error });
+      case 'poisoned':
+        return new QuireError('DOCUMENT_POISONED', error.message, { cause: error });
+      case 'unavailable':
+        return new QuireError('ENGINE_UNAVAILABLE', error.message, { cause: error });
+    }
+  }
+  if (error instanceof UnoJobError) {
+    if (error.kind === 'password') {
+      return new QuireError(
+        'OFFICE_PASSWORD',
+        context.accessPassword ? 'The accessPassword does not open the protected Office document.' : 'The Office document is password protected: send converter.accessPassword.',
+        { cause: error },
+      );
+    }
+    return new QuireError('CONVERSION_FAILED', `LibreOffice could not ${error.kind === 'load' ? 'read' : 'export'} the document${error.message ? `: ${error.message}` : ''}.`, { cause: error });
+  }
+  if (error instanceof GhostscriptError) {
+    if (error.kind === 'timeout') return new QuireError('PROCESSING_TIMEOUT', error.message, { cause: error });
+    return new QuireError('CONVERSION_FAILED', error.message, { cause: error });
+  }
+  return fromPdfEngine(error);
+}

@@ -1,0 +1,209 @@
+import { QuireError } from '../../core/errors.js';
+import { PageSelectionError, parsePageSelection, type PageSelection } from '../../core/page-selection.js';
+
+/** `Operation_Converter` as the route hands it over (validated against the schema, defaults applied at the top level). */
+export interface ConverterOptions {
+  pages?: string;
+  embedFonts?: boolean;
+  compression?: boolean;
+  reduceResolution?: boolean;
+  dpi?: number;
+  jpegQuality?: number;
+  fileExtension?: string;
+  accessPassword?: string;
+  maxRecursion?: number;
+  page?: PageOptions;
+  html?: {
+    adjustFonts?: boolean;
+    baseURL?: string;
+    downloadImages?: boolean;
+    errorReport?: { format?: string; mode?: string };
+    imageMode?: string;
+    preferCSSPageSize?: boolean;
+    templateData?: unknown;
+    useAsTemplate?: boolean;
+    useBackground?: boolean;
+  };
+  mail?: {
+    adjustFonts?: boolean;
+    attachmentMode?: AttachmentMode;
+    downloadImages?: boolean;
+    ignoreMissingBodyChunk?: boolean;
+    reduceImageSize?: boolean;
+    resizeImages?: boolean;
+    resizeTables?: boolean;
+    useBackground?: boolean;
+  };
+  image?: { maintainAspectRatio?: boolean };
+  office?: { word?: { form?: { enabled?: boolean } } };
+  text?: {
+    syntaxHighlight?: object;
+    textHighlight?: TextStyleOptions;
+    useSyntaxDetection?: boolean;
+  };
+  report?: { contentProblems?: boolean; fontAliasUsage?: boolean; fontIsMissing?: boolean };
+  pdfa?: { convert?: PdfaConvertOptions; analyze?: { level?: string } };
+  signature?: object;
+  template?: object;
+  transform?: object;
+  officeBridge?: object;
+  sharePointBridge?: object;
+}
+
+export type AttachmentMode = 'embed' | 'remove' | 'convert' | 'convertMerge' | 'convertEmbed' | 'convertMergeEmbed';
+
+export interface PageOptions {
+  width?: number;
+  height?: number;
+  left?: number;
+  right?: number;
+  top?: number;
+  bottom?: number;
+  metrics?: 'pt' | 'pc' | 'px' | 'mm' | 'in';
+  header?: { source?: string; uri?: string; value?: string };
+  footer?: { source?: string; uri?: string; value?: string };
+}
+
+export interface TextStyleOptions {
+  color?: string;
+  fontFamily?: string;
+  fontOrigin?: string;
+  fontSize?: string;
+  lineHeight?: string;
+  lineNumbers?: boolean;
+  wordBreak?: 'auto' | 'none' | 'word' | 'all';
+}
+
+export interface PdfaConvertOptions {
+  level?: string;
+  autoTagging?: boolean;
+  errorReport?: string;
+  successReport?: string;
+  imageQuality?: number;
+  errorCorrection?: { enabled?: boolean };
+  zugferd?: unknown;
+}
+
+/** Page geometry in millimetres. */
+export interface PageGeometry {
+  width: number;
+  height: number;
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
+}
+
+/** What the converter does, after every option was checked. */
+export interface ConversionSettings {
+  pages: PageSelection;
+  embedFonts: boolean;
+  compression: boolean;
+  /** Down-sample images to this many dpi; undefined = keep. */
+  maxDpi: number | undefined;
+  jpegQuality: number;
+  accessPassword: string;
+  /** The `page` member as given; undefined when the client did not send one. */
+  page: PageGeometry | undefined;
+  /** The page of formats without their own layout: `page`, or A4 with 20 mm margins. */
+  layoutPage: PageGeometry;
+  headerHtml: string | undefined;
+  footerHtml: string | undefined;
+  maintainAspectRatio: boolean;
+  formFields: boolean;
+  options: ConverterOptions;
+}
+
+const MM_PER_UNIT = { mm: 1, in: 25.4, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96 } as const;
+const A4: PageGeometry = { width: 210, height: 297, top: 20, right: 20, bottom: 20, left: 20 };
+
+/**
+ * Checks the options and turns them into settings. An option that is valid in webPDF but that this
+ * server cannot honour is refused with OPTION_UNSUPPORTED naming it, never silently ignored.
+ */
+export function conversionSettings(options: ConverterOptions): ConversionSettings {
+  refuseUnsupported(options);
+  let pages: PageSelection;
+  try {
+    pages = parsePageSelection(options.pages ?? '');
+  } catch (error) {
+    if (error instanceof PageSelectionError) throw new QuireError('PARAMETER', `Invalid parameter converter.pages: ${error.message}`);
+    throw error;
+  }
+  const page = options.page ? pageGeometry(options.page) : undefined;
+  const dpi = options.dpi ?? 300;
+  if (options.reduceResolution && dpi <= 0) {
+    throw new QuireError('PARAMETER', 'Invalid parameter converter.dpi: reduceResolution needs a dpi above 0.');
+  }
+  return {
+    pages,
+    embedFonts: options.embedFonts ?? false,
+    compression: options.compression ?? true,
+    maxDpi: options.reduceResolution ? dpi : undefined,
+    jpegQuality: Math.max(1, options.jpegQuality ?? 90),
+    accessPassword: options.accessPassword ?? '',
+    page,
+    layoutPage: page ?? A4,
+    headerHtml: decodeHtml(options.page?.header, 'converter.page.header'),
+    footerHtml: decodeHtml(options.page?.footer, 'converter.page.footer'),
+    maintainAspectRatio: options.image?.maintainAspectRatio ?? false,
+    formFields: options.office?.word?.form?.enabled ?? true,
+    options,
+  };
+}
+
+function pageGeometry(page: PageOptions): PageGeometry {
+  const unit = MM_PER_UNIT[page.metrics ?? 'mm'];
+  const geometry = {
+    width: (page.width ?? 210) * unit,
+    height: (page.height ?? 297) * unit,
+    top: (page.top ?? 20) * unit,
+    right: (page.right ?? 20) * unit,
+    bottom: (page.bottom ?? 20) * unit,
+    left: (page.left ?? 20) * unit,
+  };
+  if (geometry.width < 10 || geometry.height < 10 || geometry.width > 5080 || geometry.height > 5080) {
+    throw new QuireError('PARAMETER', 'Invalid parameter converter.page: width and height must be between 10 mm and 5080 mm (200 in).');
+  }
+  if ([geometry.top, geometry.right, geometry.bottom, geometry.left].some((m) => m < 0)) {
+    throw new QuireError('PARAMETER', 'Invalid parameter converter.page: margins cannot be negative.');
+  }
+  if (geometry.left + geometry.right >= geometry.width || geometry.top + geometry.bottom >= geometry.height) {
+    throw new QuireError('PARAMETER', 'Invalid parameter converter.page: the margins leave no room on the page.');
+  }
+  return geometry;
+}
+
+function decodeHtml(data: PageOptions['header'], field: string): string | undefined {
+  if (!data) return undefined;
+  if ((data.source ?? 'value') === 'uri') {
+    throw new QuireError('OPTION_UNSUPPORTED', `${field}.source "uri" is not supported: send the HTML Base64-encoded in ${field}.value.`);
+  }
+  if (!data.value) return undefined;
+  if (!/^[A-Za-z0-9+/=\s_-]*$/.test(data.value)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.value: not Base64.`);
+  return Buffer.from(data.value, 'base64').toString('utf8');
+}
+
+/** Members and values that name features this server does not have. */
+function refuseUnsupported(options: ConverterOptions): void {
+  const refuse = (field: string, why: string): never => {
+    throw new QuireError('OPTION_UNSUPPORTED', `converter.${field} is not supported by this server: ${why}`);
+  };
+  if (options.officeBridge) refuse('officeBridge', 'there is no Windows Office bridge; Office documents are converted with LibreOffice.');
+  if (options.sharePointBridge) refuse('sharePointBridge', 'there is no SharePoint bridge.');
+  if (options.template) refuse('template', 'template-based rendering is not available.');
+  if (options.transform) refuse('transform', 'XML transformations (XRechnung, XSL) are not available.');
+  if (options.html?.useAsTemplate) refuse('html.useAsTemplate', 'HTML templates are not available.');
+  if (options.html?.adjustFonts) refuse('html.adjustFonts', 'font adjustment is not available; the HTML is rendered with its own CSS.');
+  if (options.html?.errorReport?.mode === 'message') refuse('html.errorReport.mode', '"message" is not available; blocked and failed resources are logged.');
+  if (options.mail?.adjustFonts) refuse('mail.adjustFonts', 'font adjustment is not available.');
+  if (options.mail?.reduceImageSize) refuse('mail.reduceImageSize', 'use reduceResolution with dpi instead.');
+  if (options.text?.syntaxHighlight || options.text?.useSyntaxDetection) {
+    refuse(options.text.useSyntaxDetection ? 'text.useSyntaxDetection' : 'text.syntaxHighlight', 'syntax highlighting is not available; textHighlight styles plain text.');
+  }
+  if (options.text?.textHighlight?.fontOrigin === 'folder') refuse('text.textHighlight.fontOrigin', '"folder" is not available; fonts of the fonts folder are system fonts here.');
+  if (options.report?.contentProblems || options.report?.fontAliasUsage || options.report?.fontIsMissing) {
+    refuse('report', 'conversion reports are not available yet.');
+  }
+  if (options.pdfa?.analyze) refuse('pdfa.analyze', 'a converter result cannot be analysed in the same call; use the pdfa web service.');
+}
