@@ -8,7 +8,15 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # Debian packages the server and its tests need (grows with the engines; see docs/ARCHITECTURE.md).
-APT_PACKAGES=(qpdf poppler-utils unzip zip)
+APT_PACKAGES=(
+  qpdf poppler-utils unzip zip ghostscript
+  # Office conversion: the three -nogui LibreOffice applications, driven over UNO by Debian's Python.
+  libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
+  # HTML, text and e-mail rendering.
+  chromium
+  # Fonts: DejaVu and Liberation (Arial/Times metrics), Carlito/Caladea (Calibri/Cambria metrics), Noto CJK.
+  fonts-dejavu fonts-liberation fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-cjk
+)
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
 

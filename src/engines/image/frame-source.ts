@@ -96,7 +96,7 @@ async function openWithSharp(file: string, format: ImageFormat, maxPixels: numbe
         width,
         height,
         orientation: meta.orientation && meta.orientation >= 1 && meta.orientation <= 8 ? meta.orientation : 1,
-        dpi: (await ownDpi(file, format, index, jpeg)) ?? square(meta.density),
+        dpi: credible(await ownDpi(file, format, index, jpeg)) ?? credible(square(meta.density)),
         hasAlpha: meta.hasAlpha,
         grey: meta.space === 'b-w' || meta.space === 'grey16',
         icc: meta.icc,
@@ -119,7 +119,7 @@ async function openBmp(file: string, maxPixels: number, sharp: SharpFactory): Pr
     sharp,
     async frame() {
       const { width, height, channels, xDpi, yDpi } = await decoded();
-      return { width, height, orientation: 1, dpi: xDpi > 0 && yDpi > 0 ? { x: xDpi, y: yDpi } : undefined, hasAlpha: channels === 4, grey: channels === 1, icc: undefined, jpeg: undefined };
+      return { width, height, orientation: 1, dpi: credible({ x: xDpi, y: yDpi }), hasAlpha: channels === 4, grey: channels === 1, icc: undefined, jpeg: undefined };
     },
     pipeline() {
       if (!bmp) throw new Error('BMP not decoded');
@@ -138,6 +138,17 @@ async function ownDpi(file: string, format: ImageFormat, index: number, jpeg: Jp
   if (format === 'png') return withFileSource(file, (read) => readPngDpi(read));
   if (format === 'tiff') return withFileSource(file, (read) => readTiffDpi(read, index));
   return undefined;
+}
+
+/**
+ * libvips writes exactly 1 pixel/mm (25.4 dpi) into PNG and TIFF files when it knows no resolution, so
+ * like sharp (which reports no density up to 1 px/mm) we take 25.4 dpi and below as "not stated": no
+ * real scan or photo is that coarse, and a 4000-pixel image would otherwise become a 4-metre page.
+ */
+const MIN_CREDIBLE_DPI = 25.41;
+
+function credible(dpi: { x: number; y: number } | undefined): { x: number; y: number } | undefined {
+  return dpi && Number.isFinite(dpi.x) && Number.isFinite(dpi.y) && dpi.x >= MIN_CREDIBLE_DPI && dpi.y >= MIN_CREDIBLE_DPI ? dpi : undefined;
 }
 
 function square(density: number | undefined): { x: number; y: number } | undefined {

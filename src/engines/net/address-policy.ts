@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { specialAddressReason } from './special-addresses.js';
+import { specialAddressKind } from './special-addresses.js';
 
 /**
  * Whether the server may fetch a URL on a user's behalf (HTML resources, URL conversion, webhooks):
@@ -65,7 +65,7 @@ export class AddressPolicy {
   /** Judges a host as it appears in a URL: a name, an IPv4 literal or a bracketed IPv6 literal. */
   async checkHost(host: string): Promise<PolicyDecision> {
     const literal = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-    if (isIP(literal)) return this.judge([literal], false, '');
+    if (isIP(literal)) return this.judge([literal], false, undefined);
     const name = normaliseName(host);
     const allowedByName = this.allowedNames.has(name);
     let addresses: string[];
@@ -81,17 +81,19 @@ export class AddressPolicy {
       }
       if (addresses.length === 0) return { allowed: false, refusal: 'unresolved', reason: `${name} has no addresses` };
     }
-    return this.judge(addresses, allowedByName, `${name} resolves to `);
+    return this.judge(addresses, allowedByName, name);
   }
 
-  private judge(addresses: string[], allowedByName: boolean, prefix: string): PolicyDecision {
+  /** `name`: the host name the addresses came from; undefined for a literal address. */
+  private judge(addresses: string[], allowedByName: boolean, name: string | undefined): PolicyDecision {
     if (this.allowInternal || allowedByName) return { allowed: true, addresses };
     for (const address of addresses) {
       // A scoped link-local answer ("fe80::1%eth0") is judged without its zone.
       const bare = address.replace(/%.*$/, '');
-      const reason = specialAddressReason(bare);
-      if (reason !== undefined && !this.allowedRanges.check(bare, isIP(bare) === 6 ? 'ipv6' : 'ipv4')) {
-        return { allowed: false, refusal: 'address', reason: prefix + reason };
+      const kind = specialAddressKind(bare);
+      if (kind !== undefined && !this.allowedRanges.check(bare, isIP(bare) === 6 ? 'ipv6' : 'ipv4')) {
+        const reason = name === undefined ? `${bare} is ${kind}` : `${name} resolves to ${bare}, ${kind}`;
+        return { allowed: false, refusal: 'address', reason };
       }
     }
     return { allowed: true, addresses };

@@ -9,7 +9,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 interface Range {
   network: string;
   prefix: number;
-  /** Completes "<address> is …". */
+  /** Completes "<address> is …" (the cloud metadata address gets its own entry for a telling message). */
   label: string;
 }
 
@@ -18,7 +18,6 @@ const IPV4_RANGES: readonly Range[] = [
   { network: '10.0.0.0', prefix: 8, label: 'a private address' },
   { network: '100.64.0.0', prefix: 10, label: 'a carrier-grade NAT (shared) address' },
   { network: '127.0.0.0', prefix: 8, label: 'a loopback address' },
-  // Before 169.254/16 only for the more telling message.
   { network: '169.254.169.254', prefix: 32, label: 'a link-local address (the cloud metadata service)' },
   { network: '169.254.0.0', prefix: 16, label: 'a link-local address' },
   { network: '172.16.0.0', prefix: 12, label: 'a private address' },
@@ -58,9 +57,9 @@ const IPV6_GLOBAL_UNICAST = subnet('2000::', 3, 'ipv6');
 
 /** IPv6 ranges whose low bits carry an IPv4 address; `offset` is the byte where it starts. */
 const IPV4_EMBEDDING: readonly { list: BlockList; offset: number; form: string }[] = [
-  { list: subnet('::ffff:0:0', 96, 'ipv6'), offset: 12, form: 'an IPv4-mapped address' },
-  { list: subnet('64:ff9b::', 96, 'ipv6'), offset: 12, form: 'a NAT64 address' },
-  { list: subnet('2002::', 16, 'ipv6'), offset: 2, form: 'a 6to4 address' },
+  { list: subnet('::ffff:0:0', 96, 'ipv6'), offset: 12, form: 'the IPv4-mapped form' },
+  { list: subnet('64:ff9b::', 96, 'ipv6'), offset: 12, form: 'the NAT64 form' },
+  { list: subnet('2002::', 16, 'ipv6'), offset: 2, form: 'the 6to4 form' },
 ];
 
 function subnet(network: string, prefix: number, family: 'ipv4' | 'ipv6'): BlockList {
@@ -73,27 +72,23 @@ const V4 = IPV4_RANGES.map((r) => ({ list: subnet(r.network, r.prefix, 'ipv4'), 
 const V6 = IPV6_RANGES.map((r) => ({ list: subnet(r.network, r.prefix, 'ipv6'), label: r.label }));
 
 /**
- * Why `address` (an IPv4 or IPv6 literal, without brackets or zone) is not a public unicast address,
- * as a sentence ("127.0.0.1 is a loopback address"); undefined when it is public.
+ * What kind of non-public address `address` (an IPv4 or IPv6 literal, without brackets or zone) is,
+ * as a noun phrase ("a loopback address"); undefined when it is public unicast.
  */
-export function specialAddressReason(address: string): string | undefined {
-  if (isIPv4(address)) {
-    const hit = V4.find((r) => r.list.check(address, 'ipv4'));
-    return hit && `${address} is ${hit.label}`;
-  }
+export function specialAddressKind(address: string): string | undefined {
+  if (isIPv4(address)) return V4.find((r) => r.list.check(address, 'ipv4'))?.label;
   if (!isIPv6(address)) throw new TypeError(`not an IP address: ${address}`);
   // Node's BlockList matches IPv4 rules against IPv4-mapped IPv6 queries, but only IPv6 rules are
   // consulted here, so each address is judged exactly once.
   const hit = V6.find((r) => r.list.check(address, 'ipv6'));
-  if (hit) return `${address} is ${hit.label}`;
+  if (hit) return hit.label;
   const embedding = IPV4_EMBEDDING.find((e) => e.list.check(address, 'ipv6'));
   if (embedding) {
-    const bytes = ipv6Bytes(address);
-    const ipv4 = Array.from(bytes.subarray(embedding.offset, embedding.offset + 4)).join('.');
-    const inner = specialAddressReason(ipv4);
-    return inner && `${address} is ${embedding.form} of ${inner}`;
+    const ipv4 = Array.from(ipv6Bytes(address).subarray(embedding.offset, embedding.offset + 4)).join('.');
+    const inner = specialAddressKind(ipv4);
+    return inner && `${embedding.form} of ${ipv4}, ${inner}`;
   }
-  return IPV6_GLOBAL_UNICAST.check(address, 'ipv6') ? undefined : `${address} is a reserved address`;
+  return IPV6_GLOBAL_UNICAST.check(address, 'ipv6') ? undefined : 'a reserved address';
 }
 
 /** The 16 bytes of a valid IPv6 literal (with "::" and an optional trailing dotted quad). */

@@ -229,7 +229,7 @@ describe('WorkerPool with real processes: timeouts', () => {
 
     const started = Date.now();
     const refused = expectPoolError(await rejection(pool.run({ op: 'sleep', ms: 60_000 }, { key: 'doc-slow' })), 'poisoned');
-    expect(Date.now() - started).toBeLessThan(100);
+    expect(Date.now() - started).toBeLessThan(500);
     expect(refused.message).toMatch(/twice/);
     expect(factory.calls).toBe(calls);
     expect(factory.livePids()).toEqual(running);
@@ -349,17 +349,22 @@ describe('WorkerPool with real processes: recycling', () => {
   });
 
   it('keeps jobs flowing while workers are recycled', async () => {
-    const { pool, factory } = setup({ size: 2, maxJobsPerWorker: 3, queueLimit: 100 });
+    const { pool, factory } = setup({ size: 2, maxJobsPerWorker: 3, queueLimit: 10 });
     await pool.start();
-    const jobs = Array.from({ length: 40 }, (_, i) => pool.run(i % 2 === 0 ? { op: 'sleep', ms: 10 } : { op: 'echo', value: i }));
-    const results = await Promise.all(jobs);
-    expect(results).toHaveLength(40);
-    expect(new Set(results.map((r) => r.pid)).size).toBeGreaterThan(2);
+    let restarts = 0;
+    pool.on('restart', () => restarts++);
+    // Four clients keep the pool busy (two jobs running, two waiting) until four recycles happened.
+    const results: JobResult[] = [];
+    const client = async (id: number): Promise<void> => {
+      for (let i = 0; restarts < 4; i++) results.push(await pool.run(i % 2 === 0 ? { op: 'sleep', ms: 5 } : { op: 'echo', value: id }));
+    };
+    await Promise.all([0, 1, 2, 3].map(client));
+    expect(new Set(results.map((r) => r.pid)).size).toBeGreaterThanOrEqual(4);
     await waitFor(() => pool.stats().starting === 0, 'the last replacement');
     const stats = pool.stats();
-    expect(stats).toMatchObject({ completed: 40, failed: 0, rejected: 0, crashes: 0, timeouts: 0, ready: 2 });
+    expect(stats).toMatchObject({ completed: results.length, failed: 0, rejected: 0, crashes: 0, timeouts: 0, ready: 2 });
     // Every restart was a recycle, and every recycled worker got replaced.
-    expect(factory.calls).toBeGreaterThanOrEqual(4);
+    expect(stats.restarts).toBeGreaterThanOrEqual(4);
     expect(stats.restarts).toBe(factory.calls - 2);
   });
 
@@ -413,7 +418,7 @@ describe('WorkerPool with real processes: health', () => {
     expect(pool.stats().restarts).toBe(0);
 
     expect((await restart).reason).toMatch(/^health check failed: no answer within 150 ms/);
-    expect(isGone(mute)).toBe(true);
+    expect(await waitUntilGone(mute)).toBe(true);
     await waitFor(() => pool.stats().ready === 1, 'the replacement');
     expect(await pool.healthy()).toBe(true);
     expect((await pool.run({ op: 'echo', value: 1 })).pid).toBe(lastWorker(factory).pid);
