@@ -146,6 +146,16 @@ def convert(desktop, job):
                 pass
 
 
+def office_alive(process, desktop):
+    if process.poll() is not None:
+        return False
+    try:
+        desktop.getComponents()
+        return True
+    except Exception:
+        return False
+
+
 def main():
     soffice, profile_url, pipe = sys.argv[1:4]
     # The supervisor ends us with SIGTERM/SIGKILL to the group; a closed stdin also ends us.
@@ -165,10 +175,14 @@ def main():
         try:
             result = convert(desktop, job)
         except Exception as error:  # a broken bridge means soffice died: let the supervisor restart us
-            reply({"id": job["id"], "ok": False, "kind": "crash", "error": str(error)})
-            raise
+            result = {"ok": False, "kind": "crash", "error": str(error)}
+        if not result.get("ok") and result.get("kind") != "crash" and not office_alive(process, desktop):
+            # soffice died under the job: the failed load or store is not the document's fault.
+            result = {"ok": False, "kind": "crash", "error": "soffice died during the job"}
         result["id"] = job["id"]
         reply(result)
+        if result.get("kind") == "crash":
+            sys.exit(3)
     # stdin closed: the supervisor wants us gone (or died). Ask soffice to quit, then make sure.
     try:
         desktop.terminate()

@@ -57,6 +57,8 @@ async function load(page: Page, html: string, javascript: boolean, loadTimeoutMs
     if (javascript) await page.waitForNetworkIdle({ idleTime: NETWORK_QUIET_MS, concurrency: 0, timeout: Math.max(1, deadline - Date.now()) });
   } catch (error) {
     if (!(error instanceof TimeoutError)) throw error;
+    // Pending loads would hold up printing for seconds; stop them as the browser's stop button does.
+    await page.evaluate('window.stop()');
   }
 }
 

@@ -52,10 +52,12 @@ export function layoutFrame(input: LayoutInput): Layout {
   // The physical size the file states: a 300-dpi A4 scan is 595×842 pt.
   let naturalWidth = (pixelWidth * 72) / dpiX;
   let naturalHeight = (pixelHeight * 72) / dpiY;
-  const oversize = Math.max(naturalWidth, naturalHeight) / MAX_PAGE_POINTS;
-  if (oversize > 1) {
-    naturalWidth /= oversize;
-    naturalHeight /= oversize;
+  if (naturalWidth > MAX_PAGE_POINTS && naturalWidth >= naturalHeight) {
+    naturalHeight = (naturalHeight * MAX_PAGE_POINTS) / naturalWidth;
+    naturalWidth = MAX_PAGE_POINTS;
+  } else if (naturalHeight > MAX_PAGE_POINTS) {
+    naturalWidth = (naturalWidth * MAX_PAGE_POINTS) / naturalHeight;
+    naturalHeight = MAX_PAGE_POINTS;
   }
 
   let placed: Omit<Layout, 'pixelWidth' | 'pixelHeight'>;

@@ -63,7 +63,7 @@ function cleanChildren(children: readonly ChildNode[], depth: number): ChildNode
   for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
     if (DomUtils.isText(node)) {
       kept.push(node);
-    } else if (DomUtils.isTag(node) && !DROPPED.has(node.name) && !(node.name === 'link' && !isStylesheet(node))) {
+    } else if (DomUtils.isTag(node) && isAllowed(node)) {
       if (UNWRAPPED.has(node.name) || depth >= MAX_DEPTH) {
         for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
       } else {
@@ -78,6 +78,13 @@ function cleanChildren(children: readonly ChildNode[], depth: number): ChildNode
   return kept;
 }
 
+function isAllowed(element: Element): boolean {
+  if (DROPPED.has(element.name)) return false;
+  if (element.name === 'link') return isStylesheet(element);
+  if (element.name === 'style') return isRawText(element);
+  return true;
+}
+
 function cleanAttributes(element: Element): void {
   for (const [name, value] of Object.entries(element.attribs)) {
     if (!ATTRIBUTE_NAME.test(name) || name.startsWith('on') || name === 'srcdoc' || SCRIPT_SCHEME.test(urlForScheme(value))) {
@@ -89,6 +96,14 @@ function cleanAttributes(element: Element): void {
 /** What a URL parser looks at for the scheme: it ignores tabs and newlines anywhere and leading controls and spaces. */
 function urlForScheme(value: string): string {
   return value.replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+/, '');
+}
+
+/**
+ * A <style> is written out unescaped, so it must hold nothing but text that cannot close it. The
+ * tokeniser guarantees that; checking it here keeps the guarantee independent of htmlparser2's internals.
+ */
+function isRawText(style: Element): boolean {
+  return style.children.every((child) => DomUtils.isText(child) && !/<\/style/i.test(child.data));
 }
 
 function isStylesheet(link: Element): boolean {

@@ -10,6 +10,7 @@ export type { HtmlDocumentParts } from './document.js';
 export { TextEngineError } from './errors.js';
 export type { TextEngineErrorKind } from './errors.js';
 export { escapeHtml } from './escape.js';
+export { readBounded } from './read-bounded.js';
 export { DEFAULT_FONT_STACK, resolveTextOptions } from './options.js';
 export type { ResolvedTextOptions, TextRenderOptions, WordBreak } from './options.js';
 export { renderTextBlock, textToHtml } from './render.js';

@@ -147,9 +147,9 @@ describe('WorkerPool with real processes: queue', () => {
     expect(new Set([ra.pid, rb.pid])).toEqual(new Set(factory.workers.map((w) => w.pid)));
     expect([rc.value, rd.value]).toEqual(['c', 'd']);
     // The queued ones could only start once a sleeping one had finished.
-    const queued = jobEvents.filter((e) => e.queuedMs > 0).map((e) => e.queuedMs);
-    expect(queued).toHaveLength(2);
-    for (const ms of queued) expect(ms).toBeGreaterThanOrEqual(250);
+    // (The other two were dispatched at once: their queuedMs is 0, or 1 when the clock ticked.)
+    expect(jobEvents).toHaveLength(4);
+    expect(jobEvents.filter((e) => e.queuedMs >= 250)).toHaveLength(2);
     expect(pool.stats()).toMatchObject({ busy: 0, queued: 0, completed: 4, failed: 0, restarts: 0 });
     expect(factory.calls).toBe(2);
   });

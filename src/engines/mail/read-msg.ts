@@ -1,0 +1,90 @@
+import msgreader from '@kenjiuno/msgreader';
+import type { FieldsData } from '@kenjiuno/msgreader';
+import { fileTypeByExtension } from '../../core/file-types.js';
+import { decodeBytes, readBounded } from '../text/index.js';
+import { codepageEncoding } from './codepages.js';
+import { MailEngineError } from './errors.js';
+import { formatMailbox, parseMailDate } from './fields.js';
+import type { MailAttachment, MailLimits, MailMessage } from './types.js';
+
+// msgreader is CommonJS compiled from TypeScript: imported from ESM, its default export is the
+// module object, and the class is that object's `default`.
+const MsgReader = msgreader.default;
+type Reader = InstanceType<typeof MsgReader>;
+
+/**
+ * Reads an Outlook item (.msg, a compound file) with msgreader. It needs the whole file in memory,
+ * which the byte limit bounds. Bodies: the HTML body (PidTagHtml, in the message's code page) if there
+ * is one, and the plain-text body; an RTF-only body is not converted.
+ */
+export async function readMsg(path: string, limits: MailLimits): Promise<MailMessage> {
+  let bytes: Buffer | undefined;
+  try {
+    bytes = await readBounded(path, limits.maxBytes);
+  } catch (error) {
+    throw new MailEngineError('unreadable', 'The Outlook message file cannot be read.', { cause: error });
+  }
+  if (bytes === undefined) throw new MailEngineError('tooLarge', `The Outlook message file is larger than the limit of ${limits.maxBytes} bytes.`);
+
+  let reader: Reader;
+  let data: FieldsData;
+  try {
+    reader = new MsgReader(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    data = reader.getFileData();
+  } catch (error) {
+    throw notMsg(error);
+  }
+  if (data.dataType !== 'msg' || data.error !== undefined) throw notMsg(data.error);
+  const fields = data.attachments ?? [];
+  if (fields.length > limits.maxAttachments) {
+    throw new MailEngineError('tooLarge', `The Outlook message has ${fields.length} attachments; the limit is ${limits.maxAttachments}.`);
+  }
+
+  const recipients = data.recipients ?? [];
+  return {
+    subject: data.subject ?? '',
+    from: formatMailbox(data.senderName, data.senderSmtpAddress ?? data.senderEmail),
+    to: recipientList(recipients, 'to'),
+    cc: recipientList(recipients, 'cc'),
+    date: parseMailDate(data.clientSubmitTime ?? data.messageDeliveryTime),
+    html: data.html === undefined ? data.bodyHtml : decodeBytes(data.html, codepageEncoding(data.internetCodepage)).text,
+    text: data.body,
+    attachments: fields.map((field, index) => toAttachment(reader, field, index)),
+  };
+}
+
+function notMsg(cause: unknown): MailEngineError {
+  return new MailEngineError('unreadable', 'The file is not a readable Outlook message (.msg).', { cause });
+}
+
+function recipientList(recipients: FieldsData[], type: 'to' | 'cc'): string {
+  return recipients
+    .filter((recipient) => recipient.recipType === type)
+    .map((recipient) => formatMailbox(recipient.name, recipient.smtpAddress ?? recipient.email))
+    .filter((text) => text !== '')
+    .join(', ');
+}
+
+/** An attachment whose content msgreader cannot extract (e.g. an OLE object) is kept, empty, so that it is still listed. */
+function toAttachment(reader: Reader, field: FieldsData, index: number): MailAttachment {
+  let content: Buffer = Buffer.alloc(0);
+  try {
+    const extracted = reader.getAttachment(field).content;
+    content = Buffer.from(extracted.buffer, extracted.byteOffset, extracted.byteLength);
+  } catch {
+    // keep the empty content
+  }
+  return {
+    fileName: field.fileName || field.name || field.fileNameShort || `attachment-${index + 1}`,
+    contentType: (field.attachMimeTag ?? typeByExtension(field.extension)).toLowerCase(),
+    content,
+    contentId: field.pidContentId || undefined,
+    // Outlook hides the images of the HTML body (PidTagAttachmentHidden) from its attachment list.
+    inline: field.attachmentHidden === true && field.pidContentId !== undefined,
+    size: content.length,
+  };
+}
+
+function typeByExtension(extension: string | undefined): string {
+  return (extension === undefined ? undefined : fileTypeByExtension(extension)?.mimeType) ?? 'application/octet-stream';
+}

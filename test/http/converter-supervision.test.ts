@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convert, convertOk, downloadToFile, pdfFacts } from '../helpers/converter.js';
+import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
+import { startTestServer, type TestServer } from '../helpers/server.js';
+
+const DOCX = readFileSync(path.resolve(import.meta.dirname, '../fixtures/office/sample.docx'));
+
+/** A CSV that keeps LibreOffice busy for many seconds (tens of thousands of rows to lay out). */
+function slowCsv(rows = 120_000): Buffer {
+  const lines = ['id,text,value'];
+  for (let i = 0; i < rows; i++) lines.push(`${i},row number ${i} with some text to lay out,${i * 3}`);
+  return Buffer.from(lines.join('\n'));
+}
+
+/** PIDs of this server's soffice processes (their profiles live in its data dir). */
+function sofficePids(dataDir: string): number[] {
+  try {
+    return execFileSync('pgrep', ['-f', `^[^ ]*soffice[.]bin .*${dataDir}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function until(check: () => boolean, timeoutMs: number): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function supervisedServer(timeoutSeconds: number): { get: () => { server: TestServer; session: TestSession } } {
+  let server: TestServer;
+  let session: TestSession;
+  beforeAll(async () => {
+    server = await startTestServer({
+      engines: true,
+      env: {
+        QUIRE_ENGINES__CHROMIUM__ENABLED: 'false',
+        QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1',
+        QUIRE_ENGINES__LIBREOFFICE__TIMEOUT: String(timeoutSeconds),
+      },
+    });
+    session = await openSession(server.rest);
+  }, 60_000);
+  afterAll(() => server?.stop());
+  return { get: () => ({ server, session }) };
+}
+
+describe('converter: a hung LibreOffice job', () => {
+  const context = supervisedServer(2);
+
+  it('kills a job that runs past the timeout (-93, within the limit) and serves the next job on a fresh worker', async () => {
+    const { server, session } = context.get();
+    const slow = await uploadFile(server.rest, session.token, slowCsv(), 'slow.csv');
+    const before = sofficePids(server.dataDir);
+    expect(before).toHaveLength(1);
+    const started = Date.now();
+    const outcome = await convert(server.rest, session.token, slow.documentId);
+    const elapsed = Date.now() - started;
+    expect(outcome).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -93 } });
+    expect(outcome.error?.errorMessage).toMatch(/did not finish within 2 s/);
+    expect(elapsed).toBeGreaterThanOrEqual(1900);
+    expect(elapsed).toBeLessThan(6000);
+    // The hung soffice is gone; the document is as it was and unlocked.
+    await until(() => !sofficePids(server.dataDir).includes(before[0]!), 5000);
+    expect(await info(server.rest, session.token, slow.documentId)).toMatchObject({ mimeType: 'text/csv', isFileLocked: false });
+
+    const next = await uploadFile(server.rest, session.token, DOCX, 'next.docx');
+    await convertOk(server.rest, session.token, next.documentId);
+    expect(pdfFacts(await downloadToFile(server.rest, session.token, next.documentId)).text).toContain('QUIRE-MARKER-docx');
+  }, 30_000);
+});
+
+describe('converter: a LibreOffice worker killed under a job', () => {
+  const context = supervisedServer(60);
+
+  it('retries a job whose worker was killed once; a second kill refuses it (-108), later calls are refused at once, and the pool keeps serving', async () => {
+    const { server, session } = context.get();
+    const doomed = await uploadFile(server.rest, session.token, slowCsv(), 'doomed.csv');
+    const pending = convert(server.rest, session.token, doomed.documentId);
+    for (let kill = 0; kill < 2; kill++) {
+      // Wait for the worker that runs the job (a fresh one is ready ~1 s after its soffice appears), then SIGKILL its soffice mid-job.
+      await until(() => sofficePids(server.dataDir).length === 1, 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      for (const pid of sofficePids(server.dataDir)) process.kill(pid, 'SIGKILL');
+      await until(() => sofficePids(server.dataDir).length === 0 || kill === 1, 5000);
+    }
+    const outcome = await pending;
+    expect(outcome).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -108 } });
+    expect(outcome.error?.errorMessage).toMatch(/hung or crashed the libreoffice engine twice/);
+
+    const started = Date.now();
+    const again = await convert(server.rest, session.token, doomed.documentId);
+    expect(again.error?.errorCode).toBe(-108);
+    expect(Date.now() - started).toBeLessThan(1000);
+
+    const next = await uploadFile(server.rest, session.token, DOCX, 'after-crash.docx');
+    await convertOk(server.rest, session.token, next.documentId);
+  }, 60_000);
+});
