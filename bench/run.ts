@@ -4,7 +4,10 @@
  *
  *   npm run bench                       full run (1 GiB file, both parts)
  *   npm run bench -- --size=64          quick run with a 64 MiB file
- *   npm run bench -- --only=transfer    only upload/download (or --only=info)
+ *   npm run bench -- --only=transfer    only upload/download (or --only=info, --only=converter)
+ *   npm run bench -- --only=converter --docs=200 --memory-runs=1000
+ *                                       docx → PDF through REST at concurrency 1/2/4/8 next to the raw
+ *                                       LibreOffice pool and one-shot soffice (see bench/converter.ts)
  *   npm run bench -- --dist             start dist/main.js instead of src/main.ts through tsx
  *   npm run bench -- --keep             keep the test file for later runs (in $TMPDIR/quire-bench-cache/;
  *                                       later runs reuse it; remove that directory to get rid of it)
@@ -23,6 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deleteDocument, documentInfo, loginAnonymous } from './lib/api.js';
+import { runConverterBench } from './converter.js';
 import { calibrate } from './lib/calibrate.js';
 import { cpuTimesOf, memoryOf, resetPeak, RssSampler } from './lib/memory.js';
 import {
@@ -64,8 +68,10 @@ async function exists(file: string): Promise<boolean> {
 
 interface Options {
   dist: boolean;
-  only: 'all' | 'transfer' | 'info';
+  only: 'all' | 'transfer' | 'info' | 'converter';
   sizeMiB: number;
+  docs: number;
+  memoryRuns: number;
   keep: boolean;
   repeat: number;
   connections: number;
@@ -84,6 +90,8 @@ function parseOptions(argv: string[]): Options {
       dist: { type: 'boolean', default: false },
       only: { type: 'string', default: 'all' },
       size: { type: 'string', default: '1024' },
+      docs: { type: 'string', default: '200' },
+      'memory-runs': { type: 'string', default: '1000' },
       keep: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '3' },
       connections: { type: 'string', default: '64' },
@@ -109,11 +117,15 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number of seconds ≥ 0, not "${raw}"`);
     return value;
   };
-  if (!['all', 'transfer', 'info'].includes(values.only)) throw new UsageError(`--only must be transfer or info, not "${values.only}"`);
+  if (!['all', 'transfer', 'info', 'converter'].includes(values.only)) {
+    throw new UsageError(`--only must be transfer, info or converter, not "${values.only}"`);
+  }
   return {
     dist: values.dist,
     only: values.only as Options['only'],
     sizeMiB: positive('size', values.size),
+    docs: positive('docs', values.docs),
+    memoryRuns: positive('memory-runs', values['memory-runs']),
     keep: values.keep,
     repeat: positive('repeat', values.repeat),
     connections: positive('connections', values.connections),
@@ -435,6 +447,10 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.only === 'converter') {
+    process.stdout.write(`${await runConverterBench({ dist: options.dist, docs: options.docs, memoryRuns: options.memoryRuns })}\n`);
+    return;
+  }
   // Everything of this run lives in its own directory (on the disk of /tmp), so that runs side by side cannot trip each other up.
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'quire-bench-run-'));
   await mkdir(resultsDir, { recursive: true });
@@ -490,6 +506,10 @@ async function main(): Promise<void> {
     await writeFile(path.join(resultsDir, 'latest.md'), markdown);
     await writeFile(path.join(resultsDir, 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
     process.stdout.write(`${markdown}\n`);
+    if (options.only === 'all') {
+      log('converter benchmark ...');
+      process.stdout.write(`${await runConverterBench({ dist: options.dist, docs: options.docs, memoryRuns: options.memoryRuns })}\n`);
+    }
     log(`written: ${path.relative(root, path.join(resultsDir, 'latest.md'))}, ${path.relative(root, path.join(resultsDir, 'latest.json'))}`);
     if (profileDir) log(`CPU profile(s) in ${path.relative(root, profileDir)} (summarise with: node --import tsx bench/profile-summary.ts ${path.relative(root, profileDir)})`);
   } catch (error) {

@@ -33,6 +33,9 @@ const ARGS = [
   '--disable-quic',
   '--disable-extensions',
   '--no-first-run',
+  // The crash handler daemonises out of the browser's process group, so a group kill would miss it;
+  // nobody would read its reports anyway.
+  '--disable-crashpad-for-testing',
   // /dev/shm is 64 MB in default containers; Chromium then crashes on large pages.
   '--disable-dev-shm-usage',
   // Glyph positions independent of hinting, so text in the PDF is spaced as designed.

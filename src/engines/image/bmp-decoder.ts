@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { readAt } from '../format/read-at.js';
 import { ImageEngineError } from './errors.js';
+import { dpiFromMetric } from './metric-dpi.js';
 
 /**
  * A bounded BMP decoder, because libvips cannot read BMP. It handles what Windows and common tools
@@ -117,7 +118,7 @@ export function parseBmpHeader(head: Buffer, fileSize: number, maxPixels: number
   if (pixelOffset < 14 + headerSize) throw unreadable('the pixel data overlaps the header');
   if (needed > fileSize) throw unreadable('the pixel data is truncated');
 
-  const dpi = (at: number) => (headerSize >= 40 ? Math.max(0, head.readInt32LE(at)) * 0.0254 : 0);
+  const dpi = (at: number) => (headerSize >= 40 ? dpiFromMetric(Math.max(0, head.readInt32LE(at))) : 0);
   return { width, height, topDown: storedHeight < 0, bitsPerPixel, pixelOffset, stride, palette, masks, xDpi: dpi(38), yDpi: dpi(42) };
 }
 

@@ -1,4 +1,5 @@
 import type { ReadAt } from './byte-source.js';
+import { dpiFromPerCentimetre } from './metric-dpi.js';
 
 /**
  * The JPEG marker segments up to the first scan: what decides whether a JPEG can go into a PDF as its
@@ -61,7 +62,7 @@ export async function readJpegHeader(read: ReadAt): Promise<JpegHeader | undefin
         const x = data.readUInt16BE(8);
         const y = data.readUInt16BE(10);
         // Unit 0 gives only the pixel aspect ratio: no physical size.
-        if ((unit === 1 || unit === 2) && x > 0 && y > 0) jfifDpi = unit === 1 ? { x, y } : { x: x * 2.54, y: y * 2.54 };
+        if ((unit === 1 || unit === 2) && x > 0 && y > 0) jfifDpi = unit === 1 ? { x, y } : { x: dpiFromPerCentimetre(x), y: dpiFromPerCentimetre(y) };
       }
     } else if (marker === 0xee) {
       const data = await read(position + 4, Math.min(length - 2, 12));

@@ -1,4 +1,5 @@
 import type { ReadAt } from './byte-source.js';
+import { dpiFromMetric } from './metric-dpi.js';
 
 /**
  * PNG chunk walking for two jobs: the resolution (pHYs) of an input PNG, and taking sharp's PNG output
@@ -34,8 +35,8 @@ export async function readPngDpi(read: ReadAt): Promise<{ x: number; y: number }
     if (type === 'pHYs' && length === 9) {
       const data = await read(position + 8, 9);
       if (data.length < 9 || data[8] !== 1) return undefined;
-      const x = data.readUInt32BE(0) * 0.0254;
-      const y = data.readUInt32BE(4) * 0.0254;
+      const x = dpiFromMetric(data.readUInt32BE(0));
+      const y = dpiFromMetric(data.readUInt32BE(4));
       return x > 0 && y > 0 ? { x, y } : undefined;
     }
     position += 12 + length;

@@ -1,4 +1,5 @@
 import type { ReadAt } from './byte-source.js';
+import { dpiFromPerCentimetre } from './metric-dpi.js';
 
 /**
  * XResolution / YResolution / ResolutionUnit of one page (IFD) of a TIFF, classic or BigTIFF. sharp
@@ -65,8 +66,8 @@ export async function readTiffDpi(read: ReadAt, page: number): Promise<{ x: numb
       else y = value;
     }
     if (unit !== 2 && unit !== 3) return undefined; // 1: no absolute unit
-    const scale = unit === 3 ? 2.54 : 1;
     if (!x || !Number.isFinite(x)) return undefined;
-    return { x: x * scale, y: (y && Number.isFinite(y) ? y : x) * scale };
+    const inDpi = (value: number) => (unit === 3 ? dpiFromPerCentimetre(value) : value);
+    return { x: inDpi(x), y: inDpi(y && Number.isFinite(y) ? y : x) };
   }
 }

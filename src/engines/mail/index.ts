@@ -7,5 +7,5 @@ export type { MailEngineErrorKind } from './errors.js';
 export { readMail } from './read-mail.js';
 export { mailToHtml } from './render.js';
 export type { MailToHtmlOptions } from './render.js';
-export { sanitizeHtml } from './sanitize-html.js';
+export { sanitizeHtml, serializeHtml } from './sanitize-html.js';
 export type { MailAttachment, MailLimits, MailMessage } from './types.js';

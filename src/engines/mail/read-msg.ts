@@ -1,4 +1,5 @@
-import msgreader from '@kenjiuno/msgreader';
+import { createRequire } from 'node:module';
+import type msgreader from '@kenjiuno/msgreader';
 import type { FieldsData } from '@kenjiuno/msgreader';
 import { fileTypeByExtension } from '../../core/file-types.js';
 import { decodeBytes, readBounded } from '../text/index.js';
@@ -7,9 +8,10 @@ import { MailEngineError } from './errors.js';
 import { formatMailbox, parseMailDate } from './fields.js';
 import type { MailAttachment, MailLimits, MailMessage } from './types.js';
 
-// msgreader is CommonJS compiled from TypeScript: imported from ESM, its default export is the
-// module object, and the class is that object's `default`.
-const MsgReader = msgreader.default;
+// msgreader is CommonJS compiled from TypeScript, with the class as `exports.default`. An ESM default
+// import yields the exports object under Node but the class under vitest's interop, so the module is
+// loaded with require, which means the same everywhere.
+const { default: MsgReader } = createRequire(import.meta.url)('@kenjiuno/msgreader') as typeof msgreader;
 type Reader = InstanceType<typeof MsgReader>;
 
 /**

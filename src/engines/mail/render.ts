@@ -1,9 +1,8 @@
-import { DomUtils } from 'htmlparser2';
 import { htmlDocument, renderTextBlock } from '../text/index.js';
 import type { TextRenderOptions } from '../text/index.js';
 import { renderHeader } from './header.js';
 import { inlineCidImages } from './inline-images.js';
-import { sanitizeHtml } from './sanitize-html.js';
+import { sanitizeHtml, serializeHtml } from './sanitize-html.js';
 import type { MailMessage } from './types.js';
 
 export interface MailToHtmlOptions {
@@ -22,14 +21,15 @@ export interface MailToHtmlOptions {
  */
 const MAIL_CSP = "script-src 'none'; object-src 'none'; frame-src 'none'; child-src 'none'; worker-src 'none'; form-action 'none'; base-uri 'none'";
 
-const HEADER_CSS = `body { margin: 0; }
+/** Our header, and the defaults for a body that sets no font (mail clients show sans-serif, not the browser's serif). */
+const BASE_CSS = `body { margin: 0; }
 .quire-mail-header { font-family: "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", sans-serif; font-size: 12px; color: #000000;
   border-bottom: 1px solid #999999; padding-bottom: 8px; margin-bottom: 12px; }
 .quire-mail-header table { border-collapse: collapse; }
 .quire-mail-header th { text-align: left; vertical-align: top; font-weight: bold; padding: 1px 12px 1px 0; white-space: nowrap; }
 .quire-mail-header td { padding: 1px 0; overflow-wrap: anywhere; }
 .quire-mail-attachments { margin-top: 6px; overflow-wrap: anywhere; }
-.quire-mail-body { overflow-wrap: break-word; }
+.quire-mail-body { font-family: "DejaVu Sans", "Liberation Sans", "Noto Sans CJK JP", sans-serif; overflow-wrap: break-word; }
 `;
 
 const RESIZE_IMAGES_CSS = '.quire-mail-body img { max-width: 100% !important; height: auto !important; }\n';
@@ -44,11 +44,11 @@ const RESIZE_TABLES_CSS = '.quire-mail-body table { max-width: 100% !important; 
  */
 export function mailToHtml(message: MailMessage, options: MailToHtmlOptions = {}): string {
   let body: string;
-  let css = HEADER_CSS;
+  let css = BASE_CSS;
   if (message.html !== undefined && message.html.trim() !== '') {
     const document = sanitizeHtml(message.html);
     inlineCidImages(document, message.attachments);
-    body = DomUtils.getOuterHTML(document, { encodeEntities: 'utf8' });
+    body = serializeHtml(document);
   } else {
     const block = renderTextBlock((message.text ?? '').replace(/\r\n?/g, '\n'), options.text);
     body = block.html;

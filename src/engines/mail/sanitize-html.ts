@@ -3,8 +3,8 @@ import { DomUtils, parseDocument } from 'htmlparser2';
 
 /**
  * Makes a mail's HTML body safe to print: parses it with htmlparser2 into a tree, keeps only elements,
- * attributes and text that cannot run script, frame other documents or submit anything, and leaves the
- * tree for serialising with dom-serializer (DomUtils.getOuterHTML), which escapes all text and values.
+ * attributes and text that cannot run script, frame other documents or submit anything; serializeHtml
+ * then writes the tree out with dom-serializer, which escapes all text and attribute values.
  *
  * htmlparser2 is not a WHATWG-conformant parser, so Chromium may build a different tree from the same
  * markup. That is harmless for element nesting; it matters only where the two would *tokenise* our
@@ -54,6 +54,11 @@ export function sanitizeHtml(html: string): Document {
     }
   }
   return document;
+}
+
+/** The sanitised tree as markup: text escaped (`& < >`), attribute values quoted and escaped (`& "`), UTF-8 kept as is. */
+export function serializeHtml(document: Document): string {
+  return DomUtils.getOuterHTML(document, { encodeEntities: 'utf8' });
 }
 
 function cleanChildren(children: readonly ChildNode[], depth: number): ChildNode[] {

@@ -104,7 +104,11 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private readonly slots: Slot<J, R>[];
   private readonly queue: Waiter<J, R>[] = [];
   private readonly strikes = new BoundedCache<number>(10_000);
-  /** Workers killed or closed by the pool that have not ended yet: `close()` waits for them. */
+  /**
+   * Recycled workers still closing (`close()` is bounded: it kills after a grace period); `close()`
+   * waits for them. Killed workers are not waited for: SIGKILL is immediate, and not every worker
+   * settles `ended` on `kill()`.
+   */
   private readonly ending = new Set<Promise<unknown>>();
   private closed = false;
   private healthTimer?: NodeJS.Timeout;
@@ -220,7 +224,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     }));
     // Workers still starting are ended as soon as they come up (startWorker checks `closed`).
     await Promise.allSettled([...starting, ...this.slots.map((s) => s.starting)]);
-    // Recycled workers still closing, killed ones not yet gone.
+    // Recycled workers still closing gracefully.
     await Promise.allSettled([...this.ending]);
   }
 
@@ -373,7 +377,6 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
     worker.kill();
-    this.track(worker.ended);
     this.counters.restarts++;
     this.emit('restart', { engine: this.name, slot: slot.index, reason });
     // A replacement already on its way (recycling) takes the slot over.
@@ -429,7 +432,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     }
   }
 
-  /** Keeps an ending worker's promise until it settles, for `close()`. */
+  /** Keeps a recycled worker's `close()` until it settles, for `close()`. */
   private track(ending: Promise<unknown>): void {
     const tracked = ending.then(
       () => undefined,

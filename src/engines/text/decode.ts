@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import chardet from 'chardet';
+import { analyse } from 'chardet';
 import { canonicalEncoding, decodeAs } from './charsets.js';
 import { TextEngineError } from './errors.js';
 import { readBounded } from './read-bounded.js';
@@ -59,7 +59,7 @@ function detectEncoding(bytes: Uint8Array): string {
   if (bytes[0] === 0xff && bytes[1] === 0xfe) return 'utf-16le';
   if (bytes[0] === 0xfe && bytes[1] === 0xff) return 'utf-16be';
   if (isUtf8(bytes)) return 'utf-8';
-  for (const match of chardet.analyse(bytes.subarray(0, DETECTION_SAMPLE))) {
+  for (const match of analyse(bytes.subarray(0, DETECTION_SAMPLE))) {
     if (match.confidence < MIN_CONFIDENCE) break; // the matches come sorted by confidence
     const supported = canonicalEncoding(match.name);
     if (supported !== undefined) return supported;
