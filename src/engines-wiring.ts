@@ -2,10 +2,11 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/load.js';
 import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
-import { GhostscriptDownsampler } from './engines/ghostscript/downsampler.js';
+import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
+import { createRenderers } from './operations/converter/renderers.js';
 
 /** The started engines of the server and how to stop them. */
 export interface Engines {
@@ -55,12 +56,13 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     }
   }
 
+  const ghostscript = new Ghostscript(config.engines.ghostscript);
   return {
     converter: {
       ...(libreoffice ? { libreoffice } : {}),
-      renderers: {},
+      renderers: createRenderers({ ghostscript, timeoutMs: config.documents.toolTimeoutMs * 4 }),
       rewriter: new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs }),
-      downsampler: new GhostscriptDownsampler(config.engines.ghostscript),
+      ghostscript,
     },
     ...(libreoffice ? { libreoffice } : {}),
     fonts,

@@ -61,11 +61,12 @@ export interface PdfFacts {
 }
 
 /** What poppler says about a PDF (an independent check of the server's output). */
-export function pdfFacts(file: string): PdfFacts {
-  const infoText = execFileSync('pdfinfo', [file], { encoding: 'utf8' });
+export function pdfFacts(file: string, userPassword?: string): PdfFacts {
+  const password = userPassword === undefined ? [] : ['-upw', userPassword];
+  const infoText = execFileSync('pdfinfo', [...password, file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const pages = Number(/^Pages:\s+(\d+)/m.exec(infoText)?.[1] ?? NaN);
   const size = /^Page size:\s+([\d.]+) x ([\d.]+) pts/m.exec(infoText);
-  const text = execFileSync('pdftotext', ['-enc', 'UTF-8', file, '-'], { encoding: 'utf8' });
+  const text = execFileSync('pdftotext', [...password, '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' });
   return {
     pages,
     width: Math.round(Number(size?.[1] ?? NaN)),

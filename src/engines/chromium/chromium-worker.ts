@@ -33,9 +33,6 @@ const ARGS = [
   '--disable-quic',
   '--disable-extensions',
   '--no-first-run',
-  // The crash handler daemonises out of the browser's process group, so a group kill would miss it;
-  // nobody would read its reports anyway.
-  '--disable-crashpad-for-testing',
   // /dev/shm is 64 MB in default containers; Chromium then crashes on large pages.
   '--disable-dev-shm-usage',
   // Glyph positions independent of hinting, so text in the PDF is spaced as designed.
@@ -149,7 +146,9 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
     this.killed = true;
     this.die(new Error('killed'));
     // Once the browser has exited its group was killed already (see cleanedUp), and the pid may have
-    // been reused by another group since.
+    // been reused by another group since. (Chromium's crash handler daemonises out of the group; it
+    // exits by itself when the browser is gone. --disable-crashpad-for-testing would keep it from
+    // starting, but also breaks the network service of Chromium 156.)
     if (this.child.exitCode === null && this.child.signalCode === null) killGroup(this.pid);
   }
 

@@ -1,5 +1,6 @@
 import type { ChildNode, Document, Element, ParentNode } from 'domhandler';
-import { DomUtils, parseDocument } from 'htmlparser2';
+import { DomHandler, DomUtils, Parser } from 'htmlparser2';
+import { MailEngineError } from './errors.js';
 
 /**
  * Makes a mail's HTML body safe to print: parses it with htmlparser2 into a tree, keeps only elements,
@@ -34,8 +35,17 @@ const DROPPED = new Set([
  */
 const UNWRAPPED = new Set(['html', 'head', 'form']);
 
-/** Deeper elements are replaced by their text, so a hostile nesting depth cannot exhaust the stack of the recursive serialiser. */
-const MAX_DEPTH = 256;
+/**
+ * Deeper elements are replaced by their content, so that the recursive serialiser cannot run out of
+ * stack. Chromium builds no deeper tree than this either: it attaches deeper elements at this depth.
+ */
+const MAX_DEPTH = 512;
+
+/**
+ * Deeper nesting is refused while parsing: htmlparser2 keeps its open elements in an array that it
+ * unshifts into, so parsing costs the square of the depth (100,000 levels take many seconds).
+ */
+const MAX_PARSE_DEPTH = 4096;
 
 /** Attribute names as HTML writes them; anything odder is dropped rather than re-serialised. */
 const ATTRIBUTE_NAME = /^[a-z_][a-z0-9_:.-]*$/;
@@ -43,8 +53,9 @@ const ATTRIBUTE_NAME = /^[a-z_][a-z0-9_:.-]*$/;
 /** URL schemes that run script. Checked on every attribute, not a list of URL attributes, so none is missed. */
 const SCRIPT_SCHEME = /^(?:javascript|vbscript|livescript):/i;
 
+/** Throws MailEngineError `unreadable` for nesting deeper than MAX_PARSE_DEPTH. */
 export function sanitizeHtml(html: string): Document {
-  const document = parseDocument(html);
+  const document = parse(html);
   const pending: Array<{ parent: ParentNode; depth: number }> = [{ parent: document, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const kept = cleanChildren(next.parent.children, next.depth);
@@ -54,6 +65,23 @@ export function sanitizeHtml(html: string): Document {
     }
   }
   return document;
+}
+
+function parse(html: string): Document {
+  const handler = new DepthLimitedHandler();
+  new Parser(handler).end(html);
+  return handler.root;
+}
+
+/** htmlparser2's tree builder, stopping the parse (by throwing out of it) once the open elements get too deep. */
+class DepthLimitedHandler extends DomHandler {
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    super.onopentag(name, attribs);
+    // tagStack holds the document and then the open elements.
+    if (this.tagStack.length > MAX_PARSE_DEPTH) {
+      throw new MailEngineError('unreadable', `The HTML body nests elements more than ${MAX_PARSE_DEPTH} levels deep.`);
+    }
+  }
 }
 
 /** The sanitised tree as markup: text escaped (`& < >`), attribute values quoted and escaped (`& "`), UTF-8 kept as is. */

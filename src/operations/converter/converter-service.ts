@@ -3,7 +3,7 @@ import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
 import { formatPageList, PageSelectionError, resolvePageSelection } from '../../core/page-selection.js';
-import type { GhostscriptDownsampler } from '../../engines/ghostscript/downsampler.js';
+import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { LibreOfficeEngine } from '../../engines/libreoffice/libreoffice-engine.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { Session } from '../../sessions/session.js';
@@ -27,7 +27,7 @@ export interface ConverterEngines {
   /** Converts kinds rendered elsewhere (HTML, text, mail, images, PostScript); see `renderers.ts`. */
   renderers: Partial<Record<InputKind, Renderer>>;
   rewriter: PdfRewriter;
-  downsampler: GhostscriptDownsampler;
+  ghostscript: Ghostscript;
 }
 
 /** Everything a renderer needs for one conversion. */
@@ -192,7 +192,7 @@ export class ConverterService {
 
   /** Page selection, compression and resolution on the rendered PDF, each only when asked for. */
   private async finish(rendered: Rendered, workDir: string, settings: ConversionSettings, password: string | undefined, kind: InputKind): Promise<string> {
-    const { rewriter, downsampler } = this.engines;
+    const { rewriter, ghostscript } = this.engines;
     let current = rendered.file;
     try {
       let pages: string | undefined;
@@ -217,7 +217,7 @@ export class ConverterService {
       }
       if (settings.maxDpi !== undefined && !rendered.resolutionApplied) {
         const next = path.join(workDir, `downsampled-${path.basename(current)}`);
-        await downsampler.downsample(current, next, { dpi: settings.maxDpi, jpegQuality: settings.jpegQuality, timeoutMs: 120_000 });
+        await ghostscript.downsample(current, next, { dpi: settings.maxDpi, jpegQuality: settings.jpegQuality, timeoutMs: 120_000 });
         current = next;
       }
       return current;

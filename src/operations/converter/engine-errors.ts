@@ -1,5 +1,5 @@
 import { QuireError } from '../../core/errors.js';
-import { GhostscriptError } from '../../engines/ghostscript/downsampler.js';
+import { GhostscriptError } from '../../engines/ghostscript/ghostscript.js';
 import { UnoJobError } from '../../engines/libreoffice/uno-worker.js';
 import { PoolError } from '../../engines/pool/pool-errors.js';
 import { fromPdfEngine } from '../documents/engine-errors.js';

@@ -1,5 +1,6 @@
-import { parseDocument, DomUtils } from 'htmlparser2';
+import { DomUtils, parseDocument } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
+import { MailEngineError } from '../../../src/engines/mail/errors.js';
 import { sanitizeHtml, serializeHtml } from '../../../src/engines/mail/sanitize-html.js';
 import { HOSTILE_HTML } from './payloads.js';
 
@@ -64,11 +65,26 @@ describe('sanitizeHtml', () => {
       .toBe('<img src="https://images.example.com/a.png" alt="a"><a href="mailto:x@example.com">m</a>');
   });
 
-  it('flattens absurd nesting instead of overflowing the stack', () => {
-    const depth = 100_000;
-    const html = clean(`${'<div>'.repeat(depth)}deep text${'</div>'.repeat(depth)}`);
+  it('flattens nesting deeper than Chromium builds, keeping the content', () => {
+    const depth = 3000;
+    const html = clean(`${'<div>'.repeat(depth)}<b>deep</b> text${'</div>'.repeat(depth)}`);
     expect(html).toContain('deep text');
-    expect(html.match(/<div>/g)?.length).toBe(256);
+    expect(html.match(/<div>/g)?.length).toBe(512);
+  });
+
+  it('refuses absurd nesting quickly instead of parsing it for minutes', () => {
+    const started = performance.now();
+    const error: unknown = (() => {
+      try {
+        return clean(`${'<div>'.repeat(200_000)}x`);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(error).toBeInstanceOf(MailEngineError);
+    expect((error as MailEngineError).kind).toBe('unreadable');
+    expect((error as MailEngineError).message).toBe('The HTML body nests elements more than 4096 levels deep.');
   });
 
   it.each(HOSTILE_HTML.map((html) => [html]))('leaves nothing that runs from %j', (html) => {

@@ -20,12 +20,17 @@ export class GhostscriptError extends Error {
 }
 
 /**
- * Image down-sampling of a finished PDF with Ghostscript's pdfwrite (AGPL, so it runs as a separate
- * process). Used where the producing engine cannot do it itself (Chromium, PDF input); LibreOffice
- * and the image converter reduce resolution while they write.
+ * Ghostscript's pdfwrite (AGPL, so it runs as a separate process): PostScript to PDF, and image
+ * down-sampling of a finished PDF where the producing engine cannot do it itself (Chromium, PDF
+ * input); LibreOffice and the image converter reduce resolution while they write.
  */
-export class GhostscriptDownsampler {
+export class Ghostscript {
   constructor(private readonly gs = 'gs') {}
+
+  /** PostScript or EPS to PDF (pdfwrite), in a sandbox (-dSAFER: no file access beyond the input). */
+  async postscriptToPdf(input: string, output: string, timeoutMs: number): Promise<void> {
+    await this.pdfwrite(['-dEPSCrop', `-sOutputFile=${output}`, input], timeoutMs, 'convert the PostScript');
+  }
 
   async downsample(input: string, output: string, options: DownsampleOptions): Promise<void> {
     const dpi = Math.max(1, Math.round(options.dpi));
@@ -43,16 +48,21 @@ export class GhostscriptDownsampler {
       `-sOutputFile=${output}`,
       input,
     ];
+    await this.pdfwrite(args, options.timeoutMs, 'rewrite the PDF');
+  }
+
+  private async pdfwrite(extra: string[], timeoutMs: number, what: string): Promise<void> {
+    const args = extra[0] === '-q' ? extra : ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite', ...extra];
     let result;
     try {
-      result = await run(this.gs, args, { timeoutMs: options.timeoutMs, maxOutputBytes: 64 * 1024 });
+      result = await run(this.gs, args, { timeoutMs, maxOutputBytes: 64 * 1024 });
     } catch (error) {
       if (error instanceof RunError) throw new GhostscriptError('toolMissing', `Ghostscript cannot be started: ${error.message}`);
       throw error;
     }
-    if (result.timedOut) throw new GhostscriptError('timeout', `Ghostscript did not finish within ${options.timeoutMs} ms`);
+    if (result.timedOut) throw new GhostscriptError('timeout', `Ghostscript did not finish within ${timeoutMs} ms`);
     if (result.exitCode !== 0) {
-      throw new GhostscriptError('failed', `Ghostscript could not rewrite the PDF (exit ${result.exitCode ?? result.signal})`, result.stderr.slice(-2000));
+      throw new GhostscriptError('failed', `Ghostscript could not ${what} (exit ${result.exitCode ?? result.signal})`, result.stderr.slice(-2000));
     }
   }
 }
