@@ -1,17 +1,24 @@
+import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/load.js';
 import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
 import { Ghostscript } from './engines/ghostscript/ghostscript.js';
+import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
+import type { Task } from './engines/pool/in-process-worker.js';
+import type { WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
-import { createRenderers } from './operations/converter/renderers.js';
+import { createImagePool, createRenderers } from './operations/converter/renderers.js';
 
 /** The started engines of the server and how to stop them. */
 export interface Engines {
   converter: ConverterEngines;
   libreoffice?: LibreOfficeEngine;
+  chromium?: ChromiumEngine;
+  images: WorkerPool<Task<unknown>, unknown>;
   fonts: FontFolder;
   close(): Promise<void>;
 }
@@ -22,9 +29,11 @@ export interface Engines {
  */
 export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
   let libreoffice: LibreOfficeEngine | undefined;
+  let chromium: ChromiumEngine | undefined;
   const fonts = await openFontFolder(config.dataDir, () => {
     logger.info('fonts folder changed: recycling the engine workers');
     libreoffice?.recycleAll('fonts changed');
+    chromium?.recycleAll('fonts changed');
   });
   const env = { ...process.env, ...fonts.env };
   const work = path.join(config.dataDir, 'engines');
@@ -56,19 +65,56 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     }
   }
 
+  const cr = config.engines.chromium;
+  if (cr.enabled) {
+    const engine = new ChromiumEngine({
+      size: cr.workers,
+      queueLimit: cr.queueSize,
+      jobTimeoutMs: cr.timeoutMs,
+      queueTimeoutMs: cr.queueTimeoutMs,
+      maxJobsPerWorker: cr.maxJobs,
+      maxMemoryBytes: cr.maxMemoryBytes,
+      healthIntervalMs: cr.healthIntervalMs,
+      executablePath: cr.executable,
+      env: fonts.env,
+      tempDir: path.join(work, 'chromium'),
+    });
+    try {
+      await mkdir(path.join(work, 'chromium'), { recursive: true });
+      await engine.start();
+      chromium = engine;
+      logger.info({ workers: cr.workers }, 'Chromium engine started');
+    } catch (error) {
+      logger.error({ err: error }, 'Chromium could not start: HTML, text and e-mail conversion is unavailable');
+    }
+  }
+
   const ghostscript = new Ghostscript(config.engines.ghostscript);
+  const rewriter = new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs });
+  const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
+  await images.start();
   return {
     converter: {
       ...(libreoffice ? { libreoffice } : {}),
-      renderers: createRenderers({ ghostscript, timeoutMs: config.documents.toolTimeoutMs * 4 }),
-      rewriter: new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs }),
+      renderers: createRenderers({
+        ghostscript,
+        rewriter,
+        ...(chromium ? { chromium } : {}),
+        images,
+        network: config.network,
+        timeoutMs: config.documents.toolTimeoutMs * 4,
+        maxTextBytes: 64 * 1024 * 1024,
+      }),
+      rewriter,
       ghostscript,
     },
     ...(libreoffice ? { libreoffice } : {}),
+    ...(chromium ? { chromium } : {}),
+    images,
     fonts,
     close: async () => {
       fonts.close();
-      await libreoffice?.close();
+      await Promise.all([libreoffice?.close(), chromium?.close(), images.close()]);
     },
   };
 }

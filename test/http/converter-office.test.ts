@@ -84,7 +84,7 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
     expect(fontTable.length).toBeGreaterThan(0);
     for (const line of fontTable) expect(line).toMatch(/ yes /); // the "emb" column
     const described = await info(server.rest, session.token, uploaded.documentId);
-    expect(JSON.stringify(described.metadata)).toMatch(/"part":"?2"?/);
+    expect(JSON.stringify((described as unknown as { metadata: unknown }).metadata)).toMatch(/"part":"?2"?/);
   });
 
   it('opens a protected OpenDocument file with accessPassword; without it or with a wrong one: -103', async () => {

@@ -13,7 +13,7 @@ export interface ChromiumEngineOptions {
   queueTimeoutMs?: number;
   /** Replace a browser after this many conversions (0: never). */
   maxJobsPerWorker?: number;
-  /** Replace a browser whose processes together pass this (proportional set size), bytes (0: never). */
+  /** Replace a browser whose processes together hold more than this (resident anonymous + shared memory), bytes (0: never). */
   maxMemoryBytes?: number;
   /** Ping idle browsers this often, ms (0: never). */
   healthIntervalMs?: number;

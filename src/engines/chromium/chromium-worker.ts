@@ -26,11 +26,13 @@ const ARGS = [
   // apart by incognito contexts, their network by the job's proxy, and the browser is killed by group.
   '--no-sandbox',
   '--disable-gpu',
-  // No traffic of the browser's own: updates, sync, safe browsing, QUIC probing.
+  // No traffic of the browser's own (updates, sync, safe browsing), and none outside the HTTP proxy.
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
   '--disable-quic',
+  // WebRTC would send UDP (STUN) to any address, past the job's proxy.
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--disable-extensions',
   '--no-first-run',
   // /dev/shm is 64 MB in default containers; Chromium then crashes on large pages.
@@ -58,6 +60,8 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   private die!: (reason: Error) => void;
   private endReason: Error | undefined;
   private killed = false;
+  /** `close()` was called: a job failing from now on fails because the browser goes away. */
+  private closing = false;
   /** Settles once the browser has exited and its profile directory is removed. */
   private readonly cleanedUp: Promise<void>;
 
@@ -121,14 +125,14 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   }
 
   async run(job: HtmlJob): Promise<HtmlResult> {
-    if (this.endReason || this.killed) throw new WorkerDiedError(`Chromium ended: ${this.endReason?.message ?? 'killed'}`);
+    if (this.endReason || this.killed || this.closing) throw new WorkerDiedError(`Chromium ended: ${this.endReason?.message ?? (this.killed ? 'killed' : 'closed')}`);
     try {
       return await Promise.race([render(this.browser, job, job.loadTimeoutMs ?? this.options.loadTimeoutMs), this.death]);
     } catch (error) {
       if (error instanceof WorkerDiedError || error instanceof HtmlEngineError) throw error;
       const message = (error as Error).message;
       // A job whose browser vanished under it failed for that reason, not its own (the pool retries it).
-      if (this.killed || !this.browser.connected) throw new WorkerDiedError(`Chromium ended during the job: ${message}`, { cause: error });
+      if (this.killed || this.closing || !this.browser.connected) throw new WorkerDiedError(`Chromium ended during the job: ${message}`, { cause: error });
       throw new HtmlEngineError('renderFailed', `Chromium could not convert the document: ${message}`, { cause: error });
     }
   }
@@ -153,6 +157,7 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     if (!this.endReason) {
       const timer = setTimeout(() => this.kill(), CLOSE_GRACE_MS);
       await this.browser.close().catch(() => this.kill());

@@ -32,9 +32,11 @@ export async function render(browser: Browser, job: HtmlJob, loadTimeoutMs: numb
   try {
     // All of the context's traffic goes through the job's proxy; `<-loopback>` because Chromium would
     // otherwise send loopback addresses past it, directly.
-    const context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'] });
+    const context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } });
     try {
       const page = await context.newPage();
+      // alert(), confirm() and prompt() would stop the page until someone answers.
+      // page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
       await page.setJavaScriptEnabled(job.javascript);
       await guard.attach(page);
       await load(page, html, job.javascript, loadTimeoutMs);

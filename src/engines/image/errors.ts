@@ -28,10 +28,12 @@ export class ImageEngineError extends Error {
 /**
  * Turns a libvips/sharp failure into an engine error. Any decode failure is `unreadable` except the
  * pixel limit. The libvips reason is kept (first line only) because it tells a user what is wrong
- * ("premature end of JPEG image"); the server's own path to the file is cut out of it.
+ * ("premature end of JPEG image"); the server's own path to the file is cut out of it. Node system
+ * errors (ENOENT, EACCES, ENOSPC ...) are not about the image and pass through unchanged.
  */
-export function fromSharpError(error: unknown, inputPath: string): ImageEngineError {
+export function fromSharpError(error: unknown, inputPath: string): Error {
   if (error instanceof ImageEngineError) return error;
+  if (error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string') return error;
   const raw = error instanceof Error ? error.message : String(error);
   const reason = (raw.split('\n')[0] ?? '').split(inputPath).join('<image>').slice(0, 300);
   if (/pixel limit/i.test(reason)) return new ImageEngineError('tooLarge', `The image exceeds the pixel limit: ${reason}`, { cause: error });

@@ -1,8 +1,7 @@
-import { stat } from 'node:fs/promises';
-import { bufferSource } from './byte-source.js';
+import { bufferSource, withFileSource } from './byte-source.js';
 import { fromSharpError } from './errors.js';
 import type { FrameInfo, ImageSource } from './frame-source.js';
-import { readJpegHeader } from './jpeg-header.js';
+import { findJpegEnd, readJpegHeader } from './jpeg-header.js';
 import type { JpegHeader } from './jpeg-header.js';
 import { decodeOptions } from './load-sharp.js';
 import type { Sharp } from './load-sharp.js';
@@ -33,6 +32,13 @@ export interface FrameRequest {
 /** Baseline, extended sequential and progressive Huffman: what every PDF reader's DCTDecode handles. */
 const PASSTHROUGH_FRAME_TYPES = new Set([0xc0, 0xc1, 0xc2]);
 
+/**
+ * Measured on 12-MP images: adaptive row filters make a photo's Flate stream 2-2.5× smaller than no
+ * filter for about the same CPU at zlib level 3, while level 6 costs 2.5× the CPU for 4% less. (Text
+ * scans come out ~15% larger than unfiltered level 6; photos are where the megabytes are.)
+ */
+const PNG_OPTIONS = { compressionLevel: 3, adaptiveFiltering: true } as const;
+
 /** Largest ICC profile copied into the PDF; bigger ones are dropped (the image falls back to device colour). */
 const MAX_ICC_BYTES = 4 << 20;
 
@@ -44,7 +50,7 @@ export async function encodeFrame(request: FrameRequest): Promise<PdfImage> {
     if (source.format === 'jpeg' && !resize && info.orientation === 1 && info.jpeg && passesThrough(info.jpeg, info)) {
       return await jpegAsIs(request, info.jpeg);
     }
-    let pipeline = source.pipeline(index);
+    let pipeline = await source.pipeline(index);
     if (resize) pipeline = pipeline.resize(request.pixelWidth, request.pixelHeight, { fit: 'fill', kernel: 'lanczos3' });
     if (source.format === 'jpeg') return await reencodeJpeg(pipeline, info, request.jpegQuality);
     return info.hasAlpha ? await losslessWithAlpha(request, pipeline) : await lossless(pipeline, info.grey);
@@ -73,8 +79,8 @@ async function jpegAsIs(request: FrameRequest, jpeg: JpegHeader): Promise<PdfIma
     .resize({ width: Math.max(1, Math.floor(info.width / 8)), kernel: 'nearest' })
     .raw()
     .toBuffer();
-  const { size } = await stat(source.file);
-  return { ...dctImage(jpeg), iccProfile: matchingProfile(info.icc, jpeg.components), data: { file: source.file, length: size } };
+  const end = await withFileSource(source.file, (read, size) => findJpegEnd(read, jpeg.scanOffset, size));
+  return { ...dctImage(jpeg), iccProfile: matchingProfile(info.icc, jpeg.components), data: { file: source.file, length: end } };
 }
 
 async function reencodeJpeg(pipeline: Sharp, info: FrameInfo, quality: number): Promise<PdfImage> {
@@ -122,13 +128,6 @@ async function losslessWithAlpha(request: FrameRequest, pipeline: Sharp): Promis
   const alpha = await request.source.sharp(data, raw).extractChannel(3).toColourspace('b-w').png(PNG_OPTIONS).toBuffer();
   return { ...image, softMask: flateImage(alpha) };
 }
-
-/**
- * Measured on 12-MP images: adaptive row filters make a photo's Flate stream 2-2.5× smaller than no
- * filter for about the same CPU at zlib level 3, while level 6 costs 2.5× the CPU for 4% less. (Text
- * scans come out ~15% larger than unfiltered level 6; photos are where the megabytes are.)
- */
-const PNG_OPTIONS = { compressionLevel: 3, adaptiveFiltering: true } as const;
 
 function flateImage(png: Buffer): PdfImage {
   const parts = splitPngForPdf(png);

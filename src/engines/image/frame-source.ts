@@ -1,3 +1,4 @@
+import { AnimationBatches } from './animation-batches.js';
 import { decodeBmpFile } from './bmp-decoder.js';
 import type { DecodedBmp } from './bmp-decoder.js';
 import { withFileSource } from './byte-source.js';
@@ -13,8 +14,9 @@ import { readTiffDpi } from './tiff-resolution.js';
 
 /**
  * An input image as a list of frames (pages of a TIFF, frames of an animated GIF or WebP; one for
- * the rest): header facts per frame, and a fresh sharp pipeline per frame on request. Frames are
- * decoded one at a time, only when the encoder pulls pixels through the pipeline.
+ * the rest): header facts per frame, and a fresh sharp pipeline per frame on request. Pixels are
+ * decoded only when the encoder pulls them through the pipeline, one frame at a time, except that
+ * consecutive frames of an animation are decoded together (see animation-batches.ts).
  */
 
 export interface FrameInfo {
@@ -41,7 +43,7 @@ export interface ImageSource {
   /** Header facts of frame `index` (0-based); throws `tooLarge` above the pixel limit. */
   frame(index: number): Promise<FrameInfo>;
   /** A new pipeline decoding frame `index`, EXIF orientation applied. */
-  pipeline(index: number): Sharp;
+  pipeline(index: number): Promise<Sharp>;
   readonly sharp: SharpFactory;
 }
 
@@ -70,13 +72,19 @@ export async function countFrames(file: string): Promise<number> {
 
 async function openWithSharp(file: string, format: ImageFormat, maxPixels: number, sharp: SharpFactory): Promise<ImageSource> {
   const options = (index: number) => decodeOptions(maxPixels, { page: index, pages: 1 });
-  let frameCount: number;
+  let first;
   try {
-    frameCount = Math.max(1, (await sharp(file, options(0)).metadata()).pages ?? 1);
+    first = await sharp(file, options(0)).metadata();
   } catch (error) {
     throw fromSharpError(error, file);
   }
+  const frameCount = Math.max(1, first.pages ?? 1);
   const jpeg = format === 'jpeg' ? await withFileSource(file, (read) => readJpegHeader(read)) : undefined;
+  // Raw batches carry no EXIF: an animation with an orientation tag (unheard of) goes frame by frame.
+  const animation =
+    (format === 'gif' || format === 'webp') && frameCount > 1 && (first.orientation ?? 1) === 1 && first.width * (first.pageHeight ?? first.height) <= maxPixels
+      ? new AnimationBatches(sharp, file, frameCount, first.width, first.pageHeight ?? first.height)
+      : undefined;
 
   return {
     file,
@@ -103,7 +111,7 @@ async function openWithSharp(file: string, format: ImageFormat, maxPixels: numbe
         jpeg,
       };
     },
-    pipeline: (index) => sharp(file, options(index)).autoOrient(),
+    pipeline: async (index) => (animation ? animation.pipeline(index) : sharp(file, options(index)).autoOrient()),
   };
 }
 
@@ -121,7 +129,7 @@ async function openBmp(file: string, maxPixels: number, sharp: SharpFactory): Pr
       const { width, height, channels, xDpi, yDpi } = await decoded();
       return { width, height, orientation: 1, dpi: credible({ x: xDpi, y: yDpi }), hasAlpha: channels === 4, grey: channels === 1, icc: undefined, jpeg: undefined };
     },
-    pipeline() {
+    async pipeline() {
       if (!bmp) throw new Error('BMP not decoded');
       const { data, width, height, channels } = bmp;
       return sharp(data, { ...decodeOptions(maxPixels), raw: { width, height, channels } });

@@ -40,8 +40,9 @@ export const DEFAULT_MAX_PIXELS = 268_402_689;
 
 /**
  * Writes a PDF with one page per selected frame to `outputPath` (directly: the caller moves it into
- * place). Frames are decoded one at a time and each page is written to the file before the next frame
- * is read, so memory holds at most one frame. On failure the partial output is deleted.
+ * place). Each page is written to the file before the next frame is decoded, so memory holds one
+ * decoded frame (or a batch of at most 16 MP of small animation frames) and one frame's compressed
+ * data, whatever the page count. On failure the partial output is deleted.
  *
  * Throws `ImageEngineError` (`unreadable`, `unsupported`, `tooLarge`, `frameOutOfRange`,
  * `invalidOptions`); file-system errors pass through unchanged.

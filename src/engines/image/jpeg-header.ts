@@ -19,6 +19,8 @@ export interface JpegHeader {
   adobeTransform: number | undefined;
   /** APP0 JFIF density when its unit is dots per inch (1) or per cm (2); in dpi. */
   jfifDpi: { x: number; y: number } | undefined;
+  /** Offset of the first start-of-scan marker. */
+  scanOffset: number;
 }
 
 /** Segments followed before giving up; real files have a dozen. */
@@ -47,7 +49,7 @@ export async function readJpegHeader(read: ReadAt): Promise<JpegHeader | undefin
       continue;
     }
     // Hierarchical (DHP) and scan-less files are left to the decoder.
-    if (marker === 0xda) return frame && { ...frame, adobeTransform, jfifDpi };
+    if (marker === 0xda) return frame && { ...frame, adobeTransform, jfifDpi, scanOffset: position };
     if (marker === 0xd9 || marker === 0xde || head.length < 4) return undefined;
     const length = head.readUInt16BE(2);
     if (length < 2) return undefined;
@@ -72,4 +74,55 @@ export async function readJpegHeader(read: ReadAt): Promise<JpegHeader | undefin
     segments++;
   }
   return undefined;
+}
+
+/** Bytes read at a time while walking the entropy-coded data. */
+const SCAN_CHUNK = 1 << 20;
+
+/**
+ * The offset just past the image's end-of-image marker, found by walking the scans and the segments
+ * between them (a DQT or COM between progressive scans may hold the bytes FF D9, entropy-coded data
+ * never does). Phones append data after it: a second image (MPO) or a whole MP4 video ("motion
+ * photos"). Copying the file up to here keeps those out of the PDF. Returns `size` when the walk
+ * cannot finish; the decoder check has accepted the file by then.
+ */
+export async function findJpegEnd(read: ReadAt, scanOffset: number, size: number): Promise<number> {
+  let position = scanOffset;
+  while (position + 2 <= size) {
+    const head = await read(position, 4);
+    if (head.length < 2 || head[0] !== 0xff) return size;
+    const marker = head[1]!;
+    if (marker === 0xd9) return position + 2;
+    if (marker === 0xff) {
+      position++;
+      continue;
+    }
+    if ((marker >= 0xd0 && marker <= 0xd7) || marker === 0x01) {
+      position += 2;
+      continue;
+    }
+    if (head.length < 4) return size;
+    position += 2 + head.readUInt16BE(2);
+    if (marker !== 0xda) continue;
+    // Entropy-coded data: runs to the next FF that is neither stuffing (FF 00) nor a restart marker.
+    for (;;) {
+      const chunk = await read(position, SCAN_CHUNK);
+      if (chunk.length < 2) return size;
+      let found = -1;
+      for (let at = chunk.indexOf(0xff); at >= 0 && at + 1 < chunk.length; at = chunk.indexOf(0xff, at + 1)) {
+        const next = chunk[at + 1]!;
+        if (next !== 0x00 && next !== 0xff && !(next >= 0xd0 && next <= 0xd7)) {
+          found = at;
+          break;
+        }
+      }
+      if (found >= 0) {
+        position += found;
+        break;
+      }
+      // Step back one byte so an FF at the chunk's end is seen with its successor.
+      position += chunk.length - 1;
+    }
+  }
+  return size;
 }

@@ -16,7 +16,7 @@ import { deflateSync } from 'node:zlib';
 
 export type ColorSpace = 'DeviceGray' | 'DeviceRGB' | 'DeviceCMYK';
 
-/** Bytes of an image stream, in memory (e.g. the IDAT chunks of a PNG) or a whole file (a JPEG). */
+/** Bytes of an image stream, in memory (e.g. the IDAT chunks of a PNG) or the first `length` bytes of a file (a JPEG). */
 export type StreamBytes = { buffers: Buffer[]; length: number } | { file: string; length: number };
 
 export interface PdfImage {
@@ -128,7 +128,7 @@ export class PdfImageWriter {
     await this.write(Buffer.from(`${ref} 0 obj\n<< ${dictionary} >>\nstream\n`, 'latin1'));
     if ('file' in data) {
       let copied = 0;
-      for await (const chunk of createReadStream(data.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      for await (const chunk of createReadStream(data.file, { start: 0, end: data.length - 1, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
         copied += chunk.length;
         await this.write(chunk);
       }

@@ -33,8 +33,8 @@ export function formatDate(date: Date): string {
 /** Sizes as mail clients show them, in binary units: `512 B`, `12 KB`, `3.4 MB`. */
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  const kilobytes = Math.round(bytes / 1024);
+  return kilobytes < 1024 ? `${kilobytes} KB` : `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 }
 
 function describeAttachment(attachment: MailAttachment): string {

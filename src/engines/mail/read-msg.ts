@@ -67,17 +67,22 @@ function recipientList(recipients: FieldsData[], type: 'to' | 'cc'): string {
     .join(', ');
 }
 
-/** An attachment whose content msgreader cannot extract (e.g. an OLE object) is kept, empty, so that it is still listed. */
+/**
+ * An attached file, or an attached Outlook item, which msgreader writes out as a .msg file of its own.
+ * An attachment whose content it cannot extract (e.g. an OLE object) is kept, empty, so it is still listed.
+ */
 function toAttachment(reader: Reader, field: FieldsData, index: number): MailAttachment {
   let content: Buffer = Buffer.alloc(0);
+  let fileName = field.fileName || field.name || field.fileNameShort;
   try {
-    const extracted = reader.getAttachment(field).content;
-    content = Buffer.from(extracted.buffer, extracted.byteOffset, extracted.byteLength);
+    const extracted = reader.getAttachment(field);
+    content = Buffer.from(extracted.content.buffer, extracted.content.byteOffset, extracted.content.byteLength);
+    fileName = extracted.fileName || fileName;
   } catch {
     // keep the empty content
   }
   return {
-    fileName: field.fileName || field.name || field.fileNameShort || `attachment-${index + 1}`,
+    fileName: fileName || `attachment-${index + 1}`,
     contentType: (field.attachMimeTag ?? typeByExtension(field.extension)).toLowerCase(),
     content,
     contentId: field.pidContentId || undefined,

@@ -35,4 +35,23 @@ export class PdfRewriter {
     args.push(output);
     await this.qpdf.run(args, { password: options.password, deadline: options.deadline });
   }
+
+  /** Concatenates whole PDFs, in order, into `output`. */
+  async merge(inputs: readonly string[], output: string, options: { deadline?: number } = {}): Promise<void> {
+    await this.qpdf.run(['--empty', '--pages', ...inputs, '--', output], options);
+  }
+
+  /** Embeds files as document-level attachments (names shown by viewers; keys made unique). */
+  async attach(input: string, output: string, files: readonly { path: string; name: string; mimeType: string }[], options: { deadline?: number } = {}): Promise<void> {
+    const used = new Set<string>();
+    const args = [input];
+    for (const file of files) {
+      let key = file.name || 'attachment';
+      for (let n = 2; used.has(key); n++) key = `${n}-${file.name}`;
+      used.add(key);
+      args.push('--add-attachment', file.path, `--key=${key}`, `--filename=${file.name}`, `--mimetype=${file.mimeType || 'application/octet-stream'}`, '--');
+    }
+    args.push(output);
+    await this.qpdf.run(args, options);
+  }
 }

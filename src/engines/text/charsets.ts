@@ -29,8 +29,16 @@ export function decodeAs(encoding: string, bytes: Uint8Array): string {
 const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
   + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
+/** Code unit of every byte. */
+const CP1252 = Uint16Array.from({ length: 256 }, (_, byte) => (byte >= 0x80 && byte < 0xa0 ? CP1252_HIGH.charCodeAt(byte - 0x80) : byte));
+
+/** A table lookup into UTF-16LE, decoded in one go: linear however many bytes are in 0x80-0x9F. */
 function decodeWindows1252(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-    .toString('latin1')
-    .replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
+  const utf16 = Buffer.allocUnsafe(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    const unit = CP1252[bytes[i]!]!;
+    utf16[2 * i] = unit & 0xff;
+    utf16[2 * i + 1] = unit >> 8;
+  }
+  return utf16.toString('utf16le');
 }

@@ -1,4 +1,8 @@
 import { QuireError } from '../../core/errors.js';
+import { HtmlEngineError } from '../../engines/chromium/errors.js';
+import { ImageEngineError } from '../../engines/image/errors.js';
+import { MailEngineError } from '../../engines/mail/index.js';
+import { TextEngineError } from '../../engines/text/index.js';
 import { GhostscriptError } from '../../engines/ghostscript/ghostscript.js';
 import { UnoJobError } from '../../engines/libreoffice/uno-worker.js';
 import { PoolError } from '../../engines/pool/pool-errors.js';
@@ -28,6 +32,25 @@ export function fromConversionEngine(error: unknown, context: { accessPassword: 
       );
     }
     return new QuireError('CONVERSION_FAILED', `LibreOffice could not ${error.kind === 'load' ? 'read' : 'export'} the document${error.message ? `: ${error.message}` : ''}.`, { cause: error });
+  }
+  if (error instanceof ImageEngineError) {
+    if (error.kind === 'unreadable') return new QuireError('IMAGE_UNREADABLE', `The image cannot be decoded: ${error.message}`, { cause: error });
+    if (error.kind === 'unsupported') return new QuireError('CONVERSION_UNSUPPORTED', error.message, { cause: error });
+    return new QuireError('PARAMETER', error.message, { cause: error });
+  }
+  if (error instanceof HtmlEngineError) {
+    if (error.kind === 'invalidOption' || error.kind === 'pageRange') return new QuireError('PARAMETER', error.message, { cause: error });
+    if (error.kind === 'inputTooLarge') return new QuireError('UPLOAD_LIMIT', error.message, { cause: error });
+    return new QuireError('CONVERSION_FAILED', `Chromium could not render the document: ${error.message}`, { cause: error });
+  }
+  if (error instanceof TextEngineError) {
+    if (error.kind === 'invalidOption') return new QuireError('PARAMETER', `Invalid parameter converter.text.textHighlight: ${error.message}`, { cause: error });
+    if (error.kind === 'tooLarge') return new QuireError('UPLOAD_LIMIT', error.message, { cause: error });
+    return new QuireError('CONVERSION_FAILED', error.message, { cause: error });
+  }
+  if (error instanceof MailEngineError) {
+    if (error.kind === 'tooLarge') return new QuireError('UPLOAD_LIMIT', error.message, { cause: error });
+    return new QuireError('CONVERSION_FAILED', `The e-mail cannot be read: ${error.message}`, { cause: error });
   }
   if (error instanceof GhostscriptError) {
     if (error.kind === 'timeout') return new QuireError('PROCESSING_TIMEOUT', error.message, { cause: error });

@@ -100,15 +100,19 @@ export async function testServer(handle?: (request: http.IncomingMessage, respon
 
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
-/** Processes whose command line mentions `dir` (the browsers of an engine whose tempDir it is). */
-export function processesUnder(dir: string): { pid: number; pgid: number }[] {
-  const found: { pid: number; pgid: number }[] = [];
+/**
+ * Processes whose command line mentions `dir`: the browsers of an engine whose tempDir it is, their
+ * helpers, and Chromium's crash handlers (which keep their database in the profile, but daemonise
+ * into groups of their own).
+ */
+export function processesUnder(dir: string): { pid: number; pgid: number; name: string }[] {
+  const found: { pid: number; pgid: number; name: string }[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       if (!readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(dir)) continue;
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      found.push({ pid: Number(name), pgid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) });
+      found.push({ pid: Number(name), pgid: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
     } catch {
       // ended meanwhile
     }

@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChromiumEngine, type HtmlNetwork } from '../../../src/engines/chromium/index.js';
@@ -11,6 +12,10 @@ const held: { end: () => void }[] = [];
 
 beforeAll(async () => {
   server = await testServer((request, response) => {
+    if (request.url === '/redirect') {
+      response.writeHead(302, { location: `http://localhost:${server.port}/target.png` }).end();
+      return true;
+    }
     if (request.url !== '/slow') return false;
     held.push(response);
     return true;
@@ -94,6 +99,29 @@ describe('ChromiumEngine: network rules', () => {
     // With internal hosts allowed the same socket goes through.
     await engine.convert(htmlJob(dir, html, { network: INTERNAL_TOO, javascript: true }));
     expect(server.requests.sort()).toEqual(['upgrade /ws', 'upgrade /ws2']);
+  });
+
+  it('judges every hop of a redirect', async () => {
+    const network: HtmlNetwork = { allowRemote: true, policy: { allowHosts: ['127.0.0.1'] } };
+    const result = await engine.convert(htmlJob(dir, `<img src="${server.url('/redirect')}">`, { network }));
+    expect(server.requests).toEqual(['/redirect']);
+    expect(result.blocked).toEqual([`http://localhost:${server.port}/target.png`]);
+  });
+
+  it('keeps WebRTC from sending UDP past the rules', async () => {
+    const socket = dgram.createSocket('udp4');
+    let packets = 0;
+    socket.on('message', () => packets++);
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    try {
+      const stun = `stun:127.0.0.1:${socket.address().port}`;
+      const html = `<script>const pc = new RTCPeerConnection({ iceServers: [{ urls: "${stun}" }] }); pc.createDataChannel("x"); pc.createOffer().then((o) => pc.setLocalDescription(o));</script>`;
+      await engine.convert(htmlJob(dir, html, { network: INTERNAL_TOO, javascript: true }));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(packets).toBe(0);
+    } finally {
+      socket.close();
+    }
   });
 
   it('reports resources that failed to load', async () => {

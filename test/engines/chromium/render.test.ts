@@ -131,6 +131,12 @@ describe('ChromiumEngine: content and layout', () => {
     expect(pdfText(on.outputPath)).toContain('SCRIPT-RAN');
   });
 
+  it('dismisses script dialogs instead of waiting for an answer', async () => {
+    const job = htmlJob(dir, '<script>alert("stop"); confirm("sure?"); prompt("name?");</script><p>AFTER-DIALOGS</p>', { javascript: true });
+    await engine.convert(job);
+    expect(pdfText(job.outputPath)).toContain('AFTER-DIALOGS');
+  });
+
   it('decodes the file by its declared charset, else UTF-8, else windows-1252', async () => {
     const declared = htmlJob(dir, Buffer.from('<meta charset="windows-1252"><p>Gr\xfc\xdfe DECLARED</p>', 'latin1'));
     const undeclared = htmlJob(dir, Buffer.from('<p>Gr\xfc\xdfe GUESSED</p>', 'latin1'));

@@ -20,7 +20,9 @@ describe('ChromiumWorker', () => {
     const [group] = browserGroups(dir);
     expect(group).toBeDefined();
     // Puppeteer starts the browser as leader of its own group, and the helpers stay in it.
-    expect(processesUnder(dir).every((p) => p.pgid === group)).toBe(true);
+    const helpers = processesUnder(dir).filter((p) => p.name === 'chromium');
+    expect(helpers.length).toBeGreaterThan(1);
+    expect(helpers.every((p) => p.pgid === group)).toBe(true);
 
     await worker.ping();
     expect(await worker.run(htmlJob(dir, '<p>one</p>'))).toEqual({ blocked: [], failed: [] });
@@ -30,7 +32,7 @@ describe('ChromiumWorker', () => {
 
     await worker.close();
     expect((await worker.ended).message).toBe('browser disconnected');
-    expect(processesUnder(dir)).toEqual([]);
+    await waitFor(() => processesUnder(dir).length === 0, 3_000);
     expect(profiles()).toEqual([]);
     await expect(worker.run(htmlJob(dir, '<p>late</p>'))).rejects.toBeInstanceOf(WorkerDiedError);
   });
@@ -54,6 +56,11 @@ describe('ChromiumWorker', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('fails to launch a missing executable and leaves no profile behind', async () => {
+    await expect(ChromiumWorker.launch({ ...options, executablePath: '/nonexistent/chromium' })).rejects.toThrow();
+    expect(profiles()).toEqual([]);
   });
 
   it('notices a browser that dies on its own', async () => {

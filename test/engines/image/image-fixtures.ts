@@ -31,6 +31,9 @@ function noise(width: number, height: number): Buffer {
   return raw;
 }
 
+/** The colour of frame `i` (0-based) of forty.gif: distinct, and exact in a GIF palette. */
+export const manyColour = (i: number): [number, number, number] => [i * 6, 255 - i * 6, i % 2 === 0 ? 0 : 255];
+
 const solid = (width: number, height: number, colour: [number, number, number]) =>
   sharp({ create: { width, height, channels: 3, background: { r: colour[0], g: colour[1], b: colour[2] } } });
 
@@ -52,11 +55,17 @@ export async function makeImageFixtures(dir: string) {
   await split(320, 240).jpeg({ quality: 90, progressive: true }).toFile(file('progressive.jpg'));
   await split(200, 100).jpeg({ quality: 90 }).withMetadata({ orientation: 6 }).toFile(file('rotated.jpg'));
   await split(1200, 600).jpeg({ quality: 90 }).withMetadata({ density: 300 }).toFile(file('scan300.jpg'));
+  await split(320, 240).toColourspace('b-w').jpeg({ quality: 90 }).toFile(file('grey.jpg'));
+  await split(200, 100).tiff().withMetadata({ orientation: 6 }).toFile(file('rotated.tif'));
   await solid(64, 64, RED).toColourspace('cmyk').jpeg({ quality: 95 }).toFile(file('cmyk.jpg'));
 
   const frames = await Promise.all([RED, GREEN, BLUE].map((c) => solid(40, 30, c).png().toBuffer()));
   await sharp(frames, { join: { animated: true } }).gif().toFile(file('anim.gif'));
   await sharp(frames, { join: { animated: true } }).tiff().toFile(file('three.tif'));
+  await sharp(frames, { join: { animated: true } }).webp({ lossless: true }).toFile(file('anim.webp'));
+  // 40 frames of 0.8 MP: decoded in batches of 20 (16 MP), so frames 20 and 21 sit on either side of a boundary.
+  const many = await Promise.all(Array.from({ length: 40 }, (_, i) => solid(1000, 800, manyColour(i)).png().toBuffer()));
+  await sharp(many, { join: { animated: true } }).gif().toFile(file('forty.gif'));
   await split(200, 100).webp({ lossless: true }).toFile(file('lossless.webp'));
   await sharp(rgba, { raw: { width: 40, height: 20, channels: 4 } }).webp({ lossless: true }).toFile(file('alpha.webp'));
   // A fax page: 204 × 98 dpi (sharp takes pixels per mm), 2 × 2 inches.

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ImageEngineError, imageFrameCount, imageToPdf } from '../../../src/engines/image/image-to-pdf.js';
 import type { ImageToPdfOptions } from '../../../src/engines/image/image-to-pdf.js';
-import { BLUE, GREEN, RED, WHITE, makeImageFixtures } from './image-fixtures.js';
+import { BLUE, GREEN, RED, WHITE, makeImageFixtures, manyColour } from './image-fixtures.js';
 import { extractImages, listImages, near, pageSizes, qpdfCheck, renderPage } from './pdf-probe.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-image-to-pdf-'));
@@ -46,7 +46,7 @@ beforeAll(async () => {
 
 describe('imageToPdf: pages and frames', () => {
   it('makes one page per frame of a multi-page TIFF and an animated GIF, in order', async () => {
-    for (const name of ['three.tif', 'anim.gif']) {
+    for (const name of ['three.tif', 'anim.gif', 'anim.webp']) {
       const pdf = await convert(file(name));
       expect(pageSizes(pdf)).toHaveLength(3);
       const colours = await Promise.all([1, 2, 3].map(async (p) => (await renderPage(pdf, p)).at(20, 15)));
@@ -60,6 +60,16 @@ describe('imageToPdf: pages and frames', () => {
     expect(near((await renderPage(second)).at(20, 15), GREEN)).toBe(true);
     expect(await imageToPdf(file('anim.gif'), path.join(dir, 'order.pdf'), { ...NATURAL, frames: [3, 1] })).toEqual({ pages: 2 });
     expect(near((await renderPage(path.join(dir, 'order.pdf'), 1)).at(20, 15), BLUE)).toBe(true);
+  });
+
+  it('decodes long animations in batches without mixing up frames', async () => {
+    const wanted = [1, 20, 21, 40, 2];
+    const pdf = await convert(file('forty.gif'), { frames: wanted });
+    expect(pageSizes(pdf)).toEqual(wanted.map(() => [1000, 800]));
+    for (const [page, frame] of wanted.entries()) {
+      expect(near((await renderPage(pdf, page + 1)).at(500, 400), manyColour(frame - 1), 8)).toBe(true);
+    }
+    expect(await imageFrameCount(file('forty.gif'))).toBe(40);
   });
 
   it('names the frame and the count when a frame does not exist', async () => {
@@ -85,7 +95,10 @@ describe('imageToPdf: page size', () => {
 
   it('gives a 300-dpi image its physical size', async () => {
     expect(pageSizes(await convert(file('scan300.png')))).toEqual([[144, 72]]);
-    expect(pageSizes(await convert(file('scan300.jpg')))).toEqual([[288, 144]]);
+    // Passed through with its ICC profile (sharp embeds sRGB when writing a density).
+    const jpeg = await convert(file('scan300.jpg'));
+    expect(pageSizes(jpeg)).toEqual([[288, 144]]);
+    expect(listImages(jpeg)).toMatchObject([{ encoding: 'jpeg', color: 'icc', xPpi: 300 }]);
     // ImageMagick's 300-dpi BMP (23 × 13 px).
     const [bmp] = pageSizes(await convert(path.join(BMP_FIXTURES, 'rgb24.bmp')));
     expect(bmp![0]).toBeCloseTo((23 * 72) / 300, 1);
@@ -125,12 +138,20 @@ describe('imageToPdf: page size', () => {
 
 describe('imageToPdf: JPEG', () => {
   it('embeds a plain JPEG as its original bytes', async () => {
-    for (const name of ['photo.jpg', 'progressive.jpg']) {
-      const pdf = await convert(file(name));
-      expect(listImages(pdf)).toMatchObject([{ encoding: 'jpeg', width: 320, height: 240, color: 'rgb' }]);
+    for (const [name, color] of [['photo.jpg', 'rgb'], ['progressive.jpg', 'rgb'], ['grey.jpg', 'gray']]) {
+      const pdf = await convert(file(name!));
+      expect(listImages(pdf)).toMatchObject([{ encoding: 'jpeg', width: 320, height: 240, color }]);
       const [extracted] = extractImages(pdf, '-j');
-      expect(sha(extracted!)).toBe(sha(readFileSync(file(name))));
+      expect(sha(extracted!)).toBe(sha(readFileSync(file(name!))));
     }
+  });
+
+  it('leaves out what phones append after the image (a motion photo\'s video, an MPO\'s second image)', async () => {
+    const jpeg = readFileSync(file('photo.jpg'));
+    const video = Buffer.concat([Buffer.from('\0\0\0\x18ftypmp42'), Buffer.alloc(50_000, 0xd9), Buffer.from([0xff, 0xd9]), jpeg]);
+    writeFileSync(file('motion.jpg'), Buffer.concat([jpeg, video]));
+    const [extracted] = extractImages(await convert(file('motion.jpg')), '-j');
+    expect(sha(extracted!)).toBe(sha(jpeg));
   });
 
   it('embeds an Adobe CMYK JPEG as is, with the inverted /Decode that makes it render right', async () => {
@@ -147,6 +168,8 @@ describe('imageToPdf: JPEG', () => {
     const page = await renderPage(pdf);
     expect(near(page.at(50, 40), RED)).toBe(true);
     expect(near(page.at(50, 160), BLUE)).toBe(true);
+    // Turned first, then down-sampled: 36 dpi of a 72-dpi portrait image is 50 × 100.
+    expect(listImages(await convert(file('rotated.jpg'), { maxDpi: 36 }))).toMatchObject([{ width: 50, height: 100 }]);
   });
 
   it('re-encodes a JPEG that must be down-sampled', async () => {
@@ -181,6 +204,12 @@ describe('imageToPdf: lossless sources', () => {
     expect(pageSizes(bmp)).toEqual([[200, 100]]); // 2835 px/m = 72 dpi
     expect(near((await renderPage(bmp)).at(50, 50), RED)).toBe(true);
     expect(near((await renderPage(bmp)).at(150, 50), BLUE)).toBe(true);
+  });
+
+  it('honours the orientation tag of a TIFF too', async () => {
+    const pdf = await convert(file('rotated.tif'));
+    expect(pageSizes(pdf)).toEqual([[100, 200]]);
+    expect(near((await renderPage(pdf)).at(50, 40), RED)).toBe(true);
   });
 
   it('keeps grey images grey (one channel) and reduces 16-bit to 8-bit', async () => {

@@ -118,6 +118,15 @@ describe('decodeText', () => {
     expect((error as TextEngineError).message).not.toContain(dir);
   });
 
+  it('decodes 10 MB of windows-1252 punctuation quickly', async () => {
+    const started = performance.now();
+    const decoded = await decodeText(file(Buffer.alloc(10 * 1024 * 1024, 0x80)), { maxBytes: 10 * 1024 * 1024 });
+    expect(performance.now() - started).toBeLessThan(3000);
+    expect(decoded.encoding).toBe('windows-1252');
+    expect(decoded.text.length).toBe(10 * 1024 * 1024);
+    expect(decoded.text.startsWith('€€€')).toBe(true);
+  });
+
   it('reads files larger than one read chunk', async () => {
     const text = 'Grüße, 日本語. '.repeat(200_000); // 3.8 MB
     expect(await decodeText(file(Buffer.from(text)), { maxBytes: 10 * 1024 * 1024 })).toEqual({ text, encoding: 'utf-8' });
