@@ -160,7 +160,7 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
     this.closing = true;
     if (!this.endReason) {
       const timer = setTimeout(() => this.kill(), CLOSE_GRACE_MS);
-      await this.browser.close().catch(() => this.kill());
+      await Promise.race([this.browser.close().catch(() => this.kill()), this.ended]);
       clearTimeout(timer);
     }
     await this.ended;

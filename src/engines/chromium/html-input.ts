@@ -35,6 +35,7 @@ function tooLarge(size: number, maxBytes: number): HtmlEngineError {
   return new HtmlEngineError('inputTooLarge', `The HTML document has ${size} bytes; at most ${maxBytes} are converted.`);
 }
 
+/** The text of an HTML file's bytes, decoded as described above. */
 export function decodeHtml(bytes: Uint8Array): string {
   const bom = bomEncoding(bytes);
   if (bom) return new TextDecoder(bom).decode(bytes); // strips the BOM
@@ -42,7 +43,7 @@ export function decodeHtml(bytes: Uint8Array): string {
   if (declared) {
     try {
       // A document cannot be UTF-16 once its bytes parse as ASCII markup (WHATWG prescan rule).
-      return new TextDecoder(/^utf-?16/i.test(declared) ? 'utf-8' : declared).decode(bytes);
+      return decode(bytes, /^utf-?16/i.test(declared) ? 'utf-8' : declared);
     } catch {
       // Unknown label: fall through to the default.
     }
@@ -50,8 +51,23 @@ export function decodeHtml(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return new TextDecoder('windows-1252').decode(bytes);
+    return decode(bytes, 'windows-1252');
   }
+}
+
+/**
+ * Node (20) decodes windows-1252, and its aliases latin1/iso-8859-1/ascii, as ISO-8859-1: bytes
+ * 0x80–0x9F come out as C1 controls instead of €, „, “, ” and the like. These are the real characters.
+ */
+const WINDOWS_1252_C1 =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+
+/** Throws a RangeError for an unknown label. */
+function decode(bytes: Uint8Array, label: string): string {
+  const decoder = new TextDecoder(label);
+  if (decoder.encoding !== 'windows-1252') return decoder.decode(bytes);
+  return Buffer.from(bytes).toString('latin1').replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80]!);
 }
 
 function bomEncoding(bytes: Uint8Array): string | undefined {

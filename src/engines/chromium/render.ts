@@ -1,5 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
@@ -36,7 +37,7 @@ export async function render(browser: Browser, job: HtmlJob, loadTimeoutMs: numb
     try {
       const page = await context.newPage();
       // alert(), confirm() and prompt() would stop the page until someone answers.
-      // page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
+      page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
       await page.setJavaScriptEnabled(job.javascript);
       await guard.attach(page);
       await load(page, html, job.javascript, loadTimeoutMs);
@@ -64,12 +65,18 @@ async function load(page: Page, html: string, javascript: boolean, loadTimeoutMs
   }
 }
 
+/**
+ * Streams the PDF into a file of its own next to `outputPath` and renames it when complete: no half
+ * file is ever visible, and an attempt whose browser died cannot remove the output of the retry.
+ */
 async function writePdf(page: Page, options: PDFOptions, job: HtmlJob): Promise<void> {
+  const part = `${job.outputPath}.${randomBytes(6).toString('hex')}.part`;
   try {
     const stream = await page.createPDFStream(options);
-    await pipeline(Readable.fromWeb(stream as WebReadableStream<Uint8Array>), createWriteStream(job.outputPath));
+    await pipeline(Readable.fromWeb(stream as WebReadableStream<Uint8Array>), createWriteStream(part));
+    await rename(part, job.outputPath);
   } catch (error) {
-    await rm(job.outputPath, { force: true });
+    await rm(part, { force: true });
     // Chromium's words: "Page range syntax error", "Page range exceeds page count".
     if (error instanceof Error && /page range/i.test(error.message)) {
       throw new HtmlEngineError('pageRange', `The page range "${job.pageRanges}" cannot be printed: ${error.message.replace(/^.*?\): /, '').toLowerCase()}.`, { cause: error });

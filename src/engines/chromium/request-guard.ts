@@ -1,6 +1,7 @@
 import type { HTTPRequest, Page } from 'puppeteer-core';
 import { AddressPolicy, type PolicyDecision } from '../net/address-policy.js';
 import type { ProxyVerdict } from '../net/policy-proxy.js';
+import { HtmlEngineError } from './errors.js';
 import type { HtmlNetwork, HtmlResult } from './types.js';
 
 /**
@@ -32,8 +33,13 @@ export class RequestGuard {
   /** Requests this guard aborted: their failure is already reported. */
   private readonly aborted = new WeakSet<HTTPRequest>();
 
+  /** Throws `invalidOption` for a malformed `allowHosts` entry. */
   constructor(network: HtmlNetwork) {
-    this.policy = network.allowRemote ? new AddressPolicy(network.policy) : undefined;
+    try {
+      this.policy = network.allowRemote ? new AddressPolicy(network.policy) : undefined;
+    } catch (error) {
+      throw new HtmlEngineError('invalidOption', (error as Error).message, { cause: error });
+    }
   }
 
   async attach(page: Page): Promise<void> {

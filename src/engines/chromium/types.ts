@@ -24,7 +24,7 @@ export interface HtmlNetwork {
 export interface HtmlJob {
   /** The HTML file (its charset is taken from a BOM or `<meta charset>`, else UTF-8). */
   inputPath: string;
-  /** Where the PDF is written; removed again when the conversion fails. */
+  /** Where the PDF is written (complete or not at all: it appears by rename once finished). */
   outputPath: string;
   page: PageSetup;
   /** Chromium header template (classes date, title, url, pageNumber, totalPages are filled in). */

@@ -3,7 +3,7 @@ import { QpdfRunner } from './qpdf.js';
 export interface RewriteOptions {
   /** Pages to keep, in qpdf's syntax ("1-3,5"); absent: all. */
   pages?: string;
-  /** true: compressed streams and object streams; false: uncompressed streams, no object streams; absent: as qpdf keeps them. */
+  /** true: compressed streams; false: uncompressed streams, no object streams; absent: as qpdf keeps them. */
   compress?: boolean;
   /** Opens a protected source; the result keeps the source's encryption. */
   password?: string;
@@ -28,7 +28,9 @@ export class PdfRewriter {
 
   async rewrite(input: string, output: string, options: RewriteOptions = {}): Promise<void> {
     const args: string[] = [];
-    if (options.compress === true) args.push('--object-streams=generate', '--compress-streams=y');
+    // No --object-streams=generate: qpdf 11.3 writes a broken cross-reference stream for inputs whose
+    // trailer lacks /Size (damaged files it repairs), so existing object streams are kept as they are.
+    if (options.compress === true) args.push('--compress-streams=y');
     if (options.compress === false) args.push('--object-streams=disable', '--compress-streams=n', '--decode-level=generalized');
     args.push(input);
     if (options.pages !== undefined) args.push('--pages', '.', options.pages, '--');

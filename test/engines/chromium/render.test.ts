@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumEngine, HtmlEngineError } from '../../../src/engines/chromium/index.js';
 import { htmlJob, pdfInfo, pdfText, pixel, tempDir, wordLeft } from './helpers.js';
@@ -86,6 +86,7 @@ describe('ChromiumEngine: content and layout', () => {
     expect(error.kind).toBe('pageRange');
     expect(error.message).toContain(`"${pageRanges}"`);
     expect(existsSync(job.outputPath)).toBe(false);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.part'))).toEqual([]);
   });
 
   it('prints header and footer templates, with page numbers', async () => {
@@ -162,17 +163,20 @@ describe('ChromiumEngine: job errors', () => {
     expect(error.message).toContain('ENOENT');
   });
 
-  it('refuses impossible page sizes and relative base URLs', async () => {
+  it('refuses impossible page sizes, relative base URLs and malformed allowHosts', async () => {
     const zero = await failure(engine.convert(htmlJob(dir, '<p>x</p>', { page: { width: 0, height: 297, marginTop: 0, marginRight: 0, marginBottom: 0, marginLeft: 0 } })));
     expect(zero.kind).toBe('invalidOption');
     const base = await failure(engine.convert(htmlJob(dir, '<p>x</p>', { network: { allowRemote: false, baseURL: 'images/', policy: {} } })));
     expect(base.kind).toBe('invalidOption');
+    const hosts = await failure(engine.convert(htmlJob(dir, '<p>x</p>', { network: { allowRemote: true, policy: { allowHosts: ['10.0.0.0/99'] } } })));
+    expect(hosts.kind).toBe('invalidOption');
+    expect(hosts.message).toContain('10.0.0.0/99');
   });
 
   it('counts job errors as failed jobs, not crashes', () => {
     const stats = engine.stats();
     expect(stats.crashes).toBe(0);
     expect(stats.restarts).toBe(0);
-    expect(stats.failed).toBeGreaterThanOrEqual(6);
+    expect(stats.failed).toBeGreaterThanOrEqual(7);
   });
 });
