@@ -147,8 +147,13 @@ def convert(desktop, job):
 
 
 def office_alive(process, desktop):
-    if process.poll() is not None:
+    # A SIGKILL can take a moment to land (a process in disk sleep); a failed job is rare enough to
+    # give soffice 300 ms to show that it is gone before the failure is blamed on the document.
+    try:
+        process.wait(timeout=0.3)
         return False
+    except subprocess.TimeoutExpired:
+        pass
     try:
         desktop.getComponents()
         return True

@@ -373,7 +373,7 @@ describe('client file names never become paths', () => {
   }
 
   it('wrote nothing but ids and its own files into the data dir, and nothing outside it', () => {
-    const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'sessions', 'storage', 'tmp', 'content', 'meta.json']);
+    const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'sessions', 'storage', 'tmp', 'content', 'meta.json', 'fonts', 'engines', 'fonts.conf', 'fontconfig-cache']);
     const entries = tree(server.dataDir);
     const strange = entries.filter((entry) =>
       entry

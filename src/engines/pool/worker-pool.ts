@@ -84,6 +84,10 @@ interface Slot<J, R> {
   retire?: string;
   /** The replacement is ready: the current worker takes no new job and is swapped once idle. */
   swapping?: boolean;
+  /** The recycle epoch when the current worker was being created (see `recycleAll`). */
+  epoch: number;
+  /** Rejects with WorkerDiedError when the current worker ends: one reaction per worker, not per job. */
+  died?: Promise<never>;
   startFailures: number;
 }
 
@@ -104,6 +108,8 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private readonly slots: Slot<J, R>[];
   private readonly queue: Waiter<J, R>[] = [];
   private readonly strikes = new BoundedCache<number>(10_000);
+  /** The recycle epoch each worker was created in. */
+  private readonly epochs = new WeakMap<PoolWorker<J, R>, number>();
   /**
    * Recycled workers still closing (`close()` is bounded: it kills after a grace period); `close()`
    * waits for them. Killed workers are not waited for: SIGKILL is immediate, and not every worker
@@ -111,6 +117,9 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
    */
   private readonly ending = new Set<Promise<unknown>>();
   private closed = false;
+  /** Raised by `recycleAll`: workers created in an older epoch are replaced. */
+  private recycleEpoch = 0;
+  private recycleReason = 'recycled';
   private healthTimer?: NodeJS.Timeout;
   private readonly counters = { completed: 0, failed: 0, timeouts: 0, crashes: 0, rejected: 0, restarts: 0 };
   /** Exponential moving average of job durations, for Retry-After hints. */
@@ -119,7 +128,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   constructor(private readonly options: WorkerPoolOptions<J, R>) {
     super();
     if (options.size < 1) throw new RangeError(`${options.name}: pool size must be at least 1`);
-    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, startFailures: 0 }));
+    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, startFailures: 0, epoch: 0 }));
   }
 
   get name(): string {
@@ -197,10 +206,15 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     }
   }
 
-  /** Replaces every worker (each once it is idle), e.g. after fonts were added. */
+  /**
+   * Replaces every worker (each once it is idle), e.g. after fonts were added. A worker whose start
+   * began before this call is replaced too, even when it comes up afterwards.
+   */
   recycleAll(reason: string): void {
+    this.recycleEpoch++;
+    this.recycleReason = reason;
     for (const slot of this.slots) {
-      if (!slot.worker) continue;
+      if (!slot.worker || slot.epoch >= this.recycleEpoch) continue;
       slot.retire = reason;
       if (!slot.busy) this.replaceIdle(slot);
     }
@@ -271,7 +285,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       worker.kill();
     }, timeoutMs);
     try {
-      const result = await Promise.race([worker.run(waiter.job), worker.ended.then((reason) => Promise.reject(new WorkerDiedError(reason.message, { cause: reason })))]);
+      const result = await Promise.race([worker.run(waiter.job), slot.died!]);
       clearTimeout(timer);
       this.finished(slot, 'ok', started, queuedMs);
       waiter.resolve(result);
@@ -377,10 +391,10 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (slot.worker !== worker) return;
     slot.worker = undefined;
     worker.kill();
+    // A replacement already on its way (recycling) takes the slot over, and counts as the restart.
+    if (slot.starting) return;
     this.counters.restarts++;
     this.emit('restart', { engine: this.name, slot: slot.index, reason });
-    // A replacement already on its way (recycling) takes the slot over.
-    if (slot.starting) return;
     slot.retire = undefined;
     void this.startWorker(slot, reason, true).catch(() => undefined);
   }
@@ -389,6 +403,16 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     slot.worker = worker;
     slot.jobs = 0;
     slot.startFailures = 0;
+    slot.epoch = this.epochs.get(worker) ?? this.recycleEpoch;
+    slot.died = worker.ended.then((reason) => Promise.reject(new WorkerDiedError(reason.message, { cause: reason })));
+    slot.died.catch(() => undefined);
+    if (slot.epoch < this.recycleEpoch) {
+      // recycleAll came while this worker was starting: it is already out of date.
+      slot.retire = this.recycleReason;
+      queueMicrotask(() => {
+        if (slot.worker === worker && !slot.busy) this.replaceIdle(slot);
+      });
+    }
     // An idle worker that dies (killed from outside, OOM) is replaced without waiting for a job.
     void worker.ended.then((reason) => {
       if (slot.worker === worker && !slot.busy && !this.closed) this.replaceDead(slot, worker, `worker ended: ${reason.message}`);
@@ -425,8 +449,12 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
    * forever (never retried, never replaced).
    */
   private create(slot: Slot<J, R>): Promise<PoolWorker<J, R>> {
+    const epoch = this.recycleEpoch;
     try {
-      return Promise.resolve(this.options.create(slot.index));
+      return Promise.resolve(this.options.create(slot.index)).then((worker) => {
+        this.epochs.set(worker, epoch);
+        return worker;
+      });
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
