@@ -102,3 +102,31 @@ describe('converter: a LibreOffice worker killed under a job', () => {
     await convertOk(server.rest, session.token, next.documentId);
   }, 60_000);
 });
+
+describe('converter: LibreOffice without its UNO driver', () => {
+  let server: TestServer;
+  let session: TestSession;
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      engines: true,
+      env: {
+        QUIRE_ENGINES__CHROMIUM__ENABLED: 'false',
+        QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1',
+        QUIRE_ENGINES__PYTHON: '/nonexistent/python3',
+      },
+    });
+    session = await openSession(server.rest);
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  it('falls back to one soffice process per document and still converts', async () => {
+    const uploaded = await uploadFile(server.rest, session.token, DOCX, 'fallback.docx');
+    await convertOk(server.rest, session.token, uploaded.documentId, { converter: { pages: '2' } });
+    const facts = pdfFacts(await downloadToFile(server.rest, session.token, uploaded.documentId));
+    expect(facts.pages).toBe(1);
+    expect(facts.text).toContain('QUIRE-PAGE-TWO');
+    // No warm listener was started.
+    expect(sofficePids(server.dataDir)).toEqual([]);
+  }, 30_000);
+});
