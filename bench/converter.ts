@@ -161,16 +161,22 @@ export async function runConverterBench(options: ConverterBenchOptions): Promise
     log('REST path (upload, convert, download, delete)…');
     const server = await startBenchServer({ root, tempDir, dist: options.dist, nodeFlags: [], env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
     const rest: LevelResult[] = [];
-    let memory: { before: ReturnType<typeof memorySnapshot>; after: ReturnType<typeof memorySnapshot>; runs: number; seconds: number };
+    let memory: { series: (ReturnType<typeof memorySnapshot> & { conversions: number })[]; runs: number; seconds: number };
     try {
       const token = await loginAnonymous(server.rest);
       await drive(20, workers, () => restConversion(server, token, docx));
       for (const c of LEVELS) rest.push(level(c, options.docs, await drive(options.docs, c, () => restConversion(server, token, docx))));
       log(`memory over ${options.memoryRuns} conversions…`);
-      const before = memorySnapshot(server);
-      const run = await drive(options.memoryRuns, 4, () => restConversion(server, token, docx));
-      const after = memorySnapshot(server);
-      memory = { before, after, runs: options.memoryRuns, seconds: run.seconds };
+      // A snapshot every tenth of the run shows whether memory settles or keeps growing.
+      const series = [{ conversions: 0, ...memorySnapshot(server) }];
+      const step = Math.max(1, Math.round(options.memoryRuns / 10));
+      let seconds = 0;
+      for (let done = 0; done < options.memoryRuns; done += step) {
+        const count = Math.min(step, options.memoryRuns - done);
+        seconds += (await drive(count, 4, () => restConversion(server, token, docx))).seconds;
+        series.push({ conversions: done + count, ...memorySnapshot(server) });
+      }
+      memory = { series, runs: options.memoryRuns, seconds };
     } finally {
       await server.stop();
     }
@@ -191,9 +197,11 @@ export async function runConverterBench(options: ConverterBenchOptions): Promise
       `One-shot \`soffice --convert-to pdf\` (fresh profile): median ${formatNumber(oneShotMedian, 0)} ms = ${formatNumber(1000 / oneShotMedian, 2)} docs/s sequentially. ` +
         `Best REST throughput is ${formatNumber(Math.max(...rest.map((r) => r.perSecond)) / (1000 / oneShotMedian), 1)}× that.`,
       '',
-      `Memory over ${memory.runs} REST conversions (concurrency 4, ${formatNumber(memory.runs / memory.seconds, 1)} docs/s): ` +
-        `server RSS ${formatMemory(memory.before.server)} → ${formatMemory(memory.after.server)}, ` +
-        `LibreOffice processes ${formatMemory(memory.before.office)} → ${formatMemory(memory.after.office)}.`,
+      `Memory over ${memory.runs} REST conversions (concurrency 4, ${formatNumber(memory.runs / memory.seconds, 1)} docs/s; LibreOffice workers are recycled after the configured number of jobs):`,
+      '',
+      '| Conversions | Server RSS | LibreOffice processes RSS |',
+      '|---:|---:|---:|',
+      ...memory.series.map((m) => `| ${m.conversions} | ${formatMemory(m.server)} | ${formatMemory(m.office)} |`),
       '',
     );
     const markdown = lines.join('\n');

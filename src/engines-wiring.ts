@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config/load.js';
 import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
+import { FontInventory } from './engines/fonts/font-inventory.js';
 import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
@@ -30,12 +31,15 @@ export interface Engines {
 export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
   let libreoffice: LibreOfficeEngine | undefined;
   let chromium: ChromiumEngine | undefined;
+  let inventory: FontInventory | undefined;
   const fonts = await openFontFolder(config.dataDir, () => {
     logger.info('fonts folder changed: recycling the engine workers');
+    inventory?.invalidate();
     libreoffice?.recycleAll('fonts changed');
     chromium?.recycleAll('fonts changed');
   });
   const env = { ...process.env, ...fonts.env };
+  inventory = new FontInventory(fonts.env);
   const work = path.join(config.dataDir, 'engines');
 
   const lo = config.engines.libreoffice;
@@ -107,6 +111,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
       }),
       rewriter,
       ghostscript,
+      fonts: inventory,
     },
     ...(libreoffice ? { libreoffice } : {}),
     ...(chromium ? { chromium } : {}),

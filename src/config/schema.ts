@@ -143,7 +143,7 @@ export const ConfigSchema = Type.Object(
     ),
     engines: Type.Object(
       {
-        libreoffice: engineSchema({ timeout: 120, maxJobs: 500, maxMemory: '1GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
+        libreoffice: engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
         chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', executable: '/usr/bin/chromium' }),
         python: Type.String({ minLength: 1, default: '/usr/bin/python3', description: 'Python with the uno module (Debian python3-uno) that drives LibreOffice' }),
         ghostscript: Type.String({ minLength: 1, default: 'gs' }),

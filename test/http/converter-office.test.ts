@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, fonts, pageText, pdfFacts } from '../helpers/converter.js';
@@ -114,6 +116,41 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
     expect(outcome).toMatchObject({ status: 400, contentType: 'application/json' });
     expect([-102, -101]).toContain(outcome.error?.errorCode);
     expect(await info(server.rest, session.token, uploaded.documentId)).toMatchObject({ fileSize: broken.length, isFileLocked: false });
+  });
+
+  it('reports fonts the document asks for but the server lacks, as Warning headers, when report asks for it', async () => {
+    // The fixture with its styles switched to Calibri (Carlito is metric-compatible) and Comic Sans MS (not installed).
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-fonts-'));
+    const styles = execFileSync('unzip', ['-p', path.join(FIXTURES, 'sample.docx'), 'word/styles.xml'], { encoding: 'utf8' })
+      .replaceAll('Liberation Serif', 'Calibri')
+      .replaceAll('Liberation Sans', 'Comic Sans MS');
+    mkdirSync(path.join(dir, 'word'));
+    writeFileSync(path.join(dir, 'word/styles.xml'), styles);
+    writeFileSync(path.join(dir, 'fonts.docx'), fixture('sample.docx'));
+    execFileSync('zip', ['-q', 'fonts.docx', 'word/styles.xml'], { cwd: dir });
+    const uploaded = await uploadFile(server.rest, session.token, readFileSync(path.join(dir, 'fonts.docx')), 'fonts.docx');
+
+    const silent = await fetch(`${server.rest}/converter/${uploaded.documentId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ converter: {} }),
+      redirect: 'manual',
+    });
+    expect(silent.status).toBe(303);
+    expect(silent.headers.get('warning')).toBeNull();
+
+    const again = await uploadFile(server.rest, session.token, readFileSync(path.join(dir, 'fonts.docx')), 'fonts2.docx');
+    const reported = await fetch(`${server.rest}/converter/${again.documentId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ converter: { report: { fontIsMissing: true, fontAliasUsage: true } } }),
+      redirect: 'manual',
+    });
+    expect(reported.status).toBe(303);
+    const warning = reported.headers.get('warning') ?? '';
+    expect(warning).toMatch(/299 quire "Font missing: \\"Comic Sans MS\\" is not installed/);
+    expect(warning).toMatch(/Font alias used: \\"Calibri\\" is not installed; replaced by the compatible \\"Carlito\\"/);
+    expect(warning).not.toMatch(/Liberation|DejaVu/);
   });
 
   it('adds a history state in history mode; the upload stays reachable', async () => {

@@ -8,6 +8,11 @@ import { DocumentIdParams, ref } from '../schemas/shared.js';
 
 const tags = ['converter'];
 
+/** Header values are Latin-1 at most: non-ASCII characters are percent-encoded, quotes escaped. */
+function headerText(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c)).replace(/["\\]/g, (c) => `\\${c}`);
+}
+
 export interface ConverterRoutes {
   converter: ConverterService;
   restBase: string;
@@ -36,14 +41,19 @@ export const converterRoutes: FastifyPluginAsyncTypebox<ConverterRoutes> = async
       schema: {
         tags,
         operationId: 'convert',
-        summary: 'Convert a stored document (Office, text, HTML, images, e-mail, PostScript, PDF) to PDF; answers 303 to its information',
+        summary: 'Convert a stored document (Office, text, HTML, images, e-mail, PostScript, PDF) to PDF; answers 303 to its information. With report.fontIsMissing / report.fontAliasUsage, findings come as Warning headers (299).',
         params: DocumentIdParams,
         body: ref(ConverterOperation),
         response: { 303: Type.Null({ description: 'Location: the DocumentFile of the converted document' }) },
       },
     },
     async (request, reply) => {
-      const record = await converter.convert(request.session!, request.params.documentId, request.body);
+      const { record, warnings } = await converter.convert(request.session!, request.params.documentId, request.body);
+      if (warnings.length > 0) {
+        request.log.info({ documentId: record.id, warnings }, 'conversion report');
+        // RFC 7234 Warning fields (code 299, "miscellaneous persistent warning"), one per finding.
+        reply.header('warning', warnings.map((w) => `299 quire "${headerText(w)}"`));
+      }
       return seeDocumentInfo(reply, restBase, record.id);
     },
   );

@@ -4,6 +4,8 @@ import { QuireError } from '../../core/errors.js';
 import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
 import { formatPageList, PageSelectionError, resolvePageSelection } from '../../core/page-selection.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
+import type { FontInventory } from '../../engines/fonts/font-inventory.js';
+import { requestedFonts } from '../../engines/format/document-fonts.js';
 import type { LibreOfficeEngine } from '../../engines/libreoffice/libreoffice-engine.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { Session } from '../../sessions/session.js';
@@ -15,6 +17,12 @@ import { effectiveType, inputKindOf, unsupportedType, type InputKind } from './i
 import { convertOffice, delimitedImport, NATIVE_PDFA_LEVELS, officeFilterData } from './office.js';
 import { conversionSettings, type ConversionSettings, type ConverterOptions } from './options.js';
 import type { ConversionStep, ConversionSteps } from './steps.js';
+
+/** The converted document, and what the requested `report` found (human-readable lines). */
+export interface ConversionOutcome {
+  record: DocumentRecord;
+  warnings: string[];
+}
 
 export interface ConverterRequest {
   converter: ConverterOptions;
@@ -28,6 +36,8 @@ export interface ConverterEngines {
   renderers: Partial<Record<InputKind, Renderer>>;
   rewriter: PdfRewriter;
   ghostscript: Ghostscript;
+  /** Answers `report.fontIsMissing` / `report.fontAliasUsage`; absent: those report nothing. */
+  fonts?: FontInventory;
 }
 
 /** Everything a renderer needs for one conversion. */
@@ -72,7 +82,7 @@ export class ConverterService {
     private readonly steps: ConversionSteps = {},
   ) {}
 
-  async convert(session: Session, documentId: string, request: ConverterRequest): Promise<DocumentRecord> {
+  async convert(session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
     const settings = conversionSettings(request.converter);
     const record = await this.documents.info(session, documentId);
     const version = activeVersion(record);
@@ -88,6 +98,7 @@ export class ConverterService {
       await mkdir(workDir);
       try {
         const key = `${session.id}/${documentId}/${version.id}/${version.file}`;
+        const warnings = await this.fontReport(file.path, type, settings);
         const rendered = await this.render({ source: file.path, type, kind, settings, workDir, key, depth: 1, password, pdfaNative: pdfa.native });
         let current = await this.finish(rendered, workDir, settings, password, kind);
         if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, workDir, settings.options.pdfa);
@@ -100,11 +111,22 @@ export class ConverterService {
         // The result moves out of the scratch directory before it is removed.
         const result = this.documents.tempPath();
         await rename(current, result);
-        return await this.documents.commitResult(session, documentId, result, 'converter');
+        return { record: await this.documents.commitResult(session, documentId, result, 'converter'), warnings };
       } finally {
         await rm(workDir, { recursive: true, force: true });
       }
     });
+  }
+
+  /** `report.fontIsMissing` and `report.fontAliasUsage`: the fonts an Office document asks for that this server lacks. */
+  private async fontReport(source: string, type: FileType, settings: ConversionSettings): Promise<string[]> {
+    const report = settings.options.report;
+    if (!this.engines.fonts || !(report?.fontIsMissing || report?.fontAliasUsage)) return [];
+    const check = await this.engines.fonts.check(await requestedFonts(source, type.key));
+    return [
+      ...(report.fontIsMissing ? check.missing.map((f) => `Font missing: "${f.font}" is not installed; replaced by "${f.replacement}".`) : []),
+      ...(report.fontAliasUsage ? check.aliased.map((f) => `Font alias used: "${f.font}" is not installed; replaced by the compatible "${f.replacement}".`) : []),
+    ];
   }
 
   /** PDF/A at conversion time: LibreOffice's own export for Office input at levels it writes, else the PDF/A step. */

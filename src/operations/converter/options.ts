@@ -202,8 +202,6 @@ function refuseUnsupported(options: ConverterOptions): void {
     refuse(options.text.useSyntaxDetection ? 'text.useSyntaxDetection' : 'text.syntaxHighlight', 'syntax highlighting is not available; textHighlight styles plain text.');
   }
   if (options.text?.textHighlight?.fontOrigin === 'folder') refuse('text.textHighlight.fontOrigin', '"folder" is not available; fonts of the fonts folder are system fonts here.');
-  if (options.report?.contentProblems || options.report?.fontAliasUsage || options.report?.fontIsMissing) {
-    refuse('report', 'conversion reports are not available yet.');
-  }
+  if (options.report?.contentProblems) refuse('report.contentProblems', 'content problems are not reported; fontIsMissing and fontAliasUsage are.');
   if (options.pdfa?.analyze) refuse('pdfa.analyze', 'a converter result cannot be analysed in the same call; use the pdfa web service.');
 }
