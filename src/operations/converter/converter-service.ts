@@ -1,4 +1,5 @@
-import { link, mkdir, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
@@ -90,6 +91,10 @@ export class ConverterService {
     const kind = inputKindOf(type);
     if (!kind) throw unsupportedType(type);
     const pdfa = this.pdfaPlan(settings, kind);
+    const signature = settings.options.signature ? this.steps.signature : undefined;
+    if (settings.options.signature && !signature) {
+      throw new QuireError('OPTION_UNSUPPORTED', 'converter.signature is not supported by this server yet: sign the result with the signature web service when it is available.');
+    }
     const password = request.password?.open || request.password?.permission || this.credentials.get(session.id, documentId)?.password;
 
     return this.documents.locks.with(session.id, documentId, async () => {
@@ -102,12 +107,7 @@ export class ConverterService {
         const rendered = await this.render({ source: file.path, type, kind, settings, workDir, key, depth: 1, password, pdfaNative: pdfa.native });
         let current = await this.finish(rendered, workDir, settings, password, kind);
         if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, workDir, settings.options.pdfa);
-        if (settings.options.signature) {
-          if (!this.steps.signature) {
-            throw new QuireError('OPTION_UNSUPPORTED', 'converter.signature is not supported by this server yet: sign the result with the signature web service when it is available.');
-          }
-          current = await this.runStep(this.steps.signature, 'signature', current, workDir, settings.options.signature);
-        }
+        if (signature) current = await this.runStep(signature, 'signature', current, workDir, settings.options.signature);
         // The result moves out of the scratch directory before it is removed.
         const result = this.documents.tempPath();
         await rename(current, result);
@@ -158,13 +158,12 @@ export class ConverterService {
   }): Promise<Rendered> {
     const { type, kind, settings, workDir } = job;
     // Engines see a name with the right extension (LibreOffice and the one-shot fallback use it);
-    // a hard link costs nothing and leaves the stored file alone.
-    const input = path.join(workDir, `input-${job.depth}.${type.extension || 'bin'}`);
-    await link(job.source, input).catch(async () => {
-      const { copyFile } = await import('node:fs/promises');
-      await copyFile(job.source, input);
-    });
-    const output = path.join(workDir, `rendered-${job.depth}.pdf`);
+    // a hard link costs nothing and leaves the stored file alone (engines only read it). Names are
+    // unique per render: nested renders (mail attachments) share the scratch directory.
+    const unique = `${job.depth}-${randomBytes(4).toString('hex')}`;
+    const input = path.join(workDir, `input-${unique}.${type.extension || 'bin'}`);
+    await link(job.source, input).catch(() => copyFile(job.source, input));
+    const output = path.join(workDir, `rendered-${unique}.pdf`);
     try {
       if (kind === 'pdf') {
         // PDF input is normalised by the finishing rewrite (pages, compression, repair).
