@@ -9,7 +9,7 @@ import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import type { Task } from './engines/pool/in-process-worker.js';
-import type { WorkerPool } from './engines/pool/worker-pool.js';
+import type { PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
@@ -21,6 +21,8 @@ export interface Engines {
   chromium?: ChromiumEngine;
   images: WorkerPool<Task<unknown>, unknown>;
   fonts: FontFolder;
+  /** Queue, busy workers, job counts and restarts of every pool (for the administration's metrics). */
+  stats(): PoolStats[];
   close(): Promise<void>;
 }
 
@@ -117,6 +119,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     ...(chromium ? { chromium } : {}),
     images,
     fonts,
+    stats: () => [libreoffice?.stats(), chromium?.stats(), images.stats()].filter((s): s is PoolStats => s !== undefined),
     close: async () => {
       fonts.close();
       await Promise.all([libreoffice?.close(), chromium?.close(), images.close()]);
