@@ -2,14 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from './config/load.js';
+import type { Config, EngineConfig } from './config/load.js';
 import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
 import { FontInventory } from './engines/fonts/font-inventory.js';
 import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import type { Task } from './engines/pool/in-process-worker.js';
-import type { PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
+import type { PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
@@ -48,14 +48,8 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   if (lo.enabled) {
     const engine = new LibreOfficeEngine({
       ...LIBREOFFICE_DEFAULTS,
+      ...poolSettings(lo),
       workDir: path.join(work, 'libreoffice'),
-      size: lo.workers,
-      queueLimit: lo.queueSize,
-      jobTimeoutMs: lo.timeoutMs,
-      queueTimeoutMs: lo.queueTimeoutMs,
-      maxJobsPerWorker: lo.maxJobs,
-      maxMemoryBytes: lo.maxMemoryBytes,
-      healthIntervalMs: lo.healthIntervalMs,
       soffice: lo.executable,
       python: config.engines.python,
       env,
@@ -74,13 +68,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   const cr = config.engines.chromium;
   if (cr.enabled) {
     const engine = new ChromiumEngine({
-      size: cr.workers,
-      queueLimit: cr.queueSize,
-      jobTimeoutMs: cr.timeoutMs,
-      queueTimeoutMs: cr.queueTimeoutMs,
-      maxJobsPerWorker: cr.maxJobs,
-      maxMemoryBytes: cr.maxMemoryBytes,
-      healthIntervalMs: cr.healthIntervalMs,
+      ...poolSettings(cr),
       executablePath: cr.executable,
       env: fonts.env,
       tempDir: path.join(work, 'chromium'),
@@ -124,5 +112,18 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
       fonts.close();
       await Promise.all([libreoffice?.close(), chromium?.close(), images.close()]);
     },
+  };
+}
+
+/** A configured engine's pool settings. */
+function poolSettings(engine: EngineConfig): PoolSettings {
+  return {
+    size: engine.workers,
+    queueLimit: engine.queueSize,
+    jobTimeoutMs: engine.timeoutMs,
+    queueTimeoutMs: engine.queueTimeoutMs,
+    maxJobsPerWorker: engine.maxJobs,
+    maxMemoryBytes: engine.maxMemoryBytes,
+    healthIntervalMs: engine.healthIntervalMs,
   };
 }

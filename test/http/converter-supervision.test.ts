@@ -32,17 +32,14 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   }
 }
 
-function supervisedServer(timeoutSeconds: number): { get: () => { server: TestServer; session: TestSession } } {
+/** A server with one LibreOffice worker (and no Chromium) for the tests of a describe block. */
+function supervisedServer(env: Record<string, string>): { get: () => { server: TestServer; session: TestSession } } {
   let server: TestServer;
   let session: TestSession;
   beforeAll(async () => {
     server = await startTestServer({
       engines: true,
-      env: {
-        QUIRE_ENGINES__CHROMIUM__ENABLED: 'false',
-        QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1',
-        QUIRE_ENGINES__LIBREOFFICE__TIMEOUT: String(timeoutSeconds),
-      },
+      env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', ...env },
     });
     session = await openSession(server.rest);
   }, 60_000);
@@ -51,7 +48,7 @@ function supervisedServer(timeoutSeconds: number): { get: () => { server: TestSe
 }
 
 describe('converter: a hung LibreOffice job', () => {
-  const context = supervisedServer(2);
+  const context = supervisedServer({ QUIRE_ENGINES__LIBREOFFICE__TIMEOUT: '2' });
 
   it('kills a job that runs past the timeout (-93, within the limit) and serves the next job on a fresh worker', async () => {
     const { server, session } = context.get();
@@ -76,7 +73,7 @@ describe('converter: a hung LibreOffice job', () => {
 });
 
 describe('converter: a LibreOffice worker killed under a job', () => {
-  const context = supervisedServer(60);
+  const context = supervisedServer({ QUIRE_ENGINES__LIBREOFFICE__TIMEOUT: '60' });
 
   it('retries a job whose worker was killed once; a second kill refuses it (-108), later calls are refused at once, and the pool keeps serving', async () => {
     const { server, session } = context.get();
@@ -104,23 +101,10 @@ describe('converter: a LibreOffice worker killed under a job', () => {
 });
 
 describe('converter: LibreOffice without its UNO driver', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({
-      engines: true,
-      env: {
-        QUIRE_ENGINES__CHROMIUM__ENABLED: 'false',
-        QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1',
-        QUIRE_ENGINES__PYTHON: '/nonexistent/python3',
-      },
-    });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const context = supervisedServer({ QUIRE_ENGINES__PYTHON: '/nonexistent/python3' });
 
   it('falls back to one soffice process per document and still converts', async () => {
+    const { server, session } = context.get();
     const uploaded = await uploadFile(server.rest, session.token, DOCX, 'fallback.docx');
     await convertOk(server.rest, session.token, uploaded.documentId, { converter: { pages: '2' } });
     const facts = pdfFacts(await downloadToFile(server.rest, session.token, uploaded.documentId));

@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * Failures of an HTML conversion that are the job's own, by kind. The engine knows nothing of HTTP;
  * the operations layer maps the kinds to its error catalogue. Failures of the supervisor (queue full,
@@ -15,12 +17,4 @@ export type HtmlEngineErrorKind =
   /** Chromium failed to load or print the document, or the PDF could not be written. */
   | 'renderFailed';
 
-export class HtmlEngineError extends Error {
-  readonly kind: HtmlEngineErrorKind;
-
-  constructor(kind: HtmlEngineErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'HtmlEngineError';
-    this.kind = kind;
-  }
-}
+export class HtmlEngineError extends EngineError<HtmlEngineErrorKind> {}

@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * Failures of the image engine, by kind. The engine knows nothing of HTTP or the errors catalogue; the
  * operations layer maps the kinds, e.g. `unreadable` → webPDF -106 (the official clients test
@@ -15,15 +17,7 @@ export type ImageEngineErrorKind =
   /** The options cannot work: no printable area left by the margins, quality outside 1-100, ... */
   | 'invalidOptions';
 
-export class ImageEngineError extends Error {
-  readonly kind: ImageEngineErrorKind;
-
-  constructor(kind: ImageEngineErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = `ImageEngineError(${kind})`;
-    this.kind = kind;
-  }
-}
+export class ImageEngineError extends EngineError<ImageEngineErrorKind> {}
 
 /**
  * Turns a libvips/sharp failure into an engine error. Any decode failure is `unreadable` except the

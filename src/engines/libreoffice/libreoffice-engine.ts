@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WorkerPool, type PoolStats, type RunOptions } from '../pool/worker-pool.js';
+import { WorkerPool, type PoolSettings, type PoolStats, type RunOptions } from '../pool/worker-pool.js';
 import type { PoolWorker } from '../pool/worker.js';
 import { OneShotWorker } from './one-shot-worker.js';
 import { UnoWorker, type UnoJob, type UnoResult } from './uno-worker.js';
@@ -10,16 +10,9 @@ import { UnoWorker, type UnoJob, type UnoResult } from './uno-worker.js';
 /** The UNO driver script, at the same place relative to this module in `src/` and in `dist/`. */
 const UNO_SCRIPT = fileURLToPath(new URL('../../../resources/uno_worker.py', import.meta.url));
 
-export interface LibreOfficeEngineOptions {
+export interface LibreOfficeEngineOptions extends PoolSettings {
   /** Where worker profiles and one-shot scratch directories live. */
   workDir: string;
-  size: number;
-  queueLimit: number;
-  jobTimeoutMs: number;
-  queueTimeoutMs: number;
-  maxJobsPerWorker: number;
-  maxMemoryBytes: number;
-  healthIntervalMs: number;
   startTimeoutMs: number;
   soffice: string;
   /** Debian's Python with the `uno` module (the `python3` on PATH may be another one). */
@@ -97,18 +90,8 @@ export class LibreOfficeEngine {
   }
 
   private createPool(create: (slot: number) => Promise<PoolWorker<UnoJob, UnoResult>>): WorkerPool<UnoJob, UnoResult> {
-    const o = this.options;
-    return new WorkerPool<UnoJob, UnoResult>({
-      name: this.name,
-      size: o.size,
-      queueLimit: o.queueLimit,
-      jobTimeoutMs: o.jobTimeoutMs,
-      queueTimeoutMs: o.queueTimeoutMs,
-      maxJobsPerWorker: o.maxJobsPerWorker,
-      maxMemoryBytes: o.maxMemoryBytes,
-      healthIntervalMs: o.healthIntervalMs,
-      create,
-    });
+    // The options carry the pool settings (PoolSettings); the pool ignores the rest.
+    return new WorkerPool<UnoJob, UnoResult>({ ...this.options, name: this.name, create });
   }
 
   private async startUnoWorker(slot: number): Promise<UnoWorker> {

@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * Failures of the mail engine, by kind. The engine knows nothing of HTTP or the errors catalogue; the
  * operations layer maps the kinds. Messages are safe to show the client: they never carry a path.
@@ -8,12 +10,4 @@ export type MailEngineErrorKind =
   /** The file is larger than the limit, or the message has more attachments than allowed. */
   | 'tooLarge';
 
-export class MailEngineError extends Error {
-  readonly kind: MailEngineErrorKind;
-
-  constructor(kind: MailEngineErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'MailEngineError';
-    this.kind = kind;
-  }
-}
+export class MailEngineError extends EngineError<MailEngineErrorKind> {}

@@ -41,6 +41,12 @@ export interface WorkerPoolOptions<J, R> {
   create: WorkerFactory<J, R>;
 }
 
+/** The tunables of a pool, as engines take them from the configuration. */
+export type PoolSettings = Pick<
+  WorkerPoolOptions<unknown, unknown>,
+  'size' | 'queueLimit' | 'jobTimeoutMs' | 'queueTimeoutMs' | 'maxJobsPerWorker' | 'maxMemoryBytes' | 'healthIntervalMs'
+>;
+
 export interface RunOptions {
   /** Overrides the pool's job time limit. */
   timeoutMs?: number;

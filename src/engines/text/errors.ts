@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * Failures of the text engine, by kind. The engine knows nothing of HTTP or the errors catalogue; the
  * operations layer maps the kinds (`invalidOption` → PARAMETER, `tooLarge` → a size limit error).
@@ -11,12 +13,4 @@ export type TextEngineErrorKind =
   /** The file does not exist or cannot be read. */
   | 'unreadable';
 
-export class TextEngineError extends Error {
-  readonly kind: TextEngineErrorKind;
-
-  constructor(kind: TextEngineErrorKind, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'TextEngineError';
-    this.kind = kind;
-  }
-}
+export class TextEngineError extends EngineError<TextEngineErrorKind> {}
