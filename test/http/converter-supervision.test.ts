@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pdfFacts } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
+import { eventually, info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const DOCX = readFileSync(path.resolve(import.meta.dirname, '../fixtures/office/sample.docx'));
@@ -112,5 +112,24 @@ describe('converter: LibreOffice without its UNO driver', () => {
     expect(facts.text).toContain('QUIRE-PAGE-TWO');
     // No warm listener was started.
     expect(sofficePids(server.dataDir)).toEqual([]);
+  }, 30_000);
+});
+
+describe('converter: a full LibreOffice queue', () => {
+  const context = supervisedServer({ QUIRE_ENGINES__LIBREOFFICE__QUEUE_SIZE: '0', QUIRE_ENGINES__LIBREOFFICE__TIMEOUT: '3' });
+
+  it('answers 429 (-105) with Retry-After while the only worker is busy and nothing may wait', async () => {
+    const { server, session } = context.get();
+    const slow = await uploadFile(server.rest, session.token, slowCsv(), 'busy.csv');
+    const other = await uploadFile(server.rest, session.token, DOCX, 'waiting.docx');
+    const pending = convert(server.rest, session.token, slow.documentId);
+    // The slow job holds the worker once its document is locked.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await convert(server.rest, session.token, other.documentId);
+    expect(refused).toMatchObject({ status: 429, contentType: 'application/json', error: { errorCode: -105 } });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect((await pending).error?.errorCode).toBe(-93);
+    // Once the killed worker is replaced, the same call goes through.
+    await eventually(() => convertOk(server.rest, session.token, other.documentId), 15_000, 500);
   }, 30_000);
 });
