@@ -10,12 +10,14 @@ import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
 import { adminSessionRoutes } from './http/routes/admin-sessions.js';
 import { converterRoutes } from './http/routes/converter.js';
+import { toolboxRoutes } from './http/routes/toolbox.js';
 import { authenticationRoutes } from './http/routes/authentication.js';
 import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import type { ConverterService } from './operations/converter/converter-service.js';
+import type { ToolboxService } from './operations/toolbox/toolbox-service.js';
 import type { DocumentArchives } from './operations/documents/archives.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
@@ -32,6 +34,7 @@ export interface AppDeps {
   protection: DocumentProtection;
   archives: DocumentArchives;
   converter: ConverterService;
+  toolbox: ToolboxService;
   build: BuildInfo;
   /** Set when the server shuts down: responses then close their connections. */
   draining?: { active: boolean };
@@ -82,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         restBase: config.server.restBase,
       });
       await rest.register(converterRoutes, { converter: deps.converter, restBase: config.server.restBase });
+      await rest.register(toolboxRoutes, { toolbox: deps.toolbox, restBase: config.server.restBase });
       await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
       await rest.register(openapiRoutes);
     },

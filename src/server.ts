@@ -17,6 +17,8 @@ import { FileDocumentStore } from './storage/file-document-store.js';
 import { buildInfo } from './version.js';
 import { startEngines } from './engines-wiring.js';
 import { ConverterService } from './operations/converter/converter-service.js';
+import { TOOLBOX_REGISTRY } from './operations/toolbox/registry.js';
+import { ToolboxService } from './operations/toolbox/toolbox-service.js';
 import path from 'node:path';
 
 export interface RunningServer {
@@ -64,8 +66,15 @@ export async function startServer(
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const engines = await startEngines(config, logger);
   const converter = new ConverterService(documents, credentials, engines.converter);
+  const toolbox = new ToolboxService(
+    documents,
+    credentials,
+    { rewriter: engines.converter.rewriter, ghostscript: engines.converter.ghostscript, toolTimeoutMs: config.documents.toolTimeoutMs },
+    TOOLBOX_REGISTRY,
+    config.documents.toolTimeoutMs * 10,
+  );
   const draining = { active: false };
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, build: buildInfo(), draining });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build: buildInfo(), draining });
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {

@@ -1,4 +1,5 @@
-import { QpdfRunner } from './qpdf.js';
+import { rm, writeFile } from 'node:fs/promises';
+import { classifyFailure, QpdfRunner } from './qpdf.js';
 
 export interface RewriteOptions {
   /** Pages to keep, in qpdf's syntax ("1-3,5"); absent: all. */
@@ -55,5 +56,36 @@ export class PdfRewriter {
     }
     args.push(output);
     await this.qpdf.run(args, options);
+  }
+
+  /** Whether the PDF has an encryption dictionary (qpdf --is-encrypted: exit 0 yes, 2 no). */
+  async isEncrypted(input: string, options: { deadline?: number } = {}): Promise<boolean> {
+    const result = await this.qpdf.raw(['--is-encrypted', input], options);
+    if (result.exitCode === 0) return true;
+    if (result.exitCode === 2) return false;
+    throw classifyFailure(result);
+  }
+
+  /** A decrypted copy, opened with the user or the owner password. */
+  async decrypt(input: string, output: string, options: { password?: string; deadline?: number } = {}): Promise<void> {
+    await this.qpdf.run(['--decrypt', input, output], options);
+  }
+
+  /** `input` (unencrypted) written with the encryption of `original`, which `password` opens. */
+  async copyEncryption(input: string, original: string, output: string, options: { password?: string; deadline?: number } = {}): Promise<void> {
+    // qpdf takes the original's password only as an argument: it goes through an argument file
+    // (mode 0600, removed at once), never argv, which any local user can read.
+    const argumentFile = `${output}.args`;
+    await writeFile(argumentFile, `--copy-encryption=${original}\n--encryption-file-password=${options.password ?? ''}\n`, { mode: 0o600 });
+    try {
+      await this.qpdf.run([`@${argumentFile}`, input, output], { deadline: options.deadline });
+    } finally {
+      await rm(argumentFile, { force: true });
+    }
+  }
+
+  /** A PDF with no pages (the start of `toolbox/new`). */
+  async empty(output: string): Promise<void> {
+    await this.qpdf.run(['--empty', output]);
   }
 }

@@ -205,7 +205,7 @@ export const Converter = component(
   ),
 );
 
-const Billing = component(
+export const Billing = component(
   Type.Object(
     {
       applicationName: opt(Type.String({ default: 'external' })),

@@ -1,0 +1,15 @@
+import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
+import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
+
+/**
+ * The long-lived engines the toolbox operations share. Stateless tools (qpdf, poppler, pdf-lib
+ * helpers) are called through their engine modules directly, with `ToolboxContext.deadline`.
+ */
+export interface ToolboxEngines {
+  rewriter: PdfRewriter;
+  ghostscript: Ghostscript;
+  /** The command a `print` operation pipes the PDF to; absent: printing is refused. */
+  printCommand?: readonly string[];
+  /** Time limit of one tool run, in milliseconds. */
+  toolTimeoutMs: number;
+}

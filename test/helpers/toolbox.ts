@@ -1,0 +1,44 @@
+import { bearer } from './client.js';
+import { info, locationId, type DocumentFile, type ErrorBody } from './documents.js';
+
+export interface ToolboxOutcome {
+  status: number;
+  contentType: string | null;
+  location: string | null;
+  error?: ErrorBody;
+}
+
+/** POST toolbox/{documentId} with `{toolbox, ...extra}`; redirects are not followed. */
+export async function runToolbox(rest: string, token: string, documentId: string, toolbox: unknown[], extra: Record<string, unknown> = {}): Promise<ToolboxOutcome> {
+  return post(`${rest}/toolbox/${documentId}`, token, { toolbox, ...extra });
+}
+
+/** Runs the toolbox and expects success (303 to the same document); returns its DocumentFile. */
+export async function toolboxOk(rest: string, token: string, documentId: string, toolbox: unknown[], extra: Record<string, unknown> = {}): Promise<DocumentFile> {
+  const outcome = await runToolbox(rest, token, documentId, toolbox, extra);
+  if (outcome.status !== 303) throw new Error(`toolbox failed: ${outcome.status} ${JSON.stringify(outcome.error)}`);
+  return info(rest, token, documentId);
+}
+
+/** POST toolbox/new?name=&history= ; returns the new DocumentFile on 303, else throws with the error. */
+export async function toolboxNew(rest: string, token: string, toolbox: unknown[], query = ''): Promise<DocumentFile> {
+  const outcome = await post(`${rest}/toolbox/new${query}`, token, { toolbox });
+  if (outcome.status !== 303 || !outcome.location) throw new Error(`toolbox/new failed: ${outcome.status} ${JSON.stringify(outcome.error)}`);
+  return info(rest, token, locationId({ location: outcome.location }));
+}
+
+async function post(url: string, token: string, body: unknown): Promise<ToolboxOutcome> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    redirect: 'manual',
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    location: response.headers.get('location'),
+    ...(response.status >= 400 ? { error: JSON.parse(text) as ErrorBody } : {}),
+  };
+}
