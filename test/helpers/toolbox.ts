@@ -1,3 +1,4 @@
+import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { bearer } from './client.js';
 import { info, locationId, type DocumentFile, type ErrorBody } from './documents.js';
 
@@ -41,4 +42,12 @@ async function post(url: string, token: string, body: unknown): Promise<ToolboxO
     location: response.headers.get('location'),
     ...(response.status >= 400 ? { error: JSON.parse(text) as ErrorBody } : {}),
   };
+}
+
+/** A PDF of A4 pages whose page n carries the text "PAGE-n" (Helvetica, 24 pt). */
+export async function numberedPdf(pages: number): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  for (let n = 1; n <= pages; n++) document.addPage([595, 842]).drawText(`PAGE-${n}`, { x: 50, y: 700, size: 24, font });
+  return Buffer.from(await document.save());
 }
