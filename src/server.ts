@@ -69,9 +69,14 @@ export async function startServer(
   const toolbox = new ToolboxService(
     documents,
     credentials,
-    { rewriter: engines.converter.rewriter, ghostscript: engines.converter.ghostscript, toolTimeoutMs: config.documents.toolTimeoutMs },
+    {
+      rewriter: engines.converter.rewriter,
+      ghostscript: engines.converter.ghostscript,
+      toolTimeoutMs: config.documents.toolTimeoutMs,
+      ...(config.toolbox.printCommand.length > 0 ? { printCommand: config.toolbox.printCommand } : {}),
+    },
     TOOLBOX_REGISTRY,
-    config.documents.toolTimeoutMs * 10,
+    config.toolbox.timeoutMs,
   );
   const draining = { active: false };
   const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build: buildInfo(), draining });

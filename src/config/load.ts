@@ -50,6 +50,7 @@ export interface Config {
     ghostscript: string;
   };
   network: { allowInternal: boolean; allowHosts: string[] };
+  toolbox: { timeoutMs: number; printCommand: string[] };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
@@ -179,6 +180,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       ghostscript: raw.engines.ghostscript,
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
+    toolbox: { timeoutMs: Math.round(raw.toolbox.timeout * 1000), printCommand: [...raw.toolbox.printCommand] },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,

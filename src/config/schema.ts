@@ -150,6 +150,16 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    toolbox: Type.Object(
+      {
+        timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one toolbox call (all its operations) may take' }),
+        printCommand: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'command (argv, no shell) the print operation pipes the PDF to, e.g. [lp, -d, office]; empty: printing is refused',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     network: Type.Object(
       {
         allowInternal: Type.Boolean({
