@@ -66,7 +66,10 @@ export class ToolboxService {
         }
         const temp = this.documents.tempPath();
         await rename(result.path, temp);
-        return this.documents.commitResult(session, documentId, temp, 'toolbox');
+        const committed = await this.documents.commitResult(session, documentId, temp, 'toolbox');
+        // Passwords remembered for the old protection no longer fit a document the chain re-secured.
+        if (steps.some((s) => s.name === 'security')) this.credentials.forget(session.id, documentId);
+        return committed;
       }),
     );
   }
@@ -92,7 +95,7 @@ export class ToolboxService {
     if (!Array.isArray(request.toolbox) || request.toolbox.length === 0) {
       throw new QuireError('PARAMETER', 'Invalid parameter body.toolbox: give at least one operation, e.g. [{"rotate":{"pages":"1","degrees":90}}].');
     }
-    return request.toolbox.map((element, index) => {
+    const steps = request.toolbox.map((element, index) => {
       const keys = Object.keys(element).filter((key) => (TOOLBOX_OPERATIONS as readonly string[]).includes(key));
       if (keys.length !== 1) {
         throw new QuireError('PARAMETER', `Invalid parameter body.toolbox[${index}]: each element names exactly one operation (${TOOLBOX_OPERATIONS.join(', ')}).`);
@@ -100,6 +103,12 @@ export class ToolboxService {
       const name = keys[0] as ToolboxOperationName;
       return { name, options: element[name] ?? {} };
     });
+    // Encryption must come last: the operations after it would get an encrypted document.
+    const encrypting = steps.findIndex((s) => s.name === 'security' && typeof s.options === 'object' && s.options !== null && ('encrypt' in s.options || 'encryptCertificate' in s.options));
+    if (encrypting >= 0 && encrypting < steps.length - 1) {
+      throw new QuireError('PARAMETER', `Invalid parameter body.toolbox[${encrypting}].security: encryption must be the last operation of the array (the operations after it would get an encrypted document).`);
+    }
+    return steps;
   }
 
   private async chain(start: WorkFile, steps: { name: ToolboxOperationName; options: unknown }[], context: ToolboxContext): Promise<WorkFile> {
@@ -166,7 +175,7 @@ export class ToolboxService {
       pages = await this.engines.rewriter.pageCount(result.path, { deadline: context.deadline });
     } catch (error) {
       // Encrypted by the chain's own security step: it was checked before that step.
-      if (error instanceof PdfEngineError && (error.kind === 'passwordRequired' || error.kind === 'passwordWrong')) return;
+      if (error instanceof PdfEngineError && ['passwordRequired', 'passwordWrong', 'unsupportedEncryption', 'certificateRequired'].includes(error.kind)) return;
       throw fromToolboxEngine(error);
     }
     if (pages === 0) {

@@ -1,4 +1,22 @@
 import Type from 'typebox';
 
-/** `Operation_ToolboxCompress.compress` (reference §10.9): the options of the `compress` operation. */
-export const compressOptions = Type.Object({}, { description: 'Operation_ToolboxCompress.compress' });
+/**
+ * `Operation_ToolboxCompress.compress` (reference §10.9.21): lossless size reduction — every stream
+ * Flate-compressed at the highest level and the objects packed into object streams. Images are not
+ * re-encoded. Rewriting invalidates signatures.
+ */
+export const compressOptions = Type.Object(
+  {
+    compressObjects: Type.Optional(
+      Type.Object(
+        {
+          objectStreamSize: Type.Optional(
+            Type.Integer({ format: 'int32', default: 200, minimum: 1, description: 'objects per object stream (the last one may hold fewer)' }),
+          ),
+        },
+        { description: 'Operation_CompressObjects; absent: objectStreamSize 200' },
+      ),
+    ),
+  },
+  { description: 'Operation_ToolboxCompress.compress' },
+);

@@ -1,5 +1,81 @@
-import { notYetAvailable } from '../not-yet-available.js';
+import { QuireError } from '../../../core/errors.js';
+import { formatPageList } from '../../../core/page-selection.js';
+import { MAX_COPIES, PrintError, rasterizePdf, sendToPrinter } from '../../../engines/print/index.js';
 import type { ToolboxOperation } from '../operation.js';
+import { selectPages } from '../pages.js';
 
-/** Toolbox operation `print` (reference §10.9). */
-export const printOperation: ToolboxOperation<unknown> = notYetAvailable('print');
+export interface PrintOptions {
+  autoRotate?: boolean;
+  centerInPage?: boolean;
+  copies?: number;
+  dpi?: number;
+  expandToMargins?: boolean;
+  jobName?: string;
+  mode?: string;
+  pages?: string;
+  printerName?: string;
+  shrinkToMargins?: boolean;
+}
+
+const MODES = ['default', 'raster', 'image'];
+const DEFAULT_RASTER_DPI = 300;
+const MAX_RASTER_DPI = 600;
+
+/**
+ * `print` (reference §10.9.11): pipes the selected pages to the print command the administrator
+ * configured (`toolbox.printCommand`). The document is returned unchanged. Placement options that
+ * need the printer's paper size and margins (centring, fitting to margins, no auto-rotation) are
+ * the print queue's business and are refused rather than ignored.
+ */
+export const printOperation: ToolboxOperation<PrintOptions> = {
+  name: 'print',
+  needsPdf: true,
+  async run(input, options, context, field) {
+    const command = context.engines.printCommand;
+    if (!command || command.length === 0) {
+      throw new QuireError('OPTION_UNSUPPORTED', `${field} is not available: no printer is configured on this server.`);
+    }
+    const mode = options.mode ?? 'default';
+    if (!MODES.includes(mode)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: one of ${MODES.join(', ')} is expected.`);
+    const copies = options.copies ?? 1;
+    if (!Number.isInteger(copies) || copies < 1 || copies > MAX_COPIES) {
+      throw new QuireError('PARAMETER', `Invalid parameter ${field}.copies: a whole number from 1 to ${MAX_COPIES} is expected.`);
+    }
+    const dpi = options.dpi ?? 0;
+    if (!Number.isInteger(dpi) || dpi < 0 || dpi > MAX_RASTER_DPI) {
+      throw new QuireError('PARAMETER', `Invalid parameter ${field}.dpi: 0 (= ${DEFAULT_RASTER_DPI}) to ${MAX_RASTER_DPI} is expected.`);
+    }
+    const layout: [keyof PrintOptions, boolean][] = [['autoRotate', true], ['centerInPage', false], ['expandToMargins', false], ['shrinkToMargins', false]];
+    for (const [member, supported] of layout) {
+      if ((options[member] ?? supported) !== supported) {
+        throw new QuireError(
+          'OPTION_UNSUPPORTED',
+          `${field}.${member} ${String(!supported)} cannot be honoured: the server does not know the printer's paper and margins; configure placement in the print queue (e.g. CUPS fit-to-page).`,
+        );
+      }
+    }
+
+    const { rewriter } = context.engines;
+    const count = await rewriter.pageCount(input.path, { deadline: context.deadline });
+    const pages = selectPages(options.pages ?? '', count, `${field}.pages`);
+    let file = input.path;
+    if (pages.length !== count || pages.some((page, i) => page !== i + 1)) {
+      file = context.scratch('pdf');
+      await rewriter.rewrite(input.path, file, { pages: formatPageList(pages), deadline: context.deadline });
+    }
+    const timeoutMs = () => Math.max(1, Math.min(context.engines.toolTimeoutMs, context.deadline - Date.now()));
+    try {
+      if (mode !== 'default') {
+        const raster = context.scratch('pdf');
+        await rasterizePdf(file, raster, { dpi: dpi || DEFAULT_RASTER_DPI, timeoutMs: timeoutMs() });
+        file = raster;
+      }
+      await sendToPrinter(file, { command, jobName: options.jobName ?? 'webPDF Print Job', printerName: options.printerName ?? '', copies }, { timeoutMs: timeoutMs() });
+    } catch (error) {
+      if (error instanceof PrintError && error.kind === 'failed') throw new QuireError('CONVERSION_FAILED', `${field}: ${error.message}.`, { cause: error });
+      throw error;
+    }
+    // Printing does not change the document.
+    return input;
+  },
+};

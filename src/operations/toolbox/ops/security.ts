@@ -1,5 +1,145 @@
-import { notYetAvailable } from '../not-yet-available.js';
-import type { ToolboxOperation } from '../operation.js';
+import { QuireError } from '../../../core/errors.js';
+import {
+  PdfSecurity,
+  PdfSecurityError,
+  permissionFlags,
+  protectionProblems,
+  readRecipientCertificate,
+  type CertificateRecipient,
+  type EncryptionKey,
+  type PermissionFlags,
+} from '../../../engines/pdf/security/index.js';
+import { decodeFileData, type FileData } from '../file-data.js';
+import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 
-/** Toolbox operation `security` (reference §10.9). */
-export const securityOperation: ToolboxOperation<unknown> = notYetAvailable('security');
+type Flags = Partial<Record<keyof PermissionFlags, boolean>>;
+
+export interface SecurityOptions {
+  decrypt?: Record<string, unknown>;
+  encrypt?: Flags & {
+    contentEncryption?: string;
+    password?: { encryptionKey?: string; open?: string; permission?: string };
+  };
+  encryptCertificate?: {
+    contentEncryption?: string;
+    encryptionKey?: string;
+    recipient?: (Flags & { certificate?: FileData })[];
+  };
+}
+
+const KEYS: readonly EncryptionKey[] = ['RC4_40', 'RC4_128', 'AES_128', 'AES_256'];
+/** Absent `encryptionKey`: AES-256 (the reference's default RC4_128 is broken; clients that want it send it). */
+const DEFAULT_KEY: EncryptionKey = 'AES_256';
+
+/**
+ * `security` (reference §10.9.13). The toolbox hands every operation the decrypted document and,
+ * because this chain runs `security`, does not put the original protection back: the result carries
+ * exactly the protection this step writes, or none after `decrypt`.
+ */
+export const securityOperation: ToolboxOperation<SecurityOptions> = {
+  name: 'security',
+  needsPdf: true,
+  async run(input, options, context, field) {
+    const chosen = (['decrypt', 'encrypt', 'encryptCertificate'] as const).filter((key) => options[key] !== undefined && options[key] !== null);
+    if (chosen.length !== 1) {
+      throw new QuireError('PARAMETER', `Invalid parameter ${field}: give exactly one of decrypt, encrypt and encryptCertificate${chosen.length ? ` (got ${chosen.join(' and ')})` : ''}.`);
+    }
+    const security = new PdfSecurity({ timeoutMs: context.engines.toolTimeoutMs });
+    try {
+      if (options.decrypt) return await decrypt(input, context);
+      if (options.encrypt) return await encrypt(security, input, options.encrypt, context, `${field}.encrypt`);
+      return await encryptCertificate(security, input, options.encryptCertificate!, context, `${field}.encryptCertificate`);
+    } catch (error) {
+      if (error instanceof PdfSecurityError && error.kind === 'invalidOption') {
+        throw new QuireError('PARAMETER', `Invalid parameter ${field}: ${error.message}`, { cause: error });
+      }
+      if (error instanceof PdfSecurityError && error.kind === 'unsupported') {
+        throw new QuireError('OPTION_UNSUPPORTED', `${field}: ${error.message}`, { cause: error });
+      }
+      throw error;
+    }
+  },
+};
+
+/**
+ * The toolbox opened a protected document before the chain, so the input is normally unencrypted
+ * already and stays as it is. Only a document an earlier step of this chain encrypted is still
+ * protected here; it is opened with the call's password.
+ */
+async function decrypt(input: WorkFile, context: ToolboxContext): Promise<WorkFile> {
+  const { rewriter } = context.engines;
+  if (!(await rewriter.isEncrypted(input.path, { deadline: context.deadline }))) return input;
+  const output = context.scratch('pdf');
+  await rewriter.decrypt(input.path, output, { ...(context.password ? { password: context.password } : {}), deadline: context.deadline });
+  return { path: output, type: input.type };
+}
+
+async function encrypt(security: PdfSecurity, input: WorkFile, options: NonNullable<SecurityOptions['encrypt']>, context: ToolboxContext, field: string): Promise<WorkFile> {
+  const protection = {
+    userPassword: text(options.password?.open, `${field}.password.open`),
+    ownerPassword: text(options.password?.permission, `${field}.password.permission`),
+    key: encryptionKey(options.password?.encryptionKey, `${field}.password.encryptionKey`),
+    permissions: permissionFlags(options),
+    encryptMetadata: encryptMetadata(options.contentEncryption, `${field}.contentEncryption`),
+  };
+  const problem = protectionProblems(protection)[0];
+  if (problem?.kind === 'invalidOption') throw new QuireError('PARAMETER', `Invalid parameter ${field}.${problem.member}: ${problem.reason}.`);
+  if (problem) throw new QuireError('OPTION_UNSUPPORTED', `${field}.${problem.member} cannot be honoured: ${problem.reason}.`);
+  const output = context.scratch('pdf');
+  await security.encryptWithPasswords(input.path, output, protection, { deadline: context.deadline });
+  return { path: output, type: input.type };
+}
+
+async function encryptCertificate(
+  security: PdfSecurity,
+  input: WorkFile,
+  options: NonNullable<SecurityOptions['encryptCertificate']>,
+  context: ToolboxContext,
+  field: string,
+): Promise<WorkFile> {
+  const list = options.recipient;
+  if (!Array.isArray(list) || list.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}.recipient: give at least one recipient.`);
+  const recipients: CertificateRecipient[] = list.map((recipient, index) => {
+    const member = `${field}.recipient[${index}].certificate`;
+    const bytes = certificateBytes(recipient?.certificate, member);
+    try {
+      return { certificate: readRecipientCertificate(bytes), permissions: permissionFlags(recipient) };
+    } catch (error) {
+      if (error instanceof PdfSecurityError) throw new QuireError('PARAMETER', `Invalid parameter ${member}: ${error.message}.`, { cause: error });
+      throw error;
+    }
+  });
+  const key = encryptionKey(options.encryptionKey, `${field}.encryptionKey`);
+  const metadata = encryptMetadata(options.contentEncryption, `${field}.contentEncryption`);
+  if (key === 'RC4_40' && !metadata) {
+    throw new QuireError('OPTION_UNSUPPORTED', `${field}.contentEncryption exposeMetadata cannot be honoured with RC4_40: 40-bit RC4 always encrypts the metadata; use a longer key.`);
+  }
+  const output = context.scratch('pdf');
+  await security.encryptForRecipients(input.path, output, { key, encryptMetadata: metadata, recipients }, { deadline: context.deadline });
+  return { path: output, type: input.type };
+}
+
+/** The certificate's bytes: Base64 of PEM or DER, or (as PUT security/password accepts) PEM text itself. */
+function certificateBytes(data: FileData | undefined, field: string): Buffer {
+  const value = data?.value;
+  if ((data?.source ?? 'value') === 'value' && typeof value === 'string' && value.includes('-----BEGIN')) return Buffer.from(value, 'utf8');
+  return decodeFileData(data, field);
+}
+
+function text(value: unknown, field: string): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value !== 'string') throw new QuireError('PARAMETER', `Invalid parameter ${field}: a string is expected.`);
+  return value;
+}
+
+function encryptionKey(value: unknown, field: string): EncryptionKey {
+  if (value === undefined || value === null) return DEFAULT_KEY;
+  if (!KEYS.includes(value as EncryptionKey)) throw new QuireError('PARAMETER', `Invalid parameter ${field}: one of ${KEYS.join(', ')} is expected.`);
+  return value as EncryptionKey;
+}
+
+function encryptMetadata(value: unknown, field: string): boolean {
+  if (value === undefined || value === null || value === 'encryptEverything') return true;
+  if (value === 'exposeMetadata') return false;
+  throw new QuireError('PARAMETER', `Invalid parameter ${field}: encryptEverything or exposeMetadata is expected.`);
+}

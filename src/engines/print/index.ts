@@ -1,0 +1,3 @@
+export { PrintError, type PrintErrorKind } from './errors.js';
+export { MAX_COPIES, sendToPrinter, type PrintJob } from './print-command.js';
+export { rasterizePdf } from './rasterize.js';
