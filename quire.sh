@@ -16,6 +16,8 @@ APT_PACKAGES=(
   chromium
   # Fonts: DejaVu and Liberation (Arial/Times metrics), Carlito/Caladea (Calibri/Cambria metrics), Noto CJK.
   fonts-dejavu fonts-liberation fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-cjk
+  # Tests only: Apache PDFBox, an independent reader of certificate-encrypted PDFs.
+  openjdk-17-jre-headless libpdfbox2-java libbcprov-java libbcpkix-java libbcutil-java
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
