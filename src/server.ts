@@ -73,6 +73,7 @@ export async function startServer(
       rewriter: engines.converter.rewriter,
       ghostscript: engines.converter.ghostscript,
       toolTimeoutMs: config.documents.toolTimeoutMs,
+      fontEnv: engines.fonts.env,
       ...(config.toolbox.printCommand.length > 0 ? { printCommand: config.toolbox.printCommand } : {}),
     },
     TOOLBOX_REGISTRY,

@@ -111,6 +111,7 @@ export const FILE_TYPES: readonly FileType[] = Object.freeze([
   type(91, 'odg', 'application/vnd.oasis.opendocument.graphics', ['office', 'opendocument', 'drawing']),
   type(92, 'ps', 'application/postscript', ['postscript']),
   type(93, 'eps', 'application/postscript', ['postscript', 'image'], ['epsf']),
+  type(94, 'fdf', 'application/vnd.fdf', ['forms']),
 ]);
 
 const byKey = new Map<string, FileType>([[UNKNOWN_FILE_TYPE.key, UNKNOWN_FILE_TYPE]]);

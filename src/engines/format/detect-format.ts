@@ -63,7 +63,8 @@ export async function detectFormat(filePath: string, clientFileName?: string): P
       const confirm = CONFIRM_SIGNATURE[key];
       if (!confirm || confirm(await readHead())) return fileTypeByKey(key);
     }
-    // Nothing (or nothing we support) was recognised: text, a PDF with leading junk, or unknown.
+    // Nothing (or nothing we support) was recognised: FDF form data, text, a PDF with leading junk, or unknown.
+    if ((await readHead()).toString('latin1', 0, 5) === '%FDF-') return fileTypeByKey('fdf');
     if (await isPdfWithPreamble(handle, info.size, await readHead())) return fileTypeByKey('pdf');
     return fromText(await readHead(), info.size, extension, false);
   } finally {

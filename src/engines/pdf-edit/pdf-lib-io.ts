@@ -24,11 +24,15 @@ export async function loadPdf(path: string, options: { maxBytes?: number } = {})
   } finally {
     await handle.close();
   }
+  let document: PDFDocument;
   try {
-    return await PDFDocument.load(await readFile(path), { updateMetadata: false, throwOnInvalidObject: false });
+    document = await PDFDocument.load(await readFile(path), { updateMetadata: false, throwOnInvalidObject: false });
+    // pdf-lib accepts any bytes after "%PDF-"; a document must at least have a page tree.
+    document.getPageCount();
   } catch (error) {
     throw new PdfLibError('unreadable', `The PDF cannot be read: ${(error as Error).message.split('\n')[0]}`, { cause: error });
   }
+  return document;
 }
 
 /** Saves to a file; object streams keep the result small. */

@@ -177,10 +177,11 @@ export class DocumentService {
    * lock. The file is moved, or deleted when the limits refuse it; the stored document is untouched
    * on any failure.
    */
-  async commitResult(session: Session, documentId: string, temp: string, operation: string): Promise<DocumentRecord> {
+  async commitResult(session: Session, documentId: string, temp: string, operation: string, typeHint?: FileType): Promise<DocumentRecord> {
     try {
       const { size } = await stat(temp);
-      const type = await detectFormat(temp, undefined);
+      // Content cannot tell some formats apart (JSON from text): the producer's type is the hint.
+      const type = await detectFormat(temp, typeHint?.extension ? `result.${typeHint.extension}` : undefined);
       const limits = this.gate.limitsFor(session);
       if (limits.uploadLimit > 0 && size > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
       return await this.commitContent(session, documentId, { temp, size, type }, operation, type.extension);

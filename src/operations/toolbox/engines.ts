@@ -10,6 +10,8 @@ export interface ToolboxEngines {
   ghostscript: Ghostscript;
   /** The command a `print` operation pipes the PDF to; absent: printing is refused. */
   printCommand?: readonly string[];
+  /** fontconfig environment (FONTCONFIG_FILE) that adds the data dir's fonts folder to the system fonts. */
+  fontEnv: Record<string, string>;
   /** Time limit of one tool run, in milliseconds. */
   toolTimeoutMs: number;
 }

@@ -66,7 +66,7 @@ export class ToolboxService {
         }
         const temp = this.documents.tempPath();
         await rename(result.path, temp);
-        const committed = await this.documents.commitResult(session, documentId, temp, 'toolbox');
+        const committed = await this.documents.commitResult(session, documentId, temp, 'toolbox', result.type);
         // Passwords remembered for the old protection no longer fit a document the chain re-secured.
         if (steps.some((s) => s.name === 'security')) this.credentials.forget(session.id, documentId);
         return committed;

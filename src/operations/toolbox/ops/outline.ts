@@ -1,5 +1,34 @@
-import { notYetAvailable } from '../not-yet-available.js';
+import { QuireError } from '../../../core/errors.js';
+import { editPdf } from '../../../engines/pdf-edit/annotations/edit-pdf.js';
+import { OutlineEditor, type OutlineItemSpec } from '../../../engines/pdf-edit/annotations/outline.js';
 import type { ToolboxOperation } from '../operation.js';
 
-/** Toolbox operation `outline` (reference §10.9). */
-export const outlineOperation: ToolboxOperation<unknown> = notYetAvailable('outline');
+/** `Operation_ToolboxOutline.outline` (reference §10.9.17). */
+export interface OutlineOptions {
+  add?: { item?: OutlineItemSpec[] };
+  remove?: { item?: { path?: string }[] };
+  /** `Operation_Clear`: any object (its members carry nothing). */
+  clear?: object;
+}
+
+/**
+ * `outline`: clear → remove → add, the items one after the other (an item can be placed under one
+ * added before it). The tree is rewritten consistently (links and counts) whatever its state was.
+ */
+export const outlineOperation: ToolboxOperation<OutlineOptions> = {
+  name: 'outline',
+  needsPdf: true,
+  async run(input, options, context, field) {
+    const { add, remove, clear } = options ?? {};
+    if (!add && !remove && !clear) throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, remove or clear.`);
+    const output = context.scratch('pdf');
+    await editPdf(input.path, output, (document) => {
+      const editor = new OutlineEditor(document);
+      if (clear) editor.clear();
+      for (const [index, item] of (remove?.item ?? []).entries()) editor.remove(item.path, `${field}.remove.item[${index}].path`);
+      for (const [index, item] of (add?.item ?? []).entries()) editor.add(item, `${field}.add.item[${index}]`);
+      editor.finish();
+    }, { deadline: context.deadline });
+    return { path: output, type: input.type };
+  },
+};

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto';
+import { PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
+import type { TrueTypeFont } from './truetype.js';
+
+/**
+ * Embeds a TrueType subset as a Type0 font with Identity-H encoding (2-byte glyph ids as character
+ * codes, CIDToGIDMap /Identity), the widths of the used glyphs and a ToUnicode map, so that text
+ * extraction and search give back the original characters (PDF 32000-1, 9.7 and 9.10).
+ *
+ * @param glyphs Unicode code point → glyph id, for every character drawn with the font.
+ */
+export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: ReadonlyMap<number, number>): PDFRef {
+  const used = [...new Set(glyphs.values())].sort((a, b) => a - b);
+  const program = font.subset(used);
+  const scale = 1000 / font.unitsPerEm;
+  const s = (value: number) => Math.round(value * scale);
+  // Subset fonts carry a tag of six capital letters (9.6.4).
+  const tag = [...randomBytes(6)].map((byte) => String.fromCharCode(65 + (byte % 26))).join('');
+  const baseFont = `${tag}+${font.postScriptName}`;
+
+  const fontFile = context.register(context.flateStream(program, { Length1: program.length }));
+  const descriptor = context.register(
+    context.obj({
+      Type: 'FontDescriptor',
+      FontName: baseFont,
+      // Symbolic (4): the glyphs are addressed by id, not through a standard encoding.
+      Flags: 4 | (font.fixedPitch ? 1 : 0) | (font.italicAngle !== 0 ? 64 : 0),
+      FontBBox: font.bbox.map(s),
+      ItalicAngle: font.italicAngle,
+      Ascent: s(font.ascent),
+      Descent: s(font.descent),
+      CapHeight: s(font.capHeight),
+      StemV: 80,
+      FontFile2: fontFile,
+    }),
+  );
+  const cidFont = context.register(
+    context.obj({
+      Type: 'Font',
+      Subtype: 'CIDFontType2',
+      BaseFont: baseFont,
+      CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
+      FontDescriptor: descriptor,
+      DW: 1000,
+      W: widthsArray(used, (glyph) => s(font.advance(glyph))),
+      CIDToGIDMap: 'Identity',
+    }),
+  );
+  const toUnicode = context.register(context.flateStream(toUnicodeCMap(glyphs)));
+  return context.register(
+    context.obj({
+      Type: 'Font',
+      Subtype: 'Type0',
+      BaseFont: baseFont,
+      Encoding: 'Identity-H',
+      DescendantFonts: [cidFont],
+      ToUnicode: toUnicode,
+    }),
+  );
+}
+
+/** `/W` in its compact form: `[first [w1 w2 ...] ...]` for runs of consecutive glyph ids. */
+function widthsArray(glyphs: readonly number[], width: (glyph: number) => number): (number | number[])[] {
+  const result: (number | number[])[] = [];
+  let run: number[] = [];
+  let runStart = -1;
+  let previous = -2;
+  for (const glyph of glyphs) {
+    if (glyph !== previous + 1) {
+      if (run.length > 0) result.push(runStart, run);
+      run = [];
+      runStart = glyph;
+    }
+    run.push(width(glyph));
+    previous = glyph;
+  }
+  if (run.length > 0) result.push(runStart, run);
+  return result;
+}
+
+function toUnicodeCMap(glyphs: ReadonlyMap<number, number>): string {
+  const byGlyph = new Map<number, number>();
+  for (const [cp, glyph] of glyphs) if (glyph !== 0 && !byGlyph.has(glyph)) byGlyph.set(glyph, cp);
+  const entries = [...byGlyph].sort((a, b) => a[0] - b[0]);
+  const hex4 = (n: number) => n.toString(16).padStart(4, '0').toUpperCase();
+  const utf16 = (cp: number) => (cp > 0xffff ? hex4(0xd800 + ((cp - 0x10000) >> 10)) + hex4(0xdc00 + ((cp - 0x10000) & 0x3ff)) : hex4(cp));
+  const lines: string[] = [];
+  for (let i = 0; i < entries.length; i += 100) {
+    const chunk = entries.slice(i, i + 100);
+    lines.push(`${chunk.length} beginbfchar`, ...chunk.map(([glyph, cp]) => `<${hex4(glyph)}> <${utf16(cp)}>`), 'endbfchar');
+  }
+  return [
+    '/CIDInit /ProcSet findresource begin',
+    '12 dict begin',
+    'begincmap',
+    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
+    '/CMapName /Adobe-Identity-UCS def',
+    '/CMapType 2 def',
+    '1 begincodespacerange',
+    '<0000> <FFFF>',
+    'endcodespacerange',
+    ...lines,
+    'endcmap',
+    'CMapName currentdict /CMapResource defineresource pop',
+    'end',
+    'end',
+  ].join('\n');
+}

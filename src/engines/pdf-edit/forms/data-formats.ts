@@ -1,0 +1,262 @@
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFParser, PDFRef, PDFString, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import type { Element } from 'domhandler';
+import { DomUtils, parseDocument } from 'htmlparser2';
+import { invalid, unsupported } from '../annotations/errors.js';
+import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
+
+/**
+ * Form data files (reference §10.9.6 `Operation_FormsFormat`), read and written:
+ *
+ * - `xfdf`: ISO 19444-1, `<xfdf><fields><field name="a"><field name="b"><value>…`;
+ * - `fdf`: ISO 32000-1 12.7.8, `/FDF << /Fields [<< /T (a) /Kids [<< /T (b) /V (…) >>] >>] >>`;
+ * - `xml`: Acrobat's "export data as XML": `<fields>` with one element per name part (`<a><b>…</b></a>`),
+ *   names that are no XML names carried in `xfdf:original`;
+ * - `xdp`: the same elements inside an XDP package's `xfa:datasets/xfa:data` (an XDP holding an
+ *   `<xfdf>` packet is read as XFDF).
+ *
+ * Every value is a string; a field with several values (multiple-choice lists) repeats them.
+ */
+
+export type FormsFormat = 'xml' | 'fdf' | 'xfdf' | 'xdp';
+
+export interface FieldData {
+  /** Fully qualified name, parts joined with ".". */
+  name: string;
+  values: string[];
+}
+
+// ---- reading ----
+
+export async function parseFormData(format: FormsFormat, bytes: Buffer, field: string): Promise<FieldData[]> {
+  if (format === 'fdf') return parseFdf(bytes, field);
+  const root = parseXmlRoot(bytes, field);
+  if (format === 'xfdf') {
+    if (localName(root.name) !== 'xfdf') throw invalid(field, `not XFDF: the root element is <${root.name}>, not <xfdf>.`);
+    return readXfdf(root);
+  }
+  if (format === 'xdp') {
+    const packet = findElement(root, (el) => localName(el.name) === 'xfdf');
+    if (packet) return readXfdf(packet);
+    const data = findElement(root, (el) => localName(el.name) === 'data' && el.parent !== null && localName((el.parent as Element).name ?? '') === 'datasets');
+    if (!data) throw invalid(field, 'not an XDP data package: no <xfa:datasets><xfa:data> element.');
+    return readElementTree(elementChildren(data), []);
+  }
+  return readElementTree(elementChildren(root), []);
+}
+
+function parseXmlRoot(bytes: Buffer, field: string): Element {
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+  if (!/^\s*</.test(text)) throw invalid(field, 'not an XML document.');
+  const document = parseDocument(text, { xmlMode: true });
+  const root = document.children.find((node): node is Element => node.type === 'tag');
+  if (!root) throw invalid(field, 'the XML document has no root element.');
+  return root;
+}
+
+const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
+const elementChildren = (el: Element): Element[] => el.children.filter((node): node is Element => node.type === 'tag');
+
+function findElement(root: Element, test: (el: Element) => boolean): Element | undefined {
+  return DomUtils.findOne(test, [root], true) ?? undefined;
+}
+
+function readXfdf(root: Element): FieldData[] {
+  const fields = elementChildren(root).find((el) => localName(el.name) === 'fields');
+  const result: FieldData[] = [];
+  const walk = (elements: Element[], prefix: string[]) => {
+    for (const el of elements) {
+      if (localName(el.name) !== 'field') continue;
+      const name = [...prefix, el.attribs.name ?? ''];
+      const children = elementChildren(el);
+      const values = children.filter((c) => ['value', 'value-richtext'].includes(localName(c.name))).map((c) => DomUtils.textContent(c));
+      if (values.length > 0 || !children.some((c) => localName(c.name) === 'field')) result.push({ name: name.join('.'), values });
+      walk(children, name);
+    }
+  };
+  if (fields) walk(elementChildren(fields), []);
+  return result;
+}
+
+/** Elements with element children are name parts; the others carry values (repeated for several). */
+function readElementTree(elements: Element[], prefix: string[]): FieldData[] {
+  const result: FieldData[] = [];
+  const byName = new Map<string, FieldData>();
+  for (const el of elements) {
+    const part = el.attribs['xfdf:original'] ?? el.name;
+    const name = [...prefix, part];
+    const children = elementChildren(el);
+    if (children.length > 0) {
+      result.push(...readElementTree(children, name));
+      continue;
+    }
+    const key = name.join('.');
+    const existing = byName.get(key);
+    const value = DomUtils.textContent(el);
+    if (existing) existing.values.push(value);
+    else {
+      const entry = { name: key, values: [value] };
+      byName.set(key, entry);
+      result.push(entry);
+    }
+  }
+  return result;
+}
+
+async function parseFdf(bytes: Buffer, field: string): Promise<FieldData[]> {
+  const start = bytes.indexOf('%FDF-');
+  if (start < 0 || start > 1024) throw invalid(field, 'not an FDF file (no %FDF- header).');
+  // pdf-lib's parser reads FDF's object syntax once the header says PDF.
+  const copy = Buffer.from(bytes);
+  copy.write('%PDF-', start, 'latin1');
+  let context: PDFContext;
+  try {
+    context = await PDFParser.forBytesWithOptions(copy, Infinity, false).parseDocument();
+  } catch (error) {
+    throw invalid(field, `the FDF file cannot be read (${(error as Error).message.split('\n')[0]}).`);
+  }
+  if (context.trailerInfo.Encrypt) throw unsupported(`${field} (encrypted FDF)`, 'send the FDF file unencrypted.');
+  const catalog = dictOf(context, context.trailerInfo.Root);
+  const fdf = catalog ? dictOf(context, catalog.get(PDFName.of('FDF'))) : undefined;
+  const fields = fdf ? arrayOf(context, fdf.get(PDFName.of('Fields'))) : undefined;
+  if (!fields) throw invalid(field, 'the FDF file has no /FDF /Fields.');
+  const result: FieldData[] = [];
+  const seen = new Set<PDFDict>();
+  const walk = (array: PDFArray, prefix: string[]) => {
+    for (const item of array.asArray()) {
+      const dict = dictOf(context, item);
+      if (!dict || seen.has(dict) || seen.size > 100_000) continue;
+      seen.add(dict);
+      const partial = textOf(dict.lookup(PDFName.of('T')));
+      const name = partial === undefined ? prefix : [...prefix, partial];
+      const value = dict.lookup(PDFName.of('V'));
+      if (value !== undefined) result.push({ name: name.join('.'), values: fdfValues(context, value) });
+      const kids = arrayOf(context, dict.get(PDFName.of('Kids')));
+      if (kids) walk(kids, name);
+    }
+  };
+  walk(fields, []);
+  return result;
+}
+
+function fdfValues(context: PDFContext, value: PDFObject): string[] {
+  if (value instanceof PDFArray) return value.asArray().map((item) => textOf(item instanceof PDFRef ? context.lookup(item) : item) ?? '');
+  return [textOf(value) ?? ''];
+}
+
+// ---- writing ----
+
+export type ValueKind = 'name' | 'string';
+
+/** A field's data for writing: buttons write their state as a name in FDF. */
+export interface FieldOutput extends FieldData {
+  kind: ValueKind;
+}
+
+interface TreeNode {
+  children: Map<string, TreeNode>;
+  field?: FieldOutput;
+}
+
+function tree(fields: readonly FieldOutput[]): TreeNode {
+  const root: TreeNode = { children: new Map() };
+  for (const field of fields) {
+    let node = root;
+    for (const part of field.name.split('.')) {
+      let child = node.children.get(part);
+      if (!child) {
+        child = { children: new Map() };
+        node.children.set(part, child);
+      }
+      node = child;
+    }
+    node.field = field;
+  }
+  return root;
+}
+
+export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[], fileName: string): Buffer {
+  switch (format) {
+    case 'xfdf':
+      return Buffer.from(writeXfdf(fields, fileName), 'utf8');
+    case 'fdf':
+      return writeFdf(fields, fileName);
+    case 'xml':
+      return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<fields xmlns:xfdf="http://ns.adobe.com/xfdf-transition/">${xmlElements(tree(fields))}</fields>\n`, 'utf8');
+    case 'xdp':
+      return Buffer.from(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/">' +
+          '<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/">' +
+          `<xfa:data xmlns:xfdf="http://ns.adobe.com/xfdf-transition/">${xmlElements(tree(fields))}</xfa:data></xfa:datasets>` +
+          (fileName ? `<pdf xmlns="http://ns.adobe.com/xdp/pdf/" href="${escapeXml(fileName)}"/>` : '') +
+          '</xdp:xdp>\n',
+        'utf8',
+      );
+  }
+}
+
+function escapeXml(text: string): string {
+  return text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    // XML 1.0 cannot carry most control characters even escaped.
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
+}
+
+/** No indentation: XFDF is xml:space="preserve", white space between elements would be data. */
+function writeXfdf(fields: readonly FieldOutput[], fileName: string): string {
+  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">'];
+  if (fileName) parts.push(`<f href="${escapeXml(fileName)}"/>`);
+  parts.push('<fields>');
+  const write = (node: TreeNode) => {
+    for (const [name, child] of node.children) {
+      parts.push(`<field name="${escapeXml(name)}">`);
+      for (const value of child.field?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
+      write(child);
+      parts.push('</field>');
+    }
+  };
+  write(tree(fields));
+  parts.push('</fields></xfdf>\n');
+  return parts.join('');
+}
+
+const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+/** One element per name part; a part that is no XML name is written as such with xfdf:original. */
+function xmlElements(node: TreeNode): string {
+  let out = '';
+  for (const [name, child] of node.children) {
+    const element = XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    const original = element === name ? '' : ` xfdf:original="${escapeXml(name)}"`;
+    const inner = xmlElements(child);
+    const values = child.field?.values ?? [];
+    if (inner !== '') out += `<${element}${original}>${inner}</${element}>`;
+    if (child.field) {
+      if (values.length === 0) out += inner === '' ? `<${element}${original}/>` : '';
+      for (const value of values) out += `<${element}${original}>${escapeXml(value)}</${element}>`;
+    }
+  }
+  return out;
+}
+
+/** FDF as 7-bit text: strings that are not ASCII become UTF-16 hex strings. */
+function writeFdf(fields: readonly FieldOutput[], fileName: string): Buffer {
+  const string = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? PDFString.of(text.replace(/([\\()])/g, '\\$1')).toString() : PDFHexString.fromText(text).toString());
+  const value = (field: FieldOutput, text: string) => (field.kind === 'name' ? PDFName.of(text).toString() : string(text));
+  const write = (node: TreeNode): string =>
+    [...node.children]
+      .map(([name, child]) => {
+        const entries = [`/T ${string(name)}`];
+        const values = child.field?.values ?? [];
+        if (child.field && values.length === 1) entries.push(`/V ${value(child.field, values[0]!)}`);
+        if (child.field && values.length > 1) entries.push(`/V [${values.map((v) => value(child.field!, v)).join(' ')}]`);
+        if (child.children.size > 0) entries.push(`/Kids [${write(child)}]`);
+        return `<< ${entries.join(' ')} >>`;
+      })
+      .join('\n');
+  const body = `<< /FDF << /Fields [\n${write(tree(fields))}\n]${fileName ? ` /F ${string(fileName)}` : ''} >> >>`;
+  return Buffer.from(`%FDF-1.2\n1 0 obj\n${body}\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+}
