@@ -1,4 +1,32 @@
 import Type from 'typebox';
 
-/** `Operation_ToolboxXmp.xmp` (reference §10.9): the options of the `xmp` operation. */
-export const xmpOptions = Type.Object({}, { description: 'Operation_ToolboxXmp.xmp' });
+/**
+ * `Operation_ToolboxXmp.xmp` (reference §10.9.16): XMP metadata from Base64 `data`. `json` (the
+ * default): an array of `{propertyName, propertyType, propertyCategory, propertyDescription,
+ * propertyValue}` added under `namespace` to the document's packet, with a PDF/A extension schema;
+ * `xml`: a complete XMP packet (x:xmpmeta or rdf:RDF) that replaces the document's.
+ */
+export const xmpOptions = Type.Object(
+  {
+    data: Type.Object(
+      {
+        source: Type.Optional(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
+        uri: Type.Optional(Type.String({ default: '' })),
+        value: Type.Optional(Type.String({ description: 'Base64 of the JSON property array or of the XMP packet' })),
+      },
+      { description: 'Operation_XmpFileData' },
+    ),
+    dataFormat: Type.Optional(Type.Enum(['json', 'xml'], { default: 'json', description: 'Operation_XmpDataFormat' })),
+    namespace: Type.Optional(
+      Type.Object(
+        {
+          namespaceName: Type.Optional(Type.String({ default: '', description: 'the schema\'s name, e.g. "webPDF XMP Properties" (pdfaSchema:schema)' })),
+          namespacePrefix: Type.Optional(Type.String({ default: '', description: 'e.g. "webpdf"' })),
+          namespaceURI: Type.Optional(Type.String({ default: '', description: 'e.g. "http://ns.webpdf.de/webpdf/6.0/"' })),
+        },
+        { description: 'Operation_XmpNamespace: required for dataFormat json; for xml a given namespaceURI must occur in the packet' },
+      ),
+    ),
+  },
+  { description: 'Operation_ToolboxXmp.xmp' },
+);
