@@ -5,6 +5,7 @@
  *   npm run bench                       full run (1 GiB file, both parts)
  *   npm run bench -- --size=64          quick run with a 64 MiB file
  *   npm run bench -- --only=transfer    only upload/download (or --only=info, --only=converter)
+ *   npm run bench -- --only=toolbox      merge of 100 × 10 pages and split of 1,000 pages through REST next to raw qpdf
  *   npm run bench -- --only=converter --docs=200 --memory-runs=1000
  *                                       docx → PDF through REST at concurrency 1/2/4/8 next to the raw
  *                                       LibreOffice pool and one-shot soffice (see bench/converter.ts)
@@ -27,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deleteDocument, documentInfo, loginAnonymous } from './lib/api.js';
 import { runConverterBench } from './converter.js';
+import { runToolboxBench } from './toolbox.js';
 import { calibrate } from './lib/calibrate.js';
 import { cpuTimesOf, memoryOf, resetPeak, RssSampler } from './lib/memory.js';
 import {
@@ -68,7 +70,7 @@ async function exists(file: string): Promise<boolean> {
 
 interface Options {
   dist: boolean;
-  only: 'all' | 'transfer' | 'info' | 'converter';
+  only: 'all' | 'transfer' | 'info' | 'converter' | 'toolbox';
   sizeMiB: number;
   docs: number;
   memoryRuns: number;
@@ -117,8 +119,8 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number of seconds ≥ 0, not "${raw}"`);
     return value;
   };
-  if (!['all', 'transfer', 'info', 'converter'].includes(values.only)) {
-    throw new UsageError(`--only must be transfer, info or converter, not "${values.only}"`);
+  if (!['all', 'transfer', 'info', 'converter', 'toolbox'].includes(values.only)) {
+    throw new UsageError(`--only must be transfer, info, converter or toolbox, not "${values.only}"`);
   }
   return {
     dist: values.dist,
@@ -447,6 +449,10 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.only === 'toolbox') {
+    process.stdout.write(`${await runToolboxBench({ dist: options.dist })}\n`);
+    return;
+  }
   if (options.only === 'converter') {
     process.stdout.write(`${await runConverterBench({ dist: options.dist, docs: options.docs, memoryRuns: options.memoryRuns })}\n`);
     return;
@@ -509,6 +515,8 @@ async function main(): Promise<void> {
     if (options.only === 'all') {
       log('converter benchmark ...');
       process.stdout.write(`${await runConverterBench({ dist: options.dist, docs: options.docs, memoryRuns: options.memoryRuns })}\n`);
+      log('toolbox benchmark ...');
+      process.stdout.write(`${await runToolboxBench({ dist: options.dist })}\n`);
     }
     log(`written: ${path.relative(root, path.join(resultsDir, 'latest.md'))}, ${path.relative(root, path.join(resultsDir, 'latest.json'))}`);
     if (profileDir) log(`CPU profile(s) in ${path.relative(root, profileDir)} (summarise with: node --import tsx bench/profile-summary.ts ${path.relative(root, profileDir)})`);

@@ -1,5 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { classifyFailure, QpdfRunner } from './qpdf.js';
+import { readEncryptDictionary } from './trailer-reader.js';
 
 export interface RewriteOptions {
   /** Pages to keep, in qpdf's syntax ("1-3,5"); absent: all. */
@@ -58,8 +59,13 @@ export class PdfRewriter {
     await this.qpdf.run(args, options);
   }
 
-  /** Whether the PDF has an encryption dictionary (qpdf --is-encrypted: exit 0 yes, 2 no). */
+  /**
+   * Whether the PDF has an encryption dictionary. The trailer is read directly (no process start);
+   * only a file whose cross-reference table cannot be followed is asked of qpdf (exit 0 yes, 2 no).
+   */
   async isEncrypted(input: string, options: { deadline?: number } = {}): Promise<boolean> {
+    const lookup = await readEncryptDictionary(input);
+    if (lookup.status !== 'unreadable') return lookup.status === 'found';
     const result = await this.qpdf.raw(['--is-encrypted', input], options);
     if (result.exitCode === 0) return true;
     if (result.exitCode === 2) return false;

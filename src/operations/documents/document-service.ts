@@ -177,11 +177,12 @@ export class DocumentService {
    * lock. The file is moved, or deleted when the limits refuse it; the stored document is untouched
    * on any failure.
    */
-  async commitResult(session: Session, documentId: string, temp: string, operation: string, typeHint?: FileType): Promise<DocumentRecord> {
+  async commitResult(session: Session, documentId: string, temp: string, operation: string, producedType?: FileType): Promise<DocumentRecord> {
     try {
       const { size } = await stat(temp);
-      // Content cannot tell some formats apart (JSON from text): the producer's type is the hint.
-      const type = await detectFormat(temp, typeHint?.extension ? `result.${typeHint.extension}` : undefined);
+      // The server made this file: the producer knows its type (content cannot tell JSON from text,
+      // and sniffing a ZIP of 1,000 parts costs more than the split).
+      const type = producedType && producedType.key !== 'unknown' ? producedType : await detectFormat(temp, undefined);
       const limits = this.gate.limitsFor(session);
       if (limits.uploadLimit > 0 && size > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
       return await this.commitContent(session, documentId, { temp, size, type }, operation, type.extension);

@@ -58,7 +58,6 @@ export class ToolboxService {
           if (encrypted) start = { path: await this.decrypted(original, password, context), type };
         }
         let result = await this.chain(start, steps, context);
-        await this.requirePages(result, context);
         if (encrypted && result.type.key === 'pdf' && !steps.some((s) => s.name === 'security')) {
           const reencrypted = scratch('pdf');
           await this.guard(() => this.engines.rewriter.copyEncryption(result.path, original, reencrypted, { password, deadline: context.deadline }));

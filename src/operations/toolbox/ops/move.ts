@@ -1,5 +1,44 @@
-import { notYetAvailable } from '../not-yet-available.js';
+import { QuireError } from '../../../core/errors.js';
+import { reorderPages } from '../../../engines/pdf/structure/assemble.js';
+import { qpdfRange } from '../../../engines/pdf/structure/page-ranges.js';
+import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import type { ToolboxOperation } from '../operation.js';
+import { requirePage, selectPages } from '../pages.js';
 
-/** Toolbox operation `move` (reference §10.9). */
-export const moveOperation: ToolboxOperation<unknown> = notYetAvailable('move');
+/** `Operation_ToolboxMove.move` (reference §10.9.9). */
+export interface MoveOptions {
+  mode?: 'beforePage' | 'afterPage';
+  order?: 'preserve' | 'reverse';
+  pages?: string;
+  targetPosition?: number;
+}
+
+/**
+ * `move`: takes the selected pages out and puts them back before or after `targetPosition` (a page
+ * number of the document as it was, which must not be one of the moved pages), in document order or
+ * reversed. One qpdf rewrite with the new page order; pages keep their annotations and links.
+ */
+export const moveOperation: ToolboxOperation<MoveOptions> = {
+  name: 'move',
+  needsPdf: true,
+  async run(input, options, context, field) {
+    const mode = options.mode ?? 'afterPage';
+    const order = options.order ?? 'preserve';
+    if (mode !== 'beforePage' && mode !== 'afterPage') throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: "${String(mode)}" is not beforePage or afterPage.`);
+    if (order !== 'preserve' && order !== 'reverse') throw new QuireError('PARAMETER', `Invalid parameter ${field}.order: "${String(order)}" is not preserve or reverse.`);
+    const call = { deadline: context.deadline };
+    const count = await context.engines.rewriter.pageCount(input.path, call);
+    const moving = selectPages(options.pages ?? '1', count, `${field}.pages`).sort((a, b) => (order === 'preserve' ? a - b : b - a));
+    const target = requirePage(options.targetPosition ?? 1, count, `${field}.targetPosition`);
+    if (moving.includes(target)) {
+      throw new QuireError('PARAMETER', `Invalid parameter ${field}.targetPosition: page ${target} is one of the pages being moved; choose a page outside ${field}.pages.`);
+    }
+    const moved = new Set(moving);
+    const staying = Array.from({ length: count }, (_, i) => i + 1).filter((page) => !moved.has(page));
+    const at = staying.indexOf(target) + (mode === 'afterPage' ? 1 : 0);
+    const sequence = [...staying.slice(0, at), ...moving, ...staying.slice(at)];
+    const output = context.scratch('pdf');
+    await reorderPages(structureQpdf(context.engines.toolTimeoutMs), input.path, qpdfRange(sequence), output, call);
+    return { path: output, type: input.type };
+  },
+};

@@ -1,5 +1,61 @@
-import { notYetAvailable } from '../not-yet-available.js';
+import { QuireError } from '../../../core/errors.js';
+import { displayedOrientation, readPageGeometry } from '../../../engines/pdf/structure/geometry.js';
+import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
+import { rotatePages } from '../../../engines/pdf/structure/rotate.js';
 import type { ToolboxOperation } from '../operation.js';
+import { selectPages } from '../pages.js';
 
-/** Toolbox operation `rotate` (reference §10.9). */
-export const rotateOperation: ToolboxOperation<unknown> = notYetAvailable('rotate');
+/** `Operation_ToolboxRotate.rotate` (reference §10.9.12). */
+export interface RotateOptions {
+  degrees?: number;
+  orientationDetectMode?: 'value' | 'dimensions';
+  pageGroup?: 'all' | 'even' | 'odd';
+  pageOrientation?: 'any' | 'portrait' | 'landscape';
+  pages?: string;
+}
+
+/**
+ * `rotate`: turns the selected pages clockwise by `degrees` (0, 90, 180, 270 or 360), added to their
+ * current rotation. Of the pages in `pages`, `pageGroup` keeps the even or odd page numbers and
+ * `pageOrientation` those of one orientation, detected (`orientationDetectMode`) from the /Rotate
+ * value alone (90 and 270 are landscape) or from the page size as displayed, i.e. with the page's
+ * rotation applied to its box.
+ */
+export const rotateOperation: ToolboxOperation<RotateOptions> = {
+  name: 'rotate',
+  needsPdf: true,
+  async run(input, options, context, field) {
+    const degrees = options.degrees ?? 90;
+    if (!Number.isInteger(degrees) || degrees < 0 || degrees > 360 || degrees % 90 !== 0) {
+      throw new QuireError('PARAMETER', `Invalid parameter ${field}.degrees: ${String(degrees)} is not a multiple of 90 between 0 and 360.`);
+    }
+    const group = options.pageGroup ?? 'all';
+    const orientation = options.pageOrientation ?? 'any';
+    const detect = options.orientationDetectMode ?? 'value';
+    check(group, ['all', 'even', 'odd'], `${field}.pageGroup`);
+    check(orientation, ['any', 'portrait', 'landscape'], `${field}.pageOrientation`);
+    check(detect, ['value', 'dimensions'], `${field}.orientationDetectMode`);
+
+    const qpdf = structureQpdf(context.engines.toolTimeoutMs);
+    const call = { deadline: context.deadline };
+    const count = await context.engines.rewriter.pageCount(input.path, call);
+    let pages = selectPages(options.pages ?? '1', count, `${field}.pages`);
+    if (group !== 'all') pages = pages.filter((page) => (page % 2 === 0) === (group === 'even'));
+    if (orientation !== 'any' && pages.length > 0) {
+      const geometry = await readPageGeometry(qpdf, input.path, call);
+      pages = pages.filter((page) => {
+        const info = geometry[page - 1];
+        if (!info) return false;
+        const landscape = detect === 'value' ? info.rotation === 90 || info.rotation === 270 : displayedOrientation(info) === 'landscape';
+        return landscape === (orientation === 'landscape');
+      });
+    }
+    const output = context.scratch('pdf');
+    await rotatePages(qpdf, input.path, output, pages, degrees, call);
+    return { path: output, type: input.type };
+  },
+};
+
+function check(value: string, allowed: readonly string[], field: string): void {
+  if (!allowed.includes(value)) throw new QuireError('PARAMETER', `Invalid parameter ${field}: "${value}" is not one of ${allowed.join(', ')}.`);
+}
