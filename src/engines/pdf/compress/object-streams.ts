@@ -1,8 +1,7 @@
-import { open } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import { EngineError } from '../../engine-error.js';
 import { isRef, isString, type PdfValue } from '../pdf-syntax.js';
-import { readClassicLayout, readObject } from '../security/classic-file.js';
+import { readObject, rewriteClassicFile } from '../security/classic-file.js';
 
 /**
  * Packs the objects of a PDF that qpdf wrote with `--object-streams=disable` into object streams
@@ -26,18 +25,8 @@ interface XrefEntry {
 
 export async function packObjectStreams(source: string, target: string, options: { objectsPerStream: number; deadline?: number }): Promise<void> {
   const perStream = Math.max(1, Math.floor(options.objectsPerStream));
-  const input = await open(source, 'r');
-  const output = await open(target, 'w');
-  try {
-    const layout = await readClassicLayout(input);
-    let position = 0;
-    const write = async (chunk: Buffer) => {
-      await output.write(chunk, 0, chunk.length, position);
-      position += chunk.length;
-    };
-    const header = Buffer.alloc(layout.firstObject);
-    await input.read(header, 0, header.length, 0);
-    await write(header);
+  await rewriteClassicFile(source, target, async (input, layout, output) => {
+    const write = (chunk: Buffer) => output.write(chunk);
 
     const entries = new Map<number, XrefEntry>();
     let nextNumber = layout.size;
@@ -56,7 +45,7 @@ export async function packObjectStreams(source: string, target: string, options:
       });
       const head = Buffer.from(`${index.join(' ')}\n`, 'latin1');
       const data = deflateSync(Buffer.concat([head, ...bodies]), { level: 9 });
-      entries.set(streamNumber, { type: 1, field2: position, field3: 0 });
+      entries.set(streamNumber, { type: 1, field2: output.position, field3: 0 });
       await write(Buffer.from(`${streamNumber} 0 obj\n<< /Type /ObjStm /N ${pending.length} /First ${head.length} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`, 'latin1'));
       await write(data);
       await write(Buffer.from('\nendstream\nendobj\n', 'latin1'));
@@ -67,7 +56,7 @@ export async function packObjectStreams(source: string, target: string, options:
       if (options.deadline !== undefined && Date.now() > options.deadline) throw new ObjectStreamError('timeout', 'Packing the objects ran out of time.');
       const object = await readObject(input, entry);
       if (object.stream || object.gen !== 0) {
-        entries.set(object.num, { type: 1, field2: position, field3: object.gen });
+        entries.set(object.num, { type: 1, field2: output.position, field3: object.gen });
         await write(object.raw.subarray(0, Math.max(object.stream?.end ?? 0, object.valueEnd)));
         await write(Buffer.from(object.stream ? '\nendstream\nendobj\n' : '\nendobj\n', 'latin1'));
         continue;
@@ -78,7 +67,7 @@ export async function packObjectStreams(source: string, target: string, options:
     await flush();
 
     const xrefNumber = nextNumber++;
-    entries.set(xrefNumber, { type: 1, field2: position, field3: 0 });
+    entries.set(xrefNumber, { type: 1, field2: output.position, field3: 0 });
     const size = nextNumber;
     const maxField2 = Math.max(...[...entries.values()].map((e) => e.field2));
     const maxField3 = Math.max(...[...entries.values()].map((e) => e.field3));
@@ -101,10 +90,7 @@ export async function packObjectStreams(source: string, target: string, options:
     ));
     await write(data);
     await write(Buffer.from(`\nendstream\nendobj\nstartxref\n${entries.get(xrefNumber)!.field2}\n%%EOF\n`, 'latin1'));
-  } finally {
-    await input.close();
-    await output.close();
-  }
+  });
 }
 
 function bytesFor(value: number): number {

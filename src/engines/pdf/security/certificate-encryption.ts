@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { isDict, isRef, isString, nameOf, type PdfValue } from '../pdf-syntax.js';
 import type { QpdfRunner } from '../qpdf.js';
-import { ClassicFileError, readClassicLayout, readObject, type ParsedObject } from './classic-file.js';
+import { ClassicFileError, readObject, rewriteClassicFile, type ParsedObject } from './classic-file.js';
 import { recipientEnvelope, type RecipientCertificate } from './envelopes.js';
 import { PdfSecurityError } from './errors.js';
 import { objectEncryptor, type ObjectCipher } from './object-cipher.js';
@@ -103,18 +103,8 @@ interface WriteContext {
 }
 
 async function writeEncrypted(source: string, target: string, context: WriteContext): Promise<void> {
-  const input = await open(source, 'r');
-  const output = await open(target, 'w');
-  try {
-    const layout = await readClassicLayout(input);
-    let position = 0;
-    const write = async (chunk: Buffer) => {
-      await output.write(chunk, 0, chunk.length, position);
-      position += chunk.length;
-    };
-    const header = Buffer.alloc(layout.firstObject);
-    await input.read(header, 0, header.length, 0);
-    await write(header);
+  await rewriteClassicFile(source, target, async (input, layout, output) => {
+    const write = (chunk: Buffer) => output.write(chunk);
 
     const offsets = new Map<number, number>();
     for (const entry of layout.objects) {
@@ -122,15 +112,15 @@ async function writeEncrypted(source: string, target: string, context: WriteCont
         throw new PdfSecurityError('timeout', 'Encrypting the PDF ran out of time.');
       }
       const object = await readObject(input, entry);
-      offsets.set(object.num, position);
+      offsets.set(object.num, output.position);
       await write(encryptObject(object, context));
     }
 
     const encryptNum = layout.size;
-    offsets.set(encryptNum, position);
+    offsets.set(encryptNum, output.position);
     await write(Buffer.from(`${encryptNum} 0 obj\n${encryptionDictionary(context)}\nendobj\n`, 'latin1'));
 
-    const xrefOffset = position;
+    const xrefOffset = output.position;
     const size = encryptNum + 1;
     const lines = [`xref\n0 ${size}\n`];
     for (let num = 0; num < size; num++) {
@@ -139,10 +129,7 @@ async function writeEncrypted(source: string, target: string, context: WriteCont
     }
     await write(Buffer.from(lines.join(''), 'latin1'));
     await write(Buffer.from(`trailer\n${trailer(layout.trailer.entries, size, encryptNum)}\nstartxref\n${xrefOffset}\n%%EOF\n`, 'latin1'));
-  } finally {
-    await input.close();
-    await output.close();
-  }
+  });
 }
 
 function encryptObject(object: ParsedObject, context: WriteContext): Buffer {

@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { isDict, numberOf, PdfParser, type PdfDict, type PdfValue } from '../pdf-syntax.js';
 import { EngineError } from '../../engine-error.js';
 
@@ -123,4 +123,42 @@ export async function readObject(handle: FileHandle, entry: ObjectEntry): Promis
     object.stream = { start, end };
   }
   return object;
+}
+
+/** The output side of a rewrite: appends bytes and knows the offset the next object starts at. */
+export interface AppendingOutput {
+  /** Bytes written so far: the offset of what is written next. */
+  readonly position: number;
+  write(chunk: Buffer): Promise<void>;
+}
+
+/**
+ * Rewrites a classic file object by object: opens `source`, reads its layout, copies the header
+ * (everything before the first object) to `target`, and hands the rest to `body`. Both files are
+ * closed afterwards, whatever happens.
+ */
+export async function rewriteClassicFile(
+  source: string,
+  target: string,
+  body: (input: FileHandle, layout: ClassicLayout, output: AppendingOutput) => Promise<void>,
+): Promise<void> {
+  const input = await open(source, 'r');
+  const file = await open(target, 'w');
+  try {
+    const layout = await readClassicLayout(input);
+    const output = {
+      position: 0,
+      async write(chunk: Buffer) {
+        await file.write(chunk, 0, chunk.length, output.position);
+        output.position += chunk.length;
+      },
+    };
+    const header = Buffer.alloc(layout.firstObject);
+    await input.read(header, 0, header.length, 0);
+    await output.write(header);
+    await body(input, layout, output);
+  } finally {
+    await input.close();
+    await file.close();
+  }
 }
