@@ -144,21 +144,17 @@ function escapeXml(text: string): string {
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
 }
 
-interface XfdfNode {
-  children: Map<string, XfdfNode>;
-  values?: string[];
+/** Fully qualified field names ("person.name") as a tree of their parts, each named node holding its item. */
+export interface FieldNameNode<T> {
+  children: Map<string, FieldNameNode<T>>;
+  item?: T;
 }
 
-/**
- * The fields' data as XFDF: nested <field name="…"> elements following the name hierarchy, one
- * <value> per value. Push buttons and signature fields carry no data and are left out.
- */
-export function toXfdf(fields: readonly ParsedField[]): Buffer {
-  const root: XfdfNode = { children: new Map() };
-  for (const { field, values } of fields) {
-    if (field.type === 'pushButton' || field.type === 'signature' || field.fullyQualifiedName === '') continue;
+export function fieldNameTree<T>(items: Iterable<T>, nameOf: (item: T) => string): FieldNameNode<T> {
+  const root: FieldNameNode<T> = { children: new Map() };
+  for (const item of items) {
     let node = root;
-    for (const part of field.fullyQualifiedName.split('.')) {
+    for (const part of nameOf(item).split('.')) {
       let child = node.children.get(part);
       if (!child) {
         child = { children: new Map() };
@@ -166,14 +162,24 @@ export function toXfdf(fields: readonly ParsedField[]): Buffer {
       }
       node = child;
     }
-    node.values = values;
+    node.item = item;
   }
+  return root;
+}
+
+/**
+ * The fields' data as XFDF: nested <field name="…"> elements following the name hierarchy, one
+ * <value> per value. Push buttons and signature fields carry no data and are left out.
+ */
+export function toXfdf(fields: readonly ParsedField[]): Buffer {
+  const withData = fields.filter(({ field }) => field.type !== 'pushButton' && field.type !== 'signature' && field.fullyQualifiedName !== '');
+  const root = fieldNameTree(withData, ({ field }) => field.fullyQualifiedName);
   // No indentation: the document is xml:space="preserve", so white space between elements would be data.
   const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve"><fields>'];
-  const write = (node: XfdfNode): void => {
+  const write = (node: FieldNameNode<ParsedField>): void => {
     for (const [name, child] of node.children) {
       parts.push(`<field name="${escapeXml(name)}">`);
-      for (const value of child.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
+      for (const value of child.item?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
       write(child);
       parts.push('</field>');
     }

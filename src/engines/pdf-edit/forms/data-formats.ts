@@ -3,6 +3,7 @@ import type { Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { invalid, unsupported } from '../annotations/errors.js';
 import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
+import { fieldNameTree, type FieldNameNode } from '../../pdf/forms.js';
 
 /**
  * Form data files (reference §10.9.6 `Operation_FormsFormat`), read and written:
@@ -152,26 +153,10 @@ export interface FieldOutput extends FieldData {
   kind: ValueKind;
 }
 
-interface TreeNode {
-  children: Map<string, TreeNode>;
-  field?: FieldOutput;
-}
+type TreeNode = FieldNameNode<FieldOutput>;
 
 function tree(fields: readonly FieldOutput[]): TreeNode {
-  const root: TreeNode = { children: new Map() };
-  for (const field of fields) {
-    let node = root;
-    for (const part of field.name.split('.')) {
-      let child = node.children.get(part);
-      if (!child) {
-        child = { children: new Map() };
-        node.children.set(part, child);
-      }
-      node = child;
-    }
-    node.field = field;
-  }
-  return root;
+  return fieldNameTree(fields, (field) => field.name);
 }
 
 export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[], fileName: string): Buffer {
@@ -213,7 +198,7 @@ function writeXfdf(fields: readonly FieldOutput[], fileName: string): string {
   const write = (node: TreeNode) => {
     for (const [name, child] of node.children) {
       parts.push(`<field name="${escapeXml(name)}">`);
-      for (const value of child.field?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
+      for (const value of child.item?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
       write(child);
       parts.push('</field>');
     }
@@ -232,9 +217,9 @@ function xmlElements(node: TreeNode): string {
     const element = XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
     const original = element === name ? '' : ` xfdf:original="${escapeXml(name)}"`;
     const inner = xmlElements(child);
-    const values = child.field?.values ?? [];
+    const values = child.item?.values ?? [];
     if (inner !== '') out += `<${element}${original}>${inner}</${element}>`;
-    if (child.field) {
+    if (child.item) {
       if (values.length === 0) out += inner === '' ? `<${element}${original}/>` : '';
       for (const value of values) out += `<${element}${original}>${escapeXml(value)}</${element}>`;
     }
@@ -250,9 +235,9 @@ function writeFdf(fields: readonly FieldOutput[], fileName: string): Buffer {
     [...node.children]
       .map(([name, child]) => {
         const entries = [`/T ${string(name)}`];
-        const values = child.field?.values ?? [];
-        if (child.field && values.length === 1) entries.push(`/V ${value(child.field, values[0]!)}`);
-        if (child.field && values.length > 1) entries.push(`/V [${values.map((v) => value(child.field!, v)).join(' ')}]`);
+        const values = child.item?.values ?? [];
+        if (child.item && values.length === 1) entries.push(`/V ${value(child.item, values[0]!)}`);
+        if (child.item && values.length > 1) entries.push(`/V [${values.map((v) => value(child.item!, v)).join(' ')}]`);
         if (child.children.size > 0) entries.push(`/Kids [${write(child)}]`);
         return `<< ${entries.join(' ')} >>`;
       })
