@@ -9,6 +9,7 @@ import { crc32 } from 'node:zlib';
 import yazl from 'yazl';
 import { ArchiveError, quoteName } from './errors.js';
 import { isCompressedType, isDirectoryName, unsafeNameReason } from './names.js';
+import { mapLimited } from '../../core/map-limited.js';
 
 /**
  * Writing ZIP archives with yazl, streaming: one member file is open at a time and memory holds only
@@ -150,19 +151,6 @@ class ByteCounter extends Transform {
     this.bytes += chunk.length;
     callback(null, chunk);
   }
-}
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 type Crc32Function = (data: unknown, previous?: unknown) => number;

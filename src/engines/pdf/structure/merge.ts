@@ -7,6 +7,7 @@ import type { OutlineNode } from './document-json.js';
 import { outlineWorkNeeded, writeMergedOutlines } from './outlines.js';
 import type { InsertedOutline } from './outlines.js';
 import { mayContain, scanForKeys } from './token-scan.js';
+import { mapLimited } from '../../../core/map-limited.js';
 
 /**
  * Inserts PDFs into a base document (webPDF toolbox `merge`): one qpdf page assembly, then, only when
@@ -128,15 +129,3 @@ function pageLayout(position: MergePosition, baseCount: number, insertedTotal: n
   }
 }
 
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
