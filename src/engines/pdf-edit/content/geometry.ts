@@ -1,20 +1,8 @@
 import { PDFArray, PDFNumber, type PDFPage } from '@cantoo/pdf-lib';
+import { multiply as concat, type Matrix } from '../matrix.js';
 
-/** An affine transform `[a b c d e f]`: x' = a·x + c·y + e, y' = b·x + d·y + f (PDF's `cm` operands). */
-export type Matrix = readonly [number, number, number, number, number, number];
-
-export const IDENTITY: Matrix = [1, 0, 0, 1, 0, 0];
-
-/** The transform that applies `first`, then `then`. */
-export function concat(first: Matrix, then: Matrix): Matrix {
-  const [a, b, c, d, e, f] = first;
-  const [ta, tb, tc, td, te, tf] = then;
-  return [a * ta + b * tc, a * tb + b * td, c * ta + d * tc, c * tb + d * td, e * ta + f * tc + te, e * tb + f * td + tf];
-}
-
-export function apply(m: Matrix, x: number, y: number): [number, number] {
-  return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
-}
+// The one affine-matrix module of the editing engines; `concat` is its `multiply` under this module's name.
+export { IDENTITY, apply, multiply as concat, type Matrix } from '../matrix.js';
 
 export type Box = [llx: number, lly: number, urx: number, ury: number];
 

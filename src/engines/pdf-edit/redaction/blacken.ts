@@ -3,7 +3,7 @@ import { annotationRect, removeAnnotations } from './annotations.js';
 import { ContentRedactor, pageContent } from './content-redactor.js';
 import { RedactionError } from './errors.js';
 import { overlapsStrictly, type Rect } from './geometry.js';
-import { IDENTITY } from './matrix.js';
+import { IDENTITY } from '../matrix.js';
 import { overlayOf, withOverlayFont } from './overlay.js';
 import { N } from './pdf-objects.js';
 import { affordableDpi, type RasterJob } from './rasterize.js';

@@ -3,7 +3,7 @@ import { formatHexString, formatName, formatNumber, formatOp, parseContent, type
 import { fontInfo, MISSING_FONT, type FontInfo } from './fonts.js';
 import { coveredShare, meetsRatio, overlapsAny, overlapsStrictly, transformedBounds, type Rect } from './geometry.js';
 import { redactImage } from './image-redaction.js';
-import { IDENTITY, invert, matrixOf, multiply, translate, type Matrix } from './matrix.js';
+import { IDENTITY, invert, matrixOf, multiply, translate, type Matrix } from '../matrix.js';
 import { clipPath, PathBuilder } from './path-clip.js';
 import { dictValue, freshKey, N, nameValue, numbersOf, resolve } from './pdf-objects.js';
 import { decodeStream, deflate, StreamDecodeError } from './stream-codec.js';

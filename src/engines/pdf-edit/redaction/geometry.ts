@@ -1,4 +1,4 @@
-import { apply, type Matrix } from './matrix.js';
+import { apply, type Matrix } from '../matrix.js';
 
 /** An axis-parallel rectangle in default user space (points), normalised: x0 ≤ x1, y0 ≤ y1. */
 export interface Rect {

@@ -1,6 +1,6 @@
 import { formatNumber } from './content-lexer.js';
 import { boundsOf, overlapsStrictly, type Rect } from './geometry.js';
-import { apply, type Matrix } from './matrix.js';
+import { apply, type Matrix } from '../matrix.js';
 
 /**
  * Vector paths under redaction areas (`redactPaths`): the parts inside the areas are cut away

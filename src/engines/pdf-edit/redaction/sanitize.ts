@@ -3,7 +3,7 @@ import { annotationRect, annotationsOf, removeAnnotations } from './annotations.
 import { pageContent } from './content-redactor.js';
 import { formatNumber } from './content-lexer.js';
 import { transformedBounds } from './geometry.js';
-import { matrixOf, IDENTITY } from './matrix.js';
+import { matrixOf, IDENTITY } from '../matrix.js';
 import { layerVisibility, rewriteMarkedContent, type MarkedContentPolicy } from './marked-content.js';
 import { dictValue, freshKey, N, nameValue, numbersOf, numberValue, resolve } from './pdf-objects.js';
 import { decodeStream, deflate, flateStream, StreamDecodeError } from './stream-codec.js';
