@@ -4,6 +4,7 @@ import { inflateSync } from 'node:zlib';
 import { readAt } from '../format/read-at.js';
 import type { PdfDict, PdfRef, PdfValue } from './pdf-syntax.js';
 import { PdfParser, PdfSyntaxIncomplete, isDict, isRef, nameOf, numberOf } from './pdf-syntax.js';
+import { unpredictPngByte } from './png-predictor.js';
 
 /**
  * Reads a PDF's encryption dictionary (the trailer's /Encrypt) with a handful of bounded reads near
@@ -312,23 +313,9 @@ function undoPngPredictor(data: Buffer, columns: number): Buffer {
       const left = c > 0 ? out[r * columns + c - 1]! : 0;
       const up = r > 0 ? out[(r - 1) * columns + c]! : 0;
       const upLeft = r > 0 && c > 0 ? out[(r - 1) * columns + c - 1]! : 0;
-      let value: number;
-      switch (type) {
-        case 0: value = raw; break;
-        case 1: value = raw + left; break;
-        case 2: value = raw + up; break;
-        case 3: value = raw + Math.floor((left + up) / 2); break;
-        case 4: {
-          const p = left + up - upLeft;
-          const pa = Math.abs(p - left);
-          const pb = Math.abs(p - up);
-          const pc = Math.abs(p - upLeft);
-          value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
-          break;
-        }
-        default: throw new XrefUnreadable(`bad PNG predictor row type ${type}`);
-      }
-      out[r * columns + c] = value & 0xff;
+      const value = unpredictPngByte(type, raw, left, up, upLeft);
+      if (value === undefined) throw new XrefUnreadable(`bad PNG predictor row type ${type}`);
+      out[r * columns + c] = value;
     }
   }
   return out;

@@ -1,5 +1,6 @@
 import { constants, deflateSync, inflateSync } from 'node:zlib';
 import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFStream } from '@cantoo/pdf-lib';
+import { unpredictPngByte } from '../../pdf/png-predictor.js';
 
 /**
  * Stream data in and out. The general filters (§7.4) are undone here, with the PNG and TIFF
@@ -152,32 +153,9 @@ function unpredict(data: Uint8Array, parms: PDFDict | undefined): Uint8Array {
       const up = previous[i]!;
       const upLeft = i >= bytesPerPixel ? previous[i - bytesPerPixel]! : 0;
       const raw = source[i]!;
-      let value: number;
-      switch (type) {
-        case 0:
-          value = raw;
-          break;
-        case 1:
-          value = raw + left;
-          break;
-        case 2:
-          value = raw + up;
-          break;
-        case 3:
-          value = raw + ((left + up) >> 1);
-          break;
-        case 4: {
-          const p = left + up - upLeft;
-          const pa = Math.abs(p - left);
-          const pb = Math.abs(p - up);
-          const pc = Math.abs(p - upLeft);
-          value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
-          break;
-        }
-        default:
-          throw new StreamDecodeError(`PNG row filter type ${type}`);
-      }
-      current[i] = value & 0xff;
+      const value = unpredictPngByte(type, raw, left, up, upLeft);
+      if (value === undefined) throw new StreamDecodeError(`PNG row filter type ${type}`);
+      current[i] = value;
     }
     previous = current;
   }
