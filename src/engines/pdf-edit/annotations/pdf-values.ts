@@ -1,4 +1,5 @@
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFDict, PDFHexString, PDFName, PDFNumber, PDFRef, PDFString, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
+import { resolve } from '../pdf-objects.js';
 
 /** Small conversions between option values and PDF objects, shared by annotations, outlines and forms. */
 
@@ -46,19 +47,11 @@ export function n(value: number): string {
   return String(round(value));
 }
 
-/** Follows a reference (one level) to the object. */
-export function resolve(context: PDFContext, value: PDFObject | undefined): PDFObject | undefined {
-  return value instanceof PDFRef ? context.lookup(value) : value;
-}
+export { arrayValue as arrayOf, resolve } from '../pdf-objects.js';
 
 export function dictOf(context: PDFContext, value: PDFObject | undefined): PDFDict | undefined {
   const resolved = resolve(context, value);
   return resolved instanceof PDFDict ? resolved : undefined;
-}
-
-export function arrayOf(context: PDFContext, value: PDFObject | undefined): PDFArray | undefined {
-  const resolved = resolve(context, value);
-  return resolved instanceof PDFArray ? resolved : undefined;
 }
 
 /** The name value of a dictionary entry, without the slash. */

@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFRef, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
 import { rectOf, type Rect } from './geometry.js';
-import { arrayValue, dictValue, N, nameValue, numbersOf } from './pdf-objects.js';
+import { arrayValue, dictValue, N, nameValue, numbersOf } from '../pdf-objects.js';
 
 /** A page's annotations, and removing some of them without leaving dangling parts behind. */
 

@@ -5,7 +5,7 @@ import { RedactionError } from './errors.js';
 import { overlapsStrictly, type Rect } from './geometry.js';
 import { IDENTITY } from '../matrix.js';
 import { overlayOf, withOverlayFont } from './overlay.js';
-import { N } from './pdf-objects.js';
+import { N } from '../pdf-objects.js';
 import { affordableDpi, type RasterJob } from './rasterize.js';
 import { fillRgb, redactionMarks, type RedactionMark } from './redaction-areas.js';
 import { pruneReplacedXObjects } from './resource-pruning.js';

@@ -5,7 +5,7 @@ import { coveredShare, meetsRatio, overlapsAny, overlapsStrictly, transformedBou
 import { redactImage } from './image-redaction.js';
 import { IDENTITY, invert, matrixOf, multiply, translate, type Matrix } from '../matrix.js';
 import { clipPath, PathBuilder } from './path-clip.js';
-import { dictValue, freshKey, N, nameValue, numbersOf, resolve } from './pdf-objects.js';
+import { dictValue, freshKey, N, nameValue, numbersOf, resolve } from '../pdf-objects.js';
 import { decodeStream, deflate, StreamDecodeError } from './stream-codec.js';
 
 /**

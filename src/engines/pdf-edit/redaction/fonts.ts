@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFName, PDFStream, type PDFContext } from '@cantoo/pdf-lib';
 import { latin1 } from './content-lexer.js';
-import { arrayValue, dictValue, get, nameValue, numbersOf, numberValue, resolve } from './pdf-objects.js';
+import { arrayValue, dictValue, get, nameValue, numbersOf, numberValue, resolve } from '../pdf-objects.js';
 import { decodeStream } from './stream-codec.js';
 import { namedEncoding, standardFontFor, standardMetrics, type EncodingTable } from './standard-metrics.js';
 

@@ -2,7 +2,7 @@ import { PDFArray, PDFBool, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFR
 import { decodeOptions, loadSharp } from '../../image/load-sharp.js';
 import { overlapsStrictly, transformedBounds, type Rect } from './geometry.js';
 import { apply, invert, type Matrix } from '../matrix.js';
-import { arrayValue, get, N, nameValue, numberValue, numbersOf, resolve, streamValue } from './pdf-objects.js';
+import { arrayValue, get, N, nameValue, numberValue, numbersOf, resolve, streamValue } from '../pdf-objects.js';
 import { decodeStream, deflate, StreamDecodeError } from './stream-codec.js';
 
 /**

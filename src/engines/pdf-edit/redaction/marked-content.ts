@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, type PDFContext } from '@cantoo/pdf-lib';
 import { formatName, parseContent, type CsValue } from './content-lexer.js';
-import { dictValue, N, nameValue, resolve } from './pdf-objects.js';
+import { dictValue, N, nameValue, resolve } from '../pdf-objects.js';
 
 /**
  * Marked content for `sanitize.layers` and `sanitize.tags` (§14.6, §8.11): content streams are

@@ -2,7 +2,7 @@ import { Encodings } from '@cantoo/pdf-lib/standard-fonts';
 import { PDFName, type PDFContext, type PDFDict, type PDFRef } from '@cantoo/pdf-lib';
 import { formatHexString, formatNumber } from './content-lexer.js';
 import type { RedactionMark } from './redaction-areas.js';
-import { dictValue, N } from './pdf-objects.js';
+import { dictValue, N } from '../pdf-objects.js';
 import { standardMetrics } from './standard-metrics.js';
 
 /**

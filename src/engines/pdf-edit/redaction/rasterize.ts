@@ -4,7 +4,7 @@ import { RunError, run, type RunResult } from '../../process/run.js';
 import { RedactionError } from './errors.js';
 import type { Rect } from './geometry.js';
 import { withOverlayFont, type Overlay } from './overlay.js';
-import { N, numbersOf } from './pdf-objects.js';
+import { N, numbersOf } from '../pdf-objects.js';
 import { flateStream } from './stream-codec.js';
 
 /**

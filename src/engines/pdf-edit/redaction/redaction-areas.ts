@@ -1,7 +1,7 @@
 import { PDFHexString, PDFString, type PDFContext, type PDFDict, type PDFObject } from '@cantoo/pdf-lib';
 import { annotationRect, annotationsOf, type PageAnnotation } from './annotations.js';
 import { boundsOf, type Rect } from './geometry.js';
-import { N, numbersOf, numberValue, resolve } from './pdf-objects.js';
+import { N, numbersOf, numberValue, resolve } from '../pdf-objects.js';
 
 /**
  * The redaction annotations of a page (§12.5.6.23): where content is to be removed (/QuadPoints, or

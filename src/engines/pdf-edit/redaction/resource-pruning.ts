@@ -1,7 +1,7 @@
 import { PDFDict, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import { parseContent } from './content-lexer.js';
 import { pageContent } from './content-redactor.js';
-import { dictValue, N, nameValue, resolve } from './pdf-objects.js';
+import { dictValue, N, nameValue, resolve } from '../pdf-objects.js';
 import { decodeStream, StreamDecodeError } from './stream-codec.js';
 
 /**

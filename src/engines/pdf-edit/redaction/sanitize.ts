@@ -5,7 +5,7 @@ import { formatNumber } from './content-lexer.js';
 import { transformedBounds } from './geometry.js';
 import { matrixOf, IDENTITY } from '../matrix.js';
 import { layerVisibility, rewriteMarkedContent, type MarkedContentPolicy } from './marked-content.js';
-import { dictValue, freshKey, N, nameValue, numbersOf, numberValue, resolve } from './pdf-objects.js';
+import { dictValue, freshKey, N, nameValue, numbersOf, numberValue, resolve } from '../pdf-objects.js';
 import { decodeStream, deflate, flateStream, StreamDecodeError } from './stream-codec.js';
 
 /**
