@@ -133,7 +133,8 @@ export function defaultValues(acroform: QValue | undefined): Map<string, string[
 
 // ---- XFDF (ISO 19444-1) ----
 
-function escapeXml(text: string): string {
+/** Text for XML content and quoted attributes; characters XML 1.0 cannot carry are dropped. */
+export function escapeXml(text: string): string {
   return text
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -173,10 +174,18 @@ export function fieldNameTree<T>(items: Iterable<T>, nameOf: (item: T) => string
  */
 export function toXfdf(fields: readonly ParsedField[]): Buffer {
   const withData = fields.filter(({ field }) => field.type !== 'pushButton' && field.type !== 'signature' && field.fullyQualifiedName !== '');
-  const root = fieldNameTree(withData, ({ field }) => field.fullyQualifiedName);
-  // No indentation: the document is xml:space="preserve", so white space between elements would be data.
-  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve"><fields>'];
-  const write = (node: FieldNameNode<ParsedField>): void => {
+  return Buffer.from(xfdfDocument(withData.map(({ field, values }) => ({ name: field.fullyQualifiedName, values }))), 'utf8');
+}
+
+/**
+ * XFDF of named values (`person.name` nests as fields in fields), with an optional `<f href>` naming the
+ * PDF. No indentation: the document is xml:space="preserve", so white space between elements would be data.
+ */
+export function xfdfDocument(fields: readonly { name: string; values: readonly string[] }[], fileName = ''): string {
+  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">'];
+  if (fileName) parts.push(`<f href="${escapeXml(fileName)}"/>`);
+  parts.push('<fields>');
+  const write = (node: FieldNameNode<{ values: readonly string[] }>): void => {
     for (const [name, child] of node.children) {
       parts.push(`<field name="${escapeXml(name)}">`);
       for (const value of child.item?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
@@ -184,7 +193,7 @@ export function toXfdf(fields: readonly ParsedField[]): Buffer {
       parts.push('</field>');
     }
   };
-  write(root);
+  write(fieldNameTree(fields, (field) => field.name));
   parts.push('</fields></xfdf>\n');
-  return Buffer.from(parts.join(''), 'utf8');
+  return parts.join('');
 }

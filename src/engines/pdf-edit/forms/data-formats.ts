@@ -3,7 +3,7 @@ import type { Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { invalid, unsupported } from '../annotations/errors.js';
 import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
-import { fieldNameTree, type FieldNameNode } from '../../pdf/forms.js';
+import { escapeXml, fieldNameTree, xfdfDocument, type FieldNameNode } from '../../pdf/forms.js';
 
 /**
  * Form data files (reference §10.9.6 `Operation_FormsFormat`), read and written:
@@ -162,7 +162,7 @@ function tree(fields: readonly FieldOutput[]): TreeNode {
 export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[], fileName: string): Buffer {
   switch (format) {
     case 'xfdf':
-      return Buffer.from(writeXfdf(fields, fileName), 'utf8');
+      return Buffer.from(xfdfDocument(fields, fileName), 'utf8');
     case 'fdf':
       return writeFdf(fields, fileName);
     case 'xml':
@@ -179,34 +179,6 @@ export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[
   }
 }
 
-function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 cannot carry most control characters even escaped.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
-}
-
-/** No indentation: XFDF is xml:space="preserve", white space between elements would be data. */
-function writeXfdf(fields: readonly FieldOutput[], fileName: string): string {
-  const parts = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">'];
-  if (fileName) parts.push(`<f href="${escapeXml(fileName)}"/>`);
-  parts.push('<fields>');
-  const write = (node: TreeNode) => {
-    for (const [name, child] of node.children) {
-      parts.push(`<field name="${escapeXml(name)}">`);
-      for (const value of child.item?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
-      write(child);
-      parts.push('</field>');
-    }
-  };
-  write(tree(fields));
-  parts.push('</fields></xfdf>\n');
-  return parts.join('');
-}
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
