@@ -5,7 +5,8 @@ import path from 'node:path';
 import { bearer } from './client.js';
 import { info, type DocumentFile, type ErrorBody } from './documents.js';
 
-export interface ConvertOutcome {
+/** The answer to a web-service call: its status and headers, and the error structure when it failed. */
+export interface WebServiceOutcome {
   status: number;
   contentType: string | null;
   retryAfter: string | null;
@@ -13,9 +14,16 @@ export interface ConvertOutcome {
   error?: ErrorBody;
 }
 
+export type ConvertOutcome = WebServiceOutcome;
+
 /** POST converter/{documentId} with a JSON body; redirects are not followed. */
 export async function convert(rest: string, token: string, documentId: string, body: unknown = { converter: {} }): Promise<ConvertOutcome> {
-  const response = await fetch(`${rest}/converter/${documentId}`, {
+  return postWebService(`${rest}/converter/${documentId}`, token, body);
+}
+
+/** POST a JSON body to a web service with the session's token; redirects are not followed. */
+export async function postWebService(url: string, token: string, body: unknown): Promise<WebServiceOutcome> {
+  const response = await fetch(url, {
     method: 'POST',
     headers: { ...bearer(token), 'content-type': 'application/json' },
     body: JSON.stringify(body),

@@ -1,17 +1,12 @@
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
-import { bearer } from './client.js';
-import { info, locationId, type DocumentFile, type ErrorBody } from './documents.js';
+import { postWebService, type WebServiceOutcome } from './converter.js';
+import { info, locationId, type DocumentFile } from './documents.js';
 
-export interface ToolboxOutcome {
-  status: number;
-  contentType: string | null;
-  location: string | null;
-  error?: ErrorBody;
-}
+export type ToolboxOutcome = WebServiceOutcome;
 
 /** POST toolbox/{documentId} with `{toolbox, ...extra}`; redirects are not followed. */
 export async function runToolbox(rest: string, token: string, documentId: string, toolbox: unknown[], extra: Record<string, unknown> = {}): Promise<ToolboxOutcome> {
-  return post(`${rest}/toolbox/${documentId}`, token, { toolbox, ...extra });
+  return postWebService(`${rest}/toolbox/${documentId}`, token, { toolbox, ...extra });
 }
 
 /** Runs the toolbox and expects success (303 to the same document); returns its DocumentFile. */
@@ -23,25 +18,9 @@ export async function toolboxOk(rest: string, token: string, documentId: string,
 
 /** POST toolbox/new?name=&history= ; returns the new DocumentFile on 303, else throws with the error. */
 export async function toolboxNew(rest: string, token: string, toolbox: unknown[], query = ''): Promise<DocumentFile> {
-  const outcome = await post(`${rest}/toolbox/new${query}`, token, { toolbox });
+  const outcome = await postWebService(`${rest}/toolbox/new${query}`, token, { toolbox });
   if (outcome.status !== 303 || !outcome.location) throw new Error(`toolbox/new failed: ${outcome.status} ${JSON.stringify(outcome.error)}`);
   return info(rest, token, locationId({ location: outcome.location }));
-}
-
-async function post(url: string, token: string, body: unknown): Promise<ToolboxOutcome> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { ...bearer(token), 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-    redirect: 'manual',
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    contentType: response.headers.get('content-type'),
-    location: response.headers.get('location'),
-    ...(response.status >= 400 ? { error: JSON.parse(text) as ErrorBody } : {}),
-  };
 }
 
 /** A PDF of A4 pages whose page n carries the text "PAGE-n" (Helvetica, 24 pt). */

@@ -2,22 +2,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDocument } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pageText, pdfFacts } from '../helpers/converter.js';
 import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
+import { numberedPdf } from '../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-converter-pdf-'));
-
-/** A PDF whose page n carries the text "PAGE-n". */
-async function numberedPdf(pages: number): Promise<Buffer> {
-  const document = await PDFDocument.create();
-  const font = await document.embedFont(StandardFonts.Helvetica);
-  for (let n = 1; n <= pages; n++) document.addPage([595, 842]).drawText(`PAGE-${n}`, { x: 50, y: 700, size: 24, font });
-  return Buffer.from(await document.save());
-}
 
 function encrypt(pdf: Buffer, user: string): Buffer {
   const input = path.join(scratch, `plain-${Date.now()}.pdf`);
