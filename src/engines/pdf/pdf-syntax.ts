@@ -51,10 +51,6 @@ function isDelimiter(byte: number): boolean {
     || byte === 0x7b || byte === 0x7d || byte === 0x2f || byte === 0x25;
 }
 
-function isDigit(byte: number): boolean {
-  return byte >= 0x30 && byte <= 0x39;
-}
-
 function hexValue(byte: number): number {
   if (byte >= 0x30 && byte <= 0x39) return byte - 0x30;
   if (byte >= 0x41 && byte <= 0x46) return byte - 0x37;

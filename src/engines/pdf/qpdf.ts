@@ -1,6 +1,7 @@
 import { RunError, run } from '../process/run.js';
 import type { RunResult } from '../process/run.js';
 import { PdfEngineError } from './errors.js';
+import { rm, writeFile } from 'node:fs/promises';
 
 /**
  * Runs qpdf and turns its failures into `PdfEngineError`s.
@@ -68,6 +69,20 @@ export class QpdfRunner {
       };
     }
     throw classifyFailure(result, call.password);
+  }
+
+  /**
+   * Runs qpdf with secrets (passwords other than the input's) in `file` instead of argv, which any
+   * local user can read from /proc/<pid>/cmdline: the file is written with mode 0600, `args` refer
+   * to it (`@file`, `--job-json-file=file`), and it is removed when qpdf is done.
+   */
+  async runWithSecretFile(file: string, content: string, args: readonly string[], call: QpdfCall = {}): Promise<QpdfResult> {
+    await writeFile(file, content, { mode: 0o600 });
+    try {
+      return await this.run(args, call);
+    } finally {
+      await rm(file, { force: true });
+    }
   }
 
   /** Runs qpdf and returns whatever happened, except timeouts and missing binaries (thrown). */

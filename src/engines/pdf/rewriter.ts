@@ -1,4 +1,3 @@
-import { rm, writeFile } from 'node:fs/promises';
 import { classifyFailure, QpdfRunner } from './qpdf.js';
 import { readEncryptDictionary } from './trailer-reader.js';
 
@@ -79,15 +78,10 @@ export class PdfRewriter {
 
   /** `input` (unencrypted) written with the encryption of `original`, which `password` opens. */
   async copyEncryption(input: string, original: string, output: string, options: { password?: string; deadline?: number } = {}): Promise<void> {
-    // qpdf takes the original's password only as an argument: it goes through an argument file
-    // (mode 0600, removed at once), never argv, which any local user can read.
+    // qpdf takes the original's password only as an argument: it goes through an argument file.
     const argumentFile = `${output}.args`;
-    await writeFile(argumentFile, `--copy-encryption=${original}\n--encryption-file-password=${options.password ?? ''}\n`, { mode: 0o600 });
-    try {
-      await this.qpdf.run([`@${argumentFile}`, input, output], { deadline: options.deadline });
-    } finally {
-      await rm(argumentFile, { force: true });
-    }
+    const secrets = `--copy-encryption=${original}\n--encryption-file-password=${options.password ?? ''}\n`;
+    await this.qpdf.runWithSecretFile(argumentFile, secrets, [`@${argumentFile}`, input, output], { deadline: options.deadline });
   }
 
   /** A PDF with no pages (the start of `toolbox/new`). */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeById, fileTypeByKey, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
+import { fileTypeById, fileTypeByKey, UNKNOWN_FILE_TYPE } from '../../core/file-types.js';
 import { PdfEngineError } from '../../engines/pdf/errors.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';

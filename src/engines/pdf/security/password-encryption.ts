@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
 import type { QpdfRunner } from '../qpdf.js';
 import { PdfSecurityError } from './errors.js';
 import { printLevel, type PermissionFlags } from './permissions.js';
@@ -52,12 +51,7 @@ export async function encryptWithPasswords(
     },
   };
   const jobFile = `${output}.job.json`;
-  await writeFile(jobFile, JSON.stringify(job), { mode: 0o600 });
-  try {
-    await qpdf.run([`--job-json-file=${jobFile}`], { deadline: options.deadline });
-  } finally {
-    await rm(jobFile, { force: true });
-  }
+  await qpdf.runWithSecretFile(jobFile, JSON.stringify(job), [`--job-json-file=${jobFile}`], { deadline: options.deadline });
 }
 
 /**
