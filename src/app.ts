@@ -8,7 +8,17 @@ import { registerErrorHandling } from './http/plugins/errors.js';
 import { registerExpectContinue } from './http/plugins/expect-continue.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
+import { registerOperationObserver } from './http/plugins/operation-observer.js';
+import { adminConfigurationRoutes } from './http/routes/admin-configuration.js';
+import { adminDatastoreRoutes } from './http/routes/admin-datastore.js';
+import { adminLogRoutes } from './http/routes/admin-logs.js';
+import type { AdminRouteOptions } from './http/routes/admin-options.js';
+import { adminServerRoutes } from './http/routes/admin-server.js';
 import { adminSessionRoutes } from './http/routes/admin-sessions.js';
+import { adminStatisticRoutes } from './http/routes/admin-statistics.js';
+import { adminStatusRoutes } from './http/routes/admin-status.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import type { AdminServices } from './operations/admin/services.js';
 import { converterRoutes } from './http/routes/converter.js';
 import { toolboxRoutes } from './http/routes/toolbox.js';
 import { authenticationRoutes } from './http/routes/authentication.js';
@@ -36,6 +46,7 @@ export interface AppDeps {
   converter: ConverterService;
   toolbox: ToolboxService;
   build: BuildInfo;
+  admin: AdminServices;
   /** Set when the server shuts down: responses then close their connections. */
   draining?: { active: boolean };
 }
@@ -66,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   registerRequestLog(app);
+  registerOperationObserver(app, { restBase: config.server.restBase, events: deps.admin.events });
   registerAuth(app, deps.sessions);
   registerExpectContinue(app);
   registerLenientJson(app);
@@ -73,6 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(multipart);
 
   await app.register(healthRoutes, { prefix: config.server.contextPath });
+  const admin: AdminRouteOptions = { admin: deps.admin, restBase: config.server.restBase, contextPath: config.server.contextPath, build: deps.build };
+  await app.register(metricsRoutes, admin);
   await app.register(
     async (rest) => {
       await rest.register(authenticationRoutes, { sessions: deps.sessions });
@@ -87,6 +101,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await rest.register(converterRoutes, { converter: deps.converter, restBase: config.server.restBase });
       await rest.register(toolboxRoutes, { toolbox: deps.toolbox, restBase: config.server.restBase });
       await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
+      await rest.register(adminServerRoutes, admin);
+      await rest.register(adminStatusRoutes, admin);
+      await rest.register(adminLogRoutes, admin);
+      await rest.register(adminStatisticRoutes, admin);
+      await rest.register(adminDatastoreRoutes, admin);
+      await rest.register(adminConfigurationRoutes, admin);
       await rest.register(openapiRoutes);
     },
     { prefix: config.server.restBase },

@@ -1,6 +1,5 @@
 import closeWithGrace from 'close-with-grace';
 import { ConfigError, loadConfig, type Config } from './config/load.js';
-import { createLogger } from './observability/logger.js';
 import { startServer } from './server.js';
 
 /** Entry point: load the configuration, start the server, shut down gracefully on SIGTERM/SIGINT. */
@@ -15,9 +14,9 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.log.level);
   // The generated admin password goes to the console once, never into the log.
-  const server = await startServer(config, logger, (message) => process.stdout.write(`\n*** ${message}\n\n`));
+  const server = await startServer(config, { announce: (message) => process.stdout.write(`\n*** ${message}\n\n`) });
+  const logger = server.app.log;
   logger.info({ url: `${server.url}${config.server.restBase}`, dataDir: config.dataDir }, 'Quire is listening');
 
   closeWithGrace({ delay: config.server.shutdownTimeoutMs, logger }, async ({ signal, err }) => {

@@ -1,43 +1,132 @@
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { ExternalTokenVerifier } from './auth/external-tokens.js';
 import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
-import type { Config } from './config/load.js';
+import { loadConfig, type Config } from './config/load.js';
 import { createPdfInspector } from './engines/pdf/index.js';
+import { startEngines } from './engines-wiring.js';
+import { LogFiles } from './observability/log-files.js';
+import { createServerLogger } from './observability/logger.js';
+import { Metrics } from './observability/metrics.js';
+import { OperationEvents } from './observability/operation-events.js';
+import { ConfigurationService } from './operations/admin/configuration.js';
+import { DataStore } from './operations/admin/datastore.js';
+import { ServerStatusService } from './operations/admin/server-status.js';
+import { Statistics } from './operations/admin/statistics.js';
+import { ConverterService } from './operations/converter/converter-service.js';
 import { DocumentArchives } from './operations/documents/archives.js';
 import { RememberedCredentials } from './operations/documents/credentials.js';
 import { DocumentDescriber } from './operations/documents/describe.js';
 import { DocumentService } from './operations/documents/document-service.js';
 import { DocumentProtection } from './operations/documents/protection.js';
+import { TOOLBOX_REGISTRY } from './operations/toolbox/registry.js';
+import { ToolboxService } from './operations/toolbox/toolbox-service.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
 import { buildInfo } from './version.js';
-import { startEngines } from './engines-wiring.js';
-import { ConverterService } from './operations/converter/converter-service.js';
-import { TOOLBOX_REGISTRY } from './operations/toolbox/registry.js';
-import { ToolboxService } from './operations/toolbox/toolbox-service.js';
-import path from 'node:path';
 
 export interface RunningServer {
-  app: FastifyInstance;
-  /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
-  url: string;
-  config: Config;
-  sessions: SessionService;
+  /** The current instance's application (a restart replaces it). */
+  readonly app: FastifyInstance;
+  /** Base URL the server listens on, e.g. http://127.0.0.1:8080 (kept across restarts). */
+  readonly url: string;
+  readonly config: Config;
+  readonly sessions: SessionService;
+  /**
+   * Graceful in-process restart: in-flight requests finish, everything is closed, the configuration
+   * is read again and a new instance listens on the same port. Sessions and documents live in the
+   * data dir and survive. Resolves when the new instance listens.
+   */
+  restart(): Promise<void>;
   /** Stops accepting, lets in-flight requests finish, flushes state. */
   close(): Promise<void>;
 }
 
-/** Wires the stores, services and HTTP application for a configuration and starts listening. */
-export async function startServer(
-  config: Config,
-  logger: FastifyBaseLogger,
-  announce: (message: string) => void = (message) => logger.warn(message),
-): Promise<RunningServer> {
+export interface ServerOptions {
+  /** Lines for the operator's console (the generated admin password); default: the log. */
+  announce?: (message: string) => void;
+  /** A logger to use instead of the server's own (console + daily files in <dataDir>/logs). */
+  logger?: FastifyBaseLogger;
+  /** How a restart reads the configuration again; default: `loadConfig()` from the process environment. */
+  reloadConfig?: () => Config;
+}
+
+/** One instance: the stores, services, engines and HTTP application of one configuration. */
+interface Instance {
+  app: FastifyInstance;
+  config: Config;
+  sessions: SessionService;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the server for a configuration and keeps it running across admin restarts. The returned
+ * object's properties always describe the current instance.
+ */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
+  const startedAt = new Date();
+  let current = await startInstance(config, options, startedAt, () => void restart().catch(() => undefined));
+  let restarting: Promise<void> | undefined;
+  let closed = false;
+  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+  const url = `http://${host}:${current.port}`;
+
+  function restart(): Promise<void> {
+    restarting ??= (async () => {
+      try {
+        const previous = current;
+        previous.app.log.warn('restarting: finishing in-flight requests');
+        await previous.close();
+        if (closed) return;
+        let next: Config;
+        try {
+          next = (options.reloadConfig ?? (() => loadConfig()))();
+        } catch (error) {
+          // A configuration that no longer loads must not take the server down: keep the one that ran.
+          previous.app.log.error({ err: error }, 'restart: the configuration does not load; restarting with the previous one');
+          next = previous.config;
+        }
+        // The listener is re-opened where it was unless the configuration names another port.
+        const port = next.server.port === 0 || next.server.port === config.server.port ? previous.port : next.server.port;
+        current = await startInstance({ ...next, server: { ...next.server, port } }, options, startedAt, () => void restart().catch(() => undefined));
+        current.app.log.warn('restart complete');
+      } finally {
+        restarting = undefined;
+      }
+    })();
+    return restarting;
+  }
+
+  return {
+    get app() {
+      return current.app;
+    },
+    url,
+    get config() {
+      return current.config;
+    },
+    get sessions() {
+      return current.sessions;
+    },
+    restart,
+    close: async () => {
+      closed = true;
+      await restarting?.catch(() => undefined);
+      await current.close();
+    },
+  };
+}
+
+async function startInstance(config: Config, options: ServerOptions, startedAt: Date, requestRestart: () => void): Promise<Instance> {
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  const logFiles = await LogFiles.open({ dir: path.join(config.dataDir, 'logs'), retentionDays: config.log.retentionDays });
+  const logger = options.logger ?? createServerLogger(config, logFiles);
+  const announce = options.announce ?? ((message: string) => logger.warn(message));
   const users = await BuiltInUserSource.create(config, announce);
   const tokens = await TokenService.open(config.dataDir, config.session.issuer);
   const documentStore = new FileDocumentStore(config.dataDir);
@@ -79,23 +168,41 @@ export async function startServer(
     TOOLBOX_REGISTRY,
     config.toolbox.timeoutMs,
   );
+
+  // The administration: every service gets the same bag of dependencies and takes what it needs.
+  const build = buildInfo();
+  const events = new OperationEvents();
+  const base = { config, logger, dataDir: config.dataDir, events, sessions, sessionStore, documents, documentStore, engines, users, logFiles, build, startedAt };
+  const metrics = new Metrics(base);
+  const statistics = await Statistics.open(base);
+  const datastore = await DataStore.open(base);
+  const configuration = new ConfigurationService(base);
+  const status = new ServerStatusService(base);
+  const admin = { config, events, metrics, logFiles, statistics, datastore, configuration, status, restart: requestRestart };
+
   const draining = { active: false };
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build: buildInfo(), draining });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build, admin, draining });
+  const stopServices = async () => {
+    await engines.close();
+    await sessions.stop();
+    await statistics.close();
+    metrics.close();
+    await logFiles.close();
+  };
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
   } catch (error) {
-    await engines.close();
+    await stopServices();
     throw error;
   }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.server.port;
-  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   let closing: Promise<void> | undefined;
   return {
     app,
-    url: `http://${host}:${port}`,
     config,
     sessions,
+    port,
     close: () => {
       closing ??= (async () => {
         // Keep-alive clients would hold their connections open past the last response: answer them
@@ -107,8 +214,7 @@ export async function startServer(
         } finally {
           clearInterval(sweeper);
         }
-        await engines.close();
-        await sessions.stop();
+        await stopServices();
       })();
       return closing;
     },

@@ -11,8 +11,8 @@ const ALLOWED: Record<string, string[]> = {
   auth: ['core', 'config', 'storage', 'auth'],
   sessions: ['core', 'config', 'auth', 'storage', 'sessions'],
   engines: ['core', 'config', 'engines'],
-  operations: ['core', 'config', 'engines', 'storage', 'sessions', 'operations'],
-  http: ['core', 'config', 'operations', 'sessions', 'storage', 'http', 'version.ts'],
+  operations: ['core', 'config', 'observability', 'engines', 'storage', 'auth', 'sessions', 'operations'],
+  http: ['core', 'config', 'observability', 'operations', 'sessions', 'storage', 'http', 'version.ts'],
 };
 
 const SRC = path.resolve(import.meta.dirname, '../src');

@@ -34,7 +34,10 @@ export interface Config {
     debug: boolean;
     trustProxy: boolean;
   };
-  log: { level: string };
+  log: { level: string; console: boolean; retentionDays: number };
+  metrics: { public: boolean };
+  statistics: { flushIntervalMs: number; retentionDays: number };
+  datastore: { maxFileSize: number };
   anonymous: boolean;
   session: { lifetime: number; sweepIntervalMs: number; maxSessions: number; issuer: string };
   limits: { user: Limits; anonymous: Limits };
@@ -159,7 +162,10 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       debug: raw.server.debug,
       trustProxy: raw.server.trustProxy,
     },
-    log: { level: raw.log.level },
+    log: { level: raw.log.level, console: raw.log.console, retentionDays: raw.log.retentionDays },
+    metrics: { public: raw.metrics.public },
+    statistics: { flushIntervalMs: Math.round(raw.statistics.flushInterval * 1000), retentionDays: raw.statistics.retentionDays },
+    datastore: { maxFileSize: parseSize(raw.datastore.maxFileSize) },
     anonymous: raw.anonymous,
     session: {
       lifetime: raw.session.lifetime,

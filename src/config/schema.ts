@@ -102,6 +102,8 @@ export const ConfigSchema = Type.Object(
     log: Type.Object(
       {
         level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
+        console: Type.Boolean({ default: true, description: 'also write log lines to stdout (the daily files in <dataDir>/logs are always written)' }),
+        retentionDays: Type.Integer({ minimum: 1, default: 30, description: 'days a daily log file is kept' }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -170,6 +172,25 @@ export const ConfigSchema = Type.Object(
           default: [],
           description: 'host names or CIDR ranges fetched even when internal',
         }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    metrics: Type.Object(
+      {
+        public: Type.Boolean({ default: false, description: 'serve the Prometheus metrics without credentials (off: an admin session or admin Basic credentials)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    statistics: Type.Object(
+      {
+        flushInterval: Type.Number({ minimum: 1, default: 60, description: 'seconds between writes of the persistent statistics to the data dir' }),
+        retentionDays: Type.Integer({ minimum: 1, default: 400, description: 'days the persistent statistics keep their minute-to-day buckets' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    datastore: Type.Object(
+      {
+        maxFileSize: Type.Union([SizeSchema], { default: '10MB', description: `largest file of the admin data store (theme, logo, background, generic) in ${SIZE_FORMAT}` }),
       },
       { additionalProperties: false, default: {} },
     ),

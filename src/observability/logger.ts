@@ -1,4 +1,6 @@
 import pino, { type Logger } from 'pino';
+import type { Config } from '../config/load.js';
+import type { LogFiles } from './log-files.js';
 
 /**
  * The server's structured logger. Secrets never reach a line: credentials and tokens are redacted
@@ -28,4 +30,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     },
     destination,
   );
+}
+
+/**
+ * The server's logger for a configuration: the daily files in `<dataDir>/logs` always, stdout too
+ * when `log.console` is on. (Skeleton: the logs helper completes the file side.)
+ */
+export function createServerLogger(config: Config, files: LogFiles): Logger {
+  const streams: pino.StreamEntry[] = [{ stream: files.destination(), level: 'trace' }];
+  if (config.log.console) streams.push({ stream: process.stdout, level: 'trace' });
+  return createLogger(config.log.level, pino.multistream(streams));
 }

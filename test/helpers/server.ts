@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config/load.js';
-import { createLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
 export const ADMIN_PASSWORD = 'admin-secret';
@@ -42,9 +41,23 @@ export async function startTestServer(
   }
   const config = loadConfig(env);
   const announcements: string[] = [];
-  const server = await startServer(config, createLogger(config.log.level), (message) => announcements.push(message));
+  const server = await startServer(config, {
+    announce: (message) => announcements.push(message),
+    reloadConfig: () => loadConfig({ ...env, PORT: '0' }),
+  });
   return {
-    ...server,
+    get app() {
+      return server.app;
+    },
+    url: server.url,
+    get config() {
+      return server.config;
+    },
+    get sessions() {
+      return server.sessions;
+    },
+    restart: () => server.restart(),
+    close: () => server.close(),
     rest: `${server.url}${config.server.restBase}`,
     dataDir,
     announcements,

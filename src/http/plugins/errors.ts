@@ -35,6 +35,7 @@ function sendError(
   headers: Readonly<Record<string, string>>,
 ): FastifyReply {
   const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace };
+  request.quireErrorCode = definition.errorCode;
   // A request whose body was not read (a refused upload) must not be drained: close the connection instead.
   if (!request.raw.complete && request.raw.readable) reply.header('connection', 'close');
   return reply.code(definition.status).headers(headers).type('application/json').send(body);

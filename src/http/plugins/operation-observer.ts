@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { OperationEvents } from '../../observability/operation-events.js';
+
+/** The web services of reference §7 (`Webservice`): a POST under `{restBase}/<name>/` is one of their operations. */
+export const WEBSERVICES = ['signature', 'pdfa', 'toolbox', 'converter', 'urlconverter', 'ocr', 'barcode'] as const;
+export type WebserviceName = (typeof WEBSERVICES)[number];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The webPDF errorCode the error handler answered with, for observers. */
+    quireErrorCode?: number;
+  }
+}
+
+/**
+ * Emits one OperationEvent per answered request under the REST base: the web service is the first
+ * path segment after the base (`converter`, `toolbox`, `documents`, `admin`, ...). Metrics count
+ * every request; the statistics keep the web-service operations (`WEBSERVICES`).
+ */
+export function registerOperationObserver(app: FastifyInstance, options: { restBase: string; events: OperationEvents }): void {
+  const { restBase, events } = options;
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url;
+    if (route === undefined || !route.startsWith(`${restBase}/`)) return;
+    const webservice = route.slice(restBase.length + 1).split('/')[0] || 'root';
+    const elapsed = reply.elapsedTime;
+    events.emit({
+      webservice,
+      route,
+      method: request.method,
+      statusCode: reply.statusCode,
+      ok: reply.statusCode < 400,
+      ...(request.quireErrorCode === undefined ? {} : { errorCode: request.quireErrorCode }),
+      startedAt: Date.now() - elapsed,
+      durationMs: elapsed,
+      bytesIn: Number(request.headers['content-length'] ?? 0) || 0,
+      bytesOut: Number(reply.getHeader('content-length') ?? 0) || 0,
+      ...(request.session ? { sessionId: request.session.id } : {}),
+    });
+  });
+}
