@@ -27,6 +27,7 @@ import { ToolboxService } from './operations/toolbox/toolbox-service.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
+import { MemoryScratch } from './storage/memory-scratch.js';
 import { buildInfo } from './version.js';
 
 export interface RunningServer {
@@ -155,6 +156,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const engines = await startEngines(config, logger);
   const converter = new ConverterService(documents, credentials, engines.converter);
+  const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
   const toolbox = new ToolboxService(
     documents,
     credentials,
@@ -163,6 +165,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       ghostscript: engines.converter.ghostscript,
       toolTimeoutMs: config.documents.toolTimeoutMs,
       fontEnv: engines.fonts.env,
+      memoryScratch,
       ...(config.toolbox.printCommand.length > 0 ? { printCommand: config.toolbox.printCommand } : {}),
     },
     TOOLBOX_REGISTRY,
@@ -184,6 +187,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build, admin, draining });
   const stopServices = async () => {
     await engines.close();
+    await memoryScratch.close();
     await sessions.stop();
     await statistics.close();
     metrics.close();

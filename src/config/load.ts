@@ -53,7 +53,7 @@ export interface Config {
     ghostscript: string;
   };
   network: { allowInternal: boolean; allowHosts: string[] };
-  toolbox: { timeoutMs: number; printCommand: string[] };
+  toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
@@ -186,7 +186,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       ghostscript: raw.engines.ghostscript,
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
-    toolbox: { timeoutMs: Math.round(raw.toolbox.timeout * 1000), printCommand: [...raw.toolbox.printCommand] },
+    toolbox: {
+      timeoutMs: Math.round(raw.toolbox.timeout * 1000),
+      printCommand: [...raw.toolbox.printCommand],
+      memoryScratchDir: raw.toolbox.memoryScratchDir,
+      memoryScratchBudget: parseSize(raw.toolbox.memoryScratchBudget),
+    },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,

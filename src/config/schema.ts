@@ -159,6 +159,11 @@ export const ConfigSchema = Type.Object(
           default: [],
           description: 'command (argv, no shell) the print operation pipes the PDF to, e.g. [lp, -d, office]; empty: printing is refused',
         }),
+        memoryScratchDir: Type.String({ default: '/dev/shm', description: 'tmpfs directory for many-small-file intermediates (split parts); "" = always the disk' }),
+        memoryScratchBudget: Type.Union([SizeSchema], {
+          default: '256MB',
+          description: `bytes all running calls may keep in the memory scratch together, in ${SIZE_FORMAT}; 0 = off`,
+        }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -1,5 +1,6 @@
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
+import type { MemoryScratch } from '../../storage/memory-scratch.js';
 
 /**
  * The long-lived engines the toolbox operations share. Stateless tools (qpdf, poppler, pdf-lib
@@ -14,4 +15,6 @@ export interface ToolboxEngines {
   fontEnv: Record<string, string>;
   /** Time limit of one tool run, in milliseconds. */
   toolTimeoutMs: number;
+  /** tmpfs scratch for many-small-file intermediates (split parts); absent: always the disk scratch. */
+  memoryScratch?: MemoryScratch;
 }

@@ -34,6 +34,13 @@ export interface ToolboxContext {
   /** A fresh, unused path in the scratch directory ending in `.<extension>`. */
   scratch(extension: string): string;
   /**
+   * Runs `work` with a fresh directory for many small intermediate files: in memory (tmpfs) when about
+   * `estimatedBytes` fit the memory scratch budget, else on disk. Should the memory attempt fail (the
+   * estimate was too low and tmpfs filled up, say), `work` runs again in a disk directory. The
+   * directory lives until the call ends.
+   */
+  inFastDirectory<T>(estimatedBytes: number, work: (dir: string) => Promise<T>): Promise<T>;
+  /**
    * The open password of the document the chain started from, from the call's `password` or
    * remembered by `PUT documents/{id}/security/password`. The chain works on a decrypted copy; this is
    * for operations that must know it (security), not for opening `input`.

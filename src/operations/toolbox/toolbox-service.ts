@@ -31,6 +31,9 @@ const PDF = fileTypeByKey('pdf');
  * unless the chain itself ran `security`, the result gets the original's encryption back.
  */
 export class ToolboxService {
+  /** Memory scratch directories of the running calls, by their disk scratch directory: released when the call ends. */
+  private readonly releases = new Map<string, (() => Promise<void>)[]>();
+
   constructor(
     private readonly documents: DocumentService,
     private readonly credentials: RememberedCredentials,
@@ -135,6 +138,21 @@ export class ToolboxService {
       session,
       workDir,
       scratch,
+      inFastDirectory: async (estimatedBytes, work) => {
+        const memory = await this.engines.memoryScratch?.reserve(estimatedBytes);
+        if (memory) {
+          this.releases.get(workDir)?.push(() => memory.release());
+          try {
+            return await work(memory.path);
+          } catch {
+            // Redone on disk below: a genuine failure fails there again, with its own error.
+            await memory.release();
+          }
+        }
+        const dir = scratch('dir');
+        await mkdir(dir);
+        return work(dir);
+      },
       password,
       engines: this.engines,
       deadline: Date.now() + this.timeoutMs,
@@ -188,10 +206,13 @@ export class ToolboxService {
     let counter = 0;
     const prefix = randomBytes(3).toString('hex');
     const scratch = (extension: string) => path.join(workDir, `${prefix}-${counter++}.${extension.replace(/[^a-z0-9]/gi, '') || 'bin'}`);
+    const releases: (() => Promise<void>)[] = [];
+    this.releases.set(workDir, releases);
     try {
       return await task(workDir, scratch);
     } finally {
-      await rm(workDir, { recursive: true, force: true });
+      this.releases.delete(workDir);
+      await Promise.all([rm(workDir, { recursive: true, force: true }), ...releases.map((release) => release())]);
     }
   }
 

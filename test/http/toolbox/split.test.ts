@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -121,5 +121,29 @@ describe('toolbox split', () => {
 
     const damaged = await uploadFile(server.rest, session.token, Buffer.from('%PDF-1.4\nnot a PDF body\n'), 'damaged.pdf');
     expect((await runToolbox(server.rest, session.token, damaged.documentId, split({ mode: 'burst' }))).error).toMatchObject({ errorCode: -7 });
+  });
+});
+
+describe('toolbox split: memory scratch', () => {
+  it('gives the same parts from the memory scratch and from the disk, and leaves nothing behind in memory', async () => {
+    const mount = mkdtempSync(path.join(scratch, 'shm-'));
+    const withMemory = await startTestServer({ env: { QUIRE_TOOLBOX__MEMORY_SCRATCH_DIR: mount } });
+    const diskOnly = await startTestServer({ env: { QUIRE_TOOLBOX__MEMORY_SCRATCH_BUDGET: '0' } });
+    try {
+      const contents: [string, number[]][][] = [];
+      for (const server of [withMemory, diskOnly]) {
+        const session = await openSession(server.rest);
+        const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(12), 'twelve.pdf');
+        await toolboxOk(server.rest, session.token, uploaded.documentId, [{ split: { mode: 'group', pages: '5' } }]);
+        contents.push(zipContents(await downloadToFile(server.rest, session.token, uploaded.documentId, 'zip')));
+      }
+      expect(contents[0]).toEqual([['page[1].pdf', [1, 2, 3, 4, 5]], ['page[6].pdf', [6, 7, 8, 9, 10]], ['page[11].pdf', [11, 12]]]);
+      expect(contents[1]).toEqual(contents[0]);
+      // The memory scratch was used (its per-process root exists) and every part directory is gone.
+      expect(readdirSync(mount)).toEqual([`quire-${process.pid}`]);
+      expect(readdirSync(path.join(mount, `quire-${process.pid}`))).toEqual([]);
+    } finally {
+      await Promise.all([withMemory.stop(), diskOnly.stop()]);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { copyFile, stat } from 'node:fs/promises';
 import { QuireError } from '../../../core/errors.js';
 import { fileTypeByKey } from '../../../core/file-types.js';
 import { unsafeNameReason } from '../../../engines/archive/index.js';
@@ -22,6 +23,8 @@ type SplitMode = 'last' | 'first' | 'list' | 'single' | 'each' | 'group' | 'burs
 const MODES: readonly SplitMode[] = ['last', 'first', 'list', 'single', 'each', 'group', 'burst'];
 const ZIP = fileTypeByKey('zip');
 const PDF = fileTypeByKey('pdf');
+/** Bytes a part adds beyond its share of the input (its own header, page tree, trailer, cross-reference table). */
+const PART_OVERHEAD = 16 * 1024;
 
 /**
  * `split` (the modes as webPDF documents them):
@@ -36,8 +39,8 @@ const PDF = fileTypeByKey('pdf');
  *
  * ZIP members are named by `fileNameTemplate`, "%d" replaced with the (first) page number of the part
  * in the original document, ".pdf" added. With `singleFileAsZip` false a ZIP mode that yields one
- * part returns that PDF itself (reference §5.4). One qpdf run writes all parts; the ZIP stores them
- * as they are, one in memory at a time.
+ * part returns that PDF itself (reference §5.4). One qpdf run writes all parts (into memory scratch
+ * when they are small: see MemoryScratch); the ZIP stores them as they are, one in memory at a time.
  */
 export const splitOperation: ToolboxOperation<SplitOptions> = {
   name: 'split',
@@ -81,17 +84,27 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
     const template = options.fileNameTemplate ?? 'page[%d]';
     const asZip = options.singleFileAsZip !== false || parts !== 1;
     if (asZip) checkTemplate(template, parts, `${field}.fileNameTemplate`);
-    const written = await splitPages(qpdf, input.path, context.scratch('parts'), pages, groupSize, count, call);
-    if (!asZip) return { path: written[0]!.file, type: PDF };
-
-    const output = context.scratch('zip');
-    await zipParts(
-      written.map((part) => ({ name: memberName(template, part.pages[0]!), file: part.file })),
-      output,
-    );
-    return { path: output, type: ZIP };
+    // Parts repeat the resources they share (fonts, images): estimate generously, with a floor per part.
+    const inputBytes = (await stat(input.path)).size;
+    const estimate = Math.max(2 * inputBytes, inputBytes + parts * PART_OVERHEAD);
+    return context.inFastDirectory(estimate, async (dir) => {
+      const written = await splitPages(qpdf, input.path, dir, pages, groupSize, count, call);
+      if (!asZip) {
+        // The single part must outlive the memory directory: it becomes the call's result.
+        const output = context.scratch('pdf');
+        await copyFile(written[0]!.file, output);
+        return { path: output, type: PDF };
+      }
+      const output = context.scratch('zip');
+      await zipParts(
+        written.map((part) => ({ name: memberName(template, part.pages[0]!), file: part.file })),
+        output,
+      );
+      return { path: output, type: ZIP };
+    });
   },
 };
+
 
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
