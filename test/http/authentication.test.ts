@@ -237,17 +237,19 @@ describe('anonymous sessions disabled', () => {
 describe('expiry', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_SESSION__LIFETIME: '1', QUIRE_SESSION__SWEEP_INTERVAL: '0.1' } });
+    // 2 s, not 1: token times are whole seconds, so a 1-second token issued late in a second may have
+    // expired before the upload that follows the login, on a busy machine.
+    server = await startTestServer({ env: { QUIRE_SESSION__LIFETIME: '2', QUIRE_SESSION__SWEEP_INTERVAL: '0.1' } });
   });
   afterAll(() => server.stop());
 
   it('ends the session after expiresIn seconds like a logout, documents included', async () => {
     const tokens = await login(server.rest);
-    expect(tokens.expiresIn).toBe(1);
+    expect(tokens.expiresIn).toBe(2);
     await uploadDocument(server.rest, tokens.token, Buffer.from('%PDF-1.4\n%%EOF\n'), 'a.pdf');
     const storage = path.join(server.dataDir, 'storage', decodeJwt(tokens.token).sub!);
     expect(existsSync(storage)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    await new Promise((resolve) => setTimeout(resolve, 2600));
     expect(existsSync(storage)).toBe(false);
     await expectError(await fetch(`${server.rest}/authentication/user/info`, { headers: bearer(tokens.token) }), 401, -60);
     expect(readdirSync(path.join(server.dataDir, 'sessions')).filter((n) => n.endsWith('.json'))).toEqual([]);
