@@ -6,6 +6,7 @@
  *   npm run bench -- --size=64          quick run with a 64 MiB file
  *   npm run bench -- --only=transfer    only upload/download (or --only=info, --only=converter)
  *   npm run bench -- --only=toolbox      merge of 100 × 10 pages and split of 1,000 pages through REST next to raw qpdf
+ *   npm run bench -- --only=jobs --jobs=1000   1,000 small calls asynchronously through the queue vs synchronously
  *   npm run bench -- --only=converter --docs=200 --memory-runs=1000
  *                                       docx → PDF through REST at concurrency 1/2/4/8 next to the raw
  *                                       LibreOffice pool and one-shot soffice (see bench/converter.ts)
@@ -28,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deleteDocument, documentInfo, loginAnonymous } from './lib/api.js';
 import { runConverterBench } from './converter.js';
+import { runJobsBench } from './jobs.js';
 import { runToolboxBench } from './toolbox.js';
 import { calibrate } from './lib/calibrate.js';
 import { cpuTimesOf, memoryOf, resetPeak, RssSampler } from './lib/memory.js';
@@ -70,7 +72,8 @@ async function exists(file: string): Promise<boolean> {
 
 interface Options {
   dist: boolean;
-  only: 'all' | 'transfer' | 'info' | 'converter' | 'toolbox';
+  only: 'all' | 'transfer' | 'info' | 'converter' | 'toolbox' | 'jobs';
+  jobs: number;
   sizeMiB: number;
   docs: number;
   memoryRuns: number;
@@ -93,6 +96,7 @@ function parseOptions(argv: string[]): Options {
       only: { type: 'string', default: 'all' },
       size: { type: 'string', default: '1024' },
       docs: { type: 'string', default: '200' },
+      jobs: { type: 'string', default: '1000' },
       'memory-runs': { type: 'string', default: '1000' },
       keep: { type: 'boolean', default: false },
       repeat: { type: 'string', default: '3' },
@@ -119,8 +123,8 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number of seconds ≥ 0, not "${raw}"`);
     return value;
   };
-  if (!['all', 'transfer', 'info', 'converter', 'toolbox'].includes(values.only)) {
-    throw new UsageError(`--only must be transfer, info, converter or toolbox, not "${values.only}"`);
+  if (!['all', 'transfer', 'info', 'converter', 'toolbox', 'jobs'].includes(values.only)) {
+    throw new UsageError(`--only must be transfer, info, converter, toolbox or jobs, not "${values.only}"`);
   }
   return {
     dist: values.dist,
@@ -128,6 +132,7 @@ function parseOptions(argv: string[]): Options {
     sizeMiB: positive('size', values.size),
     docs: positive('docs', values.docs),
     memoryRuns: positive('memory-runs', values['memory-runs']),
+    jobs: positive('jobs', values.jobs),
     keep: values.keep,
     repeat: positive('repeat', values.repeat),
     connections: positive('connections', values.connections),
@@ -449,6 +454,10 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.only === 'jobs') {
+    process.stdout.write(`${await runJobsBench({ dist: options.dist, jobs: options.jobs, rounds: 3 })}\n`);
+    return;
+  }
   if (options.only === 'toolbox') {
     process.stdout.write(`${await runToolboxBench({ dist: options.dist })}\n`);
     return;
@@ -517,6 +526,8 @@ async function main(): Promise<void> {
       process.stdout.write(`${await runConverterBench({ dist: options.dist, docs: options.docs, memoryRuns: options.memoryRuns })}\n`);
       log('toolbox benchmark ...');
       process.stdout.write(`${await runToolboxBench({ dist: options.dist })}\n`);
+      log('queue benchmark ...');
+      process.stdout.write(`${await runJobsBench({ dist: options.dist, jobs: options.jobs, rounds: 3 })}\n`);
     }
     log(`written: ${path.relative(root, path.join(resultsDir, 'latest.md'))}, ${path.relative(root, path.join(resultsDir, 'latest.json'))}`);
     if (profileDir) log(`CPU profile(s) in ${path.relative(root, profileDir)} (summarise with: node --import tsx bench/profile-summary.ts ${path.relative(root, profileDir)})`);

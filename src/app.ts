@@ -8,7 +8,13 @@ import { registerErrorHandling } from './http/plugins/errors.js';
 import { registerExpectContinue } from './http/plugins/expect-continue.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
+import { registerAsyncCalls } from './http/plugins/async-calls.js';
+import { registerInternalCalls } from './http/plugins/internal-calls.js';
 import { registerOperationObserver } from './http/plugins/operation-observer.js';
+import { adminDlqRoutes } from './http/routes/admin-dlq.js';
+import { jobRoutes } from './http/routes/jobs.js';
+import type { Webhooks } from './operations/jobs/webhooks.js';
+import type { WorkQueue } from './operations/queue/work-queue.js';
 import { adminConfigurationRoutes } from './http/routes/admin-configuration.js';
 import { adminDatastoreRoutes } from './http/routes/admin-datastore.js';
 import { adminLogRoutes } from './http/routes/admin-logs.js';
@@ -47,6 +53,11 @@ export interface AppDeps {
   toolbox: ToolboxService;
   build: BuildInfo;
   admin: AdminServices;
+  /** The durable work queue (async jobs, webhooks, the replay queue). */
+  queue: WorkQueue;
+  webhooks: Webhooks;
+  /** Per-process secret of replayed job calls (see http/plugins/internal-calls.ts). */
+  internalSecret: string;
   /** Set when the server shuts down: responses then close their connections. */
   draining?: { active: boolean };
 }
@@ -78,7 +89,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }
   registerRequestLog(app);
   registerOperationObserver(app, { restBase: config.server.restBase, events: deps.admin.events });
+  registerInternalCalls(app, { secret: deps.internalSecret, sessions: deps.sessions });
   registerAuth(app, deps.sessions);
+  registerAsyncCalls(app, { restBase: config.server.restBase, queue: deps.queue, webhooks: deps.webhooks, documents: deps.documents });
   registerExpectContinue(app);
   registerLenientJson(app);
   await registerOpenApi(app, { restBase: config.server.restBase, build: deps.build });
@@ -107,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await rest.register(adminStatisticRoutes, admin);
       await rest.register(adminDatastoreRoutes, admin);
       await rest.register(adminConfigurationRoutes, admin);
+      await rest.register(jobRoutes, { queue: deps.queue, restBase: config.server.restBase });
+      await rest.register(adminDlqRoutes, { queue: deps.queue, restBase: config.server.restBase });
       await rest.register(openapiRoutes);
     },
     { prefix: config.server.restBase },

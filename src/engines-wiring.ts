@@ -9,8 +9,10 @@ import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import type { Task } from './engines/pool/in-process-worker.js';
-import type { PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
+import type { PoolEvents, PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
+import { run } from './engines/process/run.js';
+import type { ExecutableState } from './operations/admin/server-status.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
 
@@ -23,8 +25,21 @@ export interface Engines {
   fonts: FontFolder;
   /** Queue, busy workers, job counts and restarts of every pool (for the administration's metrics). */
   stats(): PoolStats[];
+  /** Calls the listener after every job of every pool; returns the function that stops it. */
+  onJob(listener: (job: PoolJob) => void): () => void;
+  /** A real check of every engine (see `checkHealth`); takes up to HEALTH_TIMEOUT_MS. */
+  health(): Promise<EngineHealth>;
   close(): Promise<void>;
 }
+
+export type PoolJob = PoolEvents['job'][0];
+
+/** The engines a health check covers: the pools, and the tools that run as one process per call. */
+export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler';
+export type EngineHealth = Record<EngineName, ExecutableState>;
+
+/** Longest wait for one engine's answer: a status page must not hang on a stuck engine. */
+const HEALTH_TIMEOUT_MS = 5_000;
 
 /**
  * Starts the configured engines: the warm pools start in parallel; an engine that cannot start is
@@ -108,11 +123,65 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     images,
     fonts,
     stats: () => [libreoffice?.stats(), chromium?.stats(), images.stats()].filter((s): s is PoolStats => s !== undefined),
+    onJob: (listener) => {
+      const pools = [libreoffice?.events, chromium?.pool, images].filter((p) => p !== undefined);
+      for (const pool of pools) pool.on('job', listener);
+      return () => {
+        for (const pool of pools) pool.off('job', listener);
+      };
+    },
+    health: () => checkHealth(config, { libreoffice, chromium, images }),
     close: async () => {
       fonts.close();
       await Promise.all([libreoffice?.close(), chromium?.close(), images.close()]);
     },
   };
+}
+
+/**
+ * Asks every engine for a sign of life, in parallel: the pools ping an idle worker (a UNO round trip,
+ * the browser's version over DevTools), the per-call tools print their version. An engine switched
+ * off in the configuration is `disabled`; one that is on but did not start, or does not answer in
+ * time, is `error`.
+ */
+async function checkHealth(
+  config: Config,
+  pools: { libreoffice: LibreOfficeEngine | undefined; chromium: ChromiumEngine | undefined; images: { healthy(): Promise<boolean> } },
+): Promise<EngineHealth> {
+  const [libreoffice, chromium, images, ghostscript, qpdf, poppler] = await Promise.all([
+    config.engines.libreoffice.enabled ? poolAnswers(pools.libreoffice) : 'disabled',
+    config.engines.chromium.enabled ? poolAnswers(pools.chromium) : 'disabled',
+    poolAnswers(pools.images),
+    toolAnswers(config.engines.ghostscript, ['--version']),
+    toolAnswers('qpdf', ['--version']),
+    toolAnswers('pdftotext', ['-v']),
+  ] as const);
+  return { libreoffice, chromium, images, ghostscript, qpdf, poppler };
+}
+
+async function poolAnswers(engine: { healthy(): Promise<boolean> } | undefined): Promise<ExecutableState> {
+  if (!engine) return 'error';
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS);
+  });
+  try {
+    return (await Promise.race([engine.healthy(), late])) ? 'ok' : 'error';
+  } catch {
+    return 'error';
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function toolAnswers(command: string, args: string[]): Promise<ExecutableState> {
+  try {
+    const result = await run(command, args, { timeoutMs: HEALTH_TIMEOUT_MS, maxOutputBytes: 4096 });
+    return result.exitCode === 0 ? 'ok' : 'error';
+  } catch {
+    // Not found or not executable.
+    return 'error';
+  }
 }
 
 /** A configured engine's pool settings. */

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import { INTERNAL_SESSION_HEADER } from './http/plugins/internal-calls.js';
 import { ExternalTokenVerifier } from './auth/external-tokens.js';
 import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
@@ -17,6 +19,12 @@ import { DataStore } from './operations/admin/datastore.js';
 import { ServerStatusService } from './operations/admin/server-status.js';
 import { Statistics } from './operations/admin/statistics.js';
 import { ConverterService } from './operations/converter/converter-service.js';
+import { jobHandler, type ReplayedAnswer, type ReplayedCall } from './operations/jobs/async-job.js';
+import { SESSION_CLEANUP } from './operations/jobs/payloads.js';
+import { sessionCleanupHandler } from './operations/jobs/session-cleanup.js';
+import { Webhooks } from './operations/jobs/webhooks.js';
+import { WorkQueue } from './operations/queue/work-queue.js';
+import { FileQueueStore } from './storage/queue/file-queue-store.js';
 import { DocumentArchives } from './operations/documents/archives.js';
 import { RememberedCredentials } from './operations/documents/credentials.js';
 import { DocumentDescriber } from './operations/documents/describe.js';
@@ -134,7 +142,21 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const sessionStore = new FileSessionStore(path.join(config.dataDir, 'sessions'));
   await sessionStore.open();
   await documentStore.open();
+  // The durable work queue: async jobs replay their call through the app, webhooks report outcomes,
+  // expired sessions' storage is deleted in the background. It starts running once the app listens.
+  const queueStore = new FileQueueStore(path.join(config.dataDir, 'queue'));
+  await queueStore.open();
+  const queue = new WorkQueue(queueStore, {
+    maxPending: config.queue.maxPending,
+    archiveFile: path.join(config.dataDir, 'queue', 'failed-archive.jsonl'),
+    pollMs: 60_000,
+    log: (level, message, detail) => logger[level](detail ?? {}, message),
+  });
+  queue.register(sessionCleanupHandler(documentStore));
   const sessions = new SessionService({
+    deferDeletion: async (sessionId) => {
+      await queue.enqueue(SESSION_CLEANUP, { sessionId }, { bypassBound: true });
+    },
     config,
     store: sessionStore,
     documents: documentStore,
@@ -175,7 +197,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   // The administration: every service gets the same bag of dependencies and takes what it needs.
   const build = buildInfo();
   const events = new OperationEvents();
-  const base = { config, logger, dataDir: config.dataDir, events, sessions, sessionStore, documents, documentStore, engines, users, logFiles, build, startedAt };
+  const base = { config, logger, dataDir: config.dataDir, events, queue, sessions, sessionStore, documents, documentStore, engines, users, logFiles, build, startedAt, reloadConfig: options.reloadConfig };
   const metrics = new Metrics(base);
   const statistics = await Statistics.open(base);
   const datastore = await DataStore.open(base);
@@ -184,17 +206,25 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const admin = { config, events, metrics, logFiles, statistics, datastore, configuration, status, restart: requestRestart };
 
   const draining = { active: false };
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build, admin, draining });
+  const webhooks = await Webhooks.open(base);
+  queue.register(webhooks.handler());
+  const internalSecret = randomBytes(32).toString('hex');
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build, admin, queue, webhooks, internalSecret, draining });
+  queue.register(jobHandler({ config, documents, queue, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret) }));
   const stopServices = async () => {
+    // Running jobs finish first (they need the engines); sessions that expire now queue their deletion for the next start.
+    await queue.stop(config.server.shutdownTimeoutMs);
+    await sessions.stop();
+    await queueStore.close();
     await engines.close();
     await memoryScratch.close();
-    await sessions.stop();
     await statistics.close();
     metrics.close();
     await logFiles.close();
   };
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
+    await queue.start();
   } catch (error) {
     await stopServices();
     throw error;
@@ -223,4 +253,15 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       return closing;
     },
   };
+}
+
+/** Runs a job's call through the application in-process, as its session. */
+async function replay(app: FastifyInstance, call: ReplayedCall, sessionId: string, secret: string): Promise<ReplayedAnswer> {
+  const response = await app.inject({
+    method: call.method as 'POST',
+    url: call.url,
+    headers: { ...call.headers, [INTERNAL_SESSION_HEADER]: `${sessionId}:${secret}` },
+    ...(call.body === undefined ? {} : { payload: JSON.stringify(call.body) }),
+  });
+  return { statusCode: response.statusCode, headers: response.headers, body: response.body };
 }

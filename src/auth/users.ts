@@ -16,7 +16,8 @@ export interface UserSource {
   authenticate(name: string, password: string): Promise<User | undefined>;
 }
 
-interface StoredUser {
+/** A user as the database keeps it: never sent to a client (the hash is for writing the configuration file). */
+export interface StoredUser {
   name: string;
   passwordHash: string;
   roles: Role[];
@@ -29,19 +30,28 @@ interface StoredUser {
  */
 export class BuiltInUserSource implements UserSource {
   private constructor(
-    private readonly users: Map<string, StoredUser>,
+    private users: Map<string, StoredUser>,
     private readonly decoyHash: string,
+    private readonly config: Config,
+    private readonly announce: (message: string) => void,
   ) {}
 
   static async create(config: Config, announce: (message: string) => void): Promise<BuiltInUserSource> {
-    const users = new Map<string, StoredUser>();
-    if (config.users.length > 0) {
-      for (const [index, entry] of config.users.entries()) users.set(entry.name, await storedUser(entry, index));
-    } else {
-      const admin = await bootstrapAdmin(config, announce);
-      users.set(admin.name, admin);
-    }
-    return new BuiltInUserSource(users, await hashPassword(randomBytes(16).toString('hex')));
+    const users = await userMap(config.users, config, announce);
+    return new BuiltInUserSource(users, await hashPassword(randomBytes(16).toString('hex')), config, announce);
+  }
+
+  /** The users with their password hashes, in configuration order (the generated admin when none are configured). */
+  records(): StoredUser[] {
+    return [...this.users.values()].map((u) => ({ ...u, roles: [...u.roles] }));
+  }
+
+  /**
+   * Swaps the whole database at once (the configuration administration's live change): entries are
+   * prepared first, so a bad entry leaves the current users in place. No entries: the generated admin.
+   */
+  async replaceUsers(entries: readonly UserEntry[]): Promise<void> {
+    this.users = await userMap(entries, this.config, this.announce);
   }
 
   async authenticate(name: string, password: string): Promise<User | undefined> {
@@ -50,6 +60,17 @@ export class BuiltInUserSource implements UserSource {
     const ok = await verifyPassword(password, user?.passwordHash ?? this.decoyHash);
     return ok && user ? { name: user.name, roles: [...user.roles] } : undefined;
   }
+}
+
+async function userMap(entries: readonly UserEntry[], config: Config, announce: (message: string) => void): Promise<Map<string, StoredUser>> {
+  const users = new Map<string, StoredUser>();
+  if (entries.length > 0) {
+    for (const [index, entry] of entries.entries()) users.set(entry.name, await storedUser(entry, index));
+  } else {
+    const admin = await bootstrapAdmin(config, announce);
+    users.set(admin.name, admin);
+  }
+  return users;
 }
 
 async function storedUser(entry: UserEntry, index: number): Promise<StoredUser> {

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import Value from 'typebox/value';
 import YAML from 'yaml';
-import { ConfigSchema, type OAuthProviderConfig, type RawConfig, type Role } from './schema.js';
+import { ConfigSchema, DEFAULT_DATA_DIR, type OAuthProviderConfig, type RawConfig, type Role } from './schema.js';
 import { parseSize } from './sizes.js';
 
 /** Per-session limits in bytes (0 = unlimited). */
@@ -38,6 +38,8 @@ export interface Config {
   metrics: { public: boolean };
   statistics: { flushIntervalMs: number; retentionDays: number };
   datastore: { maxFileSize: number };
+  queue: { maxPending: number; jobWorkers: number; maxAttempts: number; retryDelayMs: number; maxRetryDelayMs: number; keepResultsMs: number };
+  webhooks: { secret: string; maxAttempts: number; retryDelayMs: number; maxRetryDelayMs: number; timeoutMs: number };
   anonymous: boolean;
   session: { lifetime: number; sweepIntervalMs: number; maxSessions: number; issuer: string };
   limits: { user: Limits; anonymous: Limits };
@@ -58,6 +60,8 @@ export interface Config {
   oauth: { providers: OAuthProviderConfig[] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
   adminPassword: string | undefined;
+  /** Keys set by environment variables (dotted key → variable name): they win over the file. */
+  overrides: Record<string, string>;
 }
 
 /** A supervised engine's pool, resolved: counts, milliseconds and bytes. */
@@ -73,12 +77,28 @@ export interface EngineConfig {
   executable: string;
 }
 
+/** One problem of a configuration: the key it concerns (dotted, `users[0].name`), where the value came from, and why. */
+export interface ConfigIssue {
+  key: string;
+  /** e.g. "from QUIRE_SESSION__LIFETIME" or "in /etc/quire.yaml"; empty when the value came from neither. */
+  origin: string;
+  message: string;
+}
+
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  /** Every issue as one line: `key (origin): message`. */
+  readonly problems: string[];
+
+  constructor(readonly issues: ConfigIssue[]) {
+    const problems = issues.map((i) => `${i.key}${i.origin ? ` (${i.origin})` : ''}: ${i.message}`);
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
+    this.problems = problems;
   }
 }
+
+/** The file Quire reads when QUIRE_CONFIG is unset (if it exists), and where the administration writes then. */
+export const DATA_DIR_CONFIG_FILE = 'quire.yaml';
 
 /** Environment variables with a meaning of their own, not mapped onto a configuration key. */
 const RESERVED_ENV = new Set(['QUIRE_CONFIG', 'QUIRE_ADMIN_PASSWORD']);
@@ -88,16 +108,34 @@ const ENV_ALIASES: Record<string, string[]> = { PORT: ['server', 'port'] };
 type Env = Record<string, string | undefined>;
 
 /**
- * Loads the configuration: defaults, then the YAML file named by QUIRE_CONFIG, then environment
- * overrides. Any `QUIRE_<KEY>` variable sets a key; nested keys are joined by `__` and written in
- * upper snake case (`QUIRE_SESSION__LIFETIME`, `QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT`). Values are
- * read as YAML scalars, so lists can be given as `[a, b]`. Throws ConfigError naming every bad key.
+ * Loads the configuration: defaults, then the YAML file, then environment overrides. The file is the
+ * one QUIRE_CONFIG names, or else `<dataDir>/quire.yaml` when it exists (the file the configuration
+ * administration writes). Any `QUIRE_<KEY>` variable sets a key; nested keys are joined by `__` and
+ * written in upper snake case (`QUIRE_SESSION__LIFETIME`, `QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT`).
+ * Values are read as YAML scalars, so lists can be given as `[a, b]`. Throws ConfigError naming every bad key.
  */
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
-  const configFile = env.QUIRE_CONFIG ? path.resolve(cwd, env.QUIRE_CONFIG) : undefined;
+  const dataDirFile = path.join(path.resolve(cwd, env.QUIRE_DATA_DIR ?? DEFAULT_DATA_DIR), DATA_DIR_CONFIG_FILE);
+  const configFile = env.QUIRE_CONFIG ? path.resolve(cwd, env.QUIRE_CONFIG) : existsSync(dataDirFile) ? dataDirFile : undefined;
   const raw = configFile ? readYamlFile(configFile) : {};
+  // The data dir cannot be moved by a file that lives inside it: the next start would not find the file.
+  if (!env.QUIRE_CONFIG && configFile && raw.dataDir !== undefined) {
+    throw new ConfigError([{ key: 'dataDir', origin: `in ${configFile}`, message: 'cannot be set in the file inside the data dir; use QUIRE_DATA_DIR' }]);
+  }
+  return buildConfig(raw, { configFile, env, cwd });
+}
+
+/**
+ * The loader's checks and resolution for configuration content already read: `file` (the file's
+ * mapping; left unchanged) plus the environment overrides of `env`. The configuration administration validates a
+ * file it is about to write through this, so both paths apply the same rules.
+ */
+export function buildConfig(file: Record<string, unknown>, options: { configFile: string | undefined; env: Env; cwd: string }): Config {
+  const { configFile, env, cwd } = options;
+  const raw = structuredClone(file);
   const sources = new Map<string, string>();
-  const problems: string[] = [];
+  const issues: ConfigIssue[] = [];
+  const fileOrigin = configFile ? `in ${configFile}` : '';
 
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
@@ -105,13 +143,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     if (!keyPath) continue;
     const target = schemaAt(CONFIG_TREE, keyPath);
     if (!target) {
-      problems.push(`${name}: environment variable names no configuration key (${keyPath.join('.')})`);
+      issues.push({ key: name, origin: '', message: `environment variable names no configuration key (${keyPath.join('.')})` });
       continue;
     }
     setPath(raw, keyPath, acceptsOnlyStrings(target) ? value : parseScalar(value));
     sources.set(keyPath.join('.'), name);
   }
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (issues.length > 0) throw new ConfigError(issues);
 
   const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
   const errors = Value.Errors(ConfigSchema, withDefaults);
@@ -121,16 +159,16 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       const key = pointerToKey(error.instancePath, error.params);
       if (seen.has(key)) continue;
       seen.add(key);
-      const origin = sources.get(key) ? ` (from ${sources.get(key)})` : configFile ? ` (in ${configFile})` : '';
+      const origin = sources.get(key) ? `from ${sources.get(key)}` : fileOrigin;
       const node = schemaAt(CONFIG_TREE, key.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean));
-      problems.push(`${key || '(root)'}${origin}: ${describe(error.keyword, error.message, error.params, node)}`);
+      issues.push({ key: key || '(root)', origin, message: describe(error.keyword, error.message, error.params, node) });
     }
-    throw new ConfigError(problems);
+    throw new ConfigError(issues);
   }
-  return resolve(withDefaults as RawConfig, configFile, env, cwd);
+  return resolve(withDefaults as RawConfig, configFile, env, cwd, Object.fromEntries(sources));
 }
 
-function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: string): Config {
+function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: string, overrides: Record<string, string>): Config {
   const limits = (l: RawConfig['limits']['user']): Limits => ({
     uploadLimit: parseSize(l.uploadLimit),
     maxFiles: l.maxFiles,
@@ -138,17 +176,18 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
   });
   const contextPath = raw.server.contextPath;
   const names = new Set<string>();
-  const problems: string[] = [];
+  const issues: ConfigIssue[] = [];
+  const origin = (key: string) => (overrides[key] ? `from ${overrides[key]}` : configFile ? `in ${configFile}` : '');
   raw.users.forEach((u, i) => {
-    if (names.has(u.name)) problems.push(`users[${i}].name: duplicate user name "${u.name}"`);
+    if (names.has(u.name)) issues.push({ key: `users[${i}].name`, origin: origin('users'), message: `duplicate user name "${u.name}"` });
     names.add(u.name);
   });
   const ids = new Set<string>();
   raw.oauth.providers.forEach((p, i) => {
-    if (ids.has(p.id)) problems.push(`oauth.providers[${i}].id: duplicate provider id "${p.id}"`);
+    if (ids.has(p.id)) issues.push({ key: `oauth.providers[${i}].id`, origin: origin('oauth.providers'), message: `duplicate provider id "${p.id}"` });
     ids.add(p.id);
   });
-  if (problems.length > 0) throw new ConfigError(problems);
+  if (issues.length > 0) throw new ConfigError(issues);
   return {
     dataDir: path.resolve(cwd, raw.dataDir),
     configFile,
@@ -166,6 +205,21 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     metrics: { public: raw.metrics.public },
     statistics: { flushIntervalMs: Math.round(raw.statistics.flushInterval * 1000), retentionDays: raw.statistics.retentionDays },
     datastore: { maxFileSize: parseSize(raw.datastore.maxFileSize) },
+    queue: {
+      maxPending: raw.queue.maxPending,
+      jobWorkers: raw.queue.jobWorkers === 0 ? Math.max(1, availableParallelism()) : raw.queue.jobWorkers,
+      maxAttempts: raw.queue.maxAttempts,
+      retryDelayMs: Math.round(raw.queue.retryDelay * 1000),
+      maxRetryDelayMs: Math.round(raw.queue.maxRetryDelay * 1000),
+      keepResultsMs: Math.round(raw.queue.keepResults * 1000),
+    },
+    webhooks: {
+      secret: raw.webhooks.secret,
+      maxAttempts: raw.webhooks.maxAttempts,
+      retryDelayMs: Math.round(raw.webhooks.retryDelay * 1000),
+      maxRetryDelayMs: Math.round(raw.webhooks.maxRetryDelay * 1000),
+      timeoutMs: Math.round(raw.webhooks.timeout * 1000),
+    },
     anonymous: raw.anonymous,
     session: {
       lifetime: raw.session.lifetime,
@@ -195,6 +249,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
+    overrides,
   };
 }
 
@@ -217,17 +272,17 @@ function readYamlFile(file: string): Record<string, unknown> {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigError([`QUIRE_CONFIG: cannot read ${file}: ${(error as Error).message}`]);
+    throw new ConfigError([{ key: 'QUIRE_CONFIG', origin: '', message: `cannot read ${file}: ${(error as Error).message}` }]);
   }
   let parsed: unknown;
   try {
     parsed = YAML.parse(text);
   } catch (error) {
-    throw new ConfigError([`${file}: not valid YAML: ${(error as Error).message}`]);
+    throw new ConfigError([{ key: file, origin: '', message: `not valid YAML: ${(error as Error).message}` }]);
   }
   if (parsed === null || parsed === undefined) return {};
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new ConfigError([`${file}: the top level must be a mapping of keys`]);
+    throw new ConfigError([{ key: file, origin: '', message: 'the top level must be a mapping of keys' }]);
   }
   return parsed as Record<string, unknown>;
 }

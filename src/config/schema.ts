@@ -46,6 +46,9 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
   );
 }
 
+/** Where state lives unless dataDir or QUIRE_DATA_DIR says otherwise (relative to the working directory). */
+export const DEFAULT_DATA_DIR = './data';
+
 export const RoleSchema = Type.Enum(['user', 'admin']);
 
 const UserSchema = Type.Object(
@@ -86,7 +89,7 @@ const OAuthProviderSchema = Type.Object(
 
 export const ConfigSchema = Type.Object(
   {
-    dataDir: Type.String({ minLength: 1, default: './data' }),
+    dataDir: Type.String({ minLength: 1, default: DEFAULT_DATA_DIR }),
     server: Type.Object(
       {
         host: Type.String({ default: '0.0.0.0' }),
@@ -196,6 +199,27 @@ export const ConfigSchema = Type.Object(
     datastore: Type.Object(
       {
         maxFileSize: Type.Union([SizeSchema], { default: '10MB', description: `largest file of the admin data store (theme, logo, background, generic) in ${SIZE_FORMAT}` }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    queue: Type.Object(
+      {
+        maxPending: Type.Integer({ minimum: 1, default: 10000, description: 'waiting or running entries of the work queue; past it synchronous and asynchronous calls get 429' }),
+        jobWorkers: Type.Integer({ minimum: 0, default: 0, description: 'asynchronous web-service jobs run at once; 0 = one per CPU core' }),
+        maxAttempts: Type.Integer({ minimum: 1, default: 3, description: 'attempts of a job that failed for a passing reason (engine busy or down, server stopped)' }),
+        retryDelay: Type.Number({ minimum: 0, default: 1, description: 'seconds before the second attempt; doubled per attempt, with full jitter' }),
+        maxRetryDelay: Type.Number({ minimum: 0, default: 300, description: 'longest delay between two attempts, seconds' }),
+        keepResults: Type.Number({ minimum: 0, default: 3600, description: 'seconds a finished job stays readable at GET jobs/{jobId}' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    webhooks: Type.Object(
+      {
+        secret: Type.String({ default: '', description: 'HMAC-SHA256 key of the X-Quire-Signature header; empty: generated once into <dataDir>/keys/webhook-secret' }),
+        maxAttempts: Type.Integer({ minimum: 1, default: 8, description: 'delivery attempts before the delivery goes to FAILED_PERMANENT (the replay queue)' }),
+        retryDelay: Type.Number({ minimum: 0, default: 2, description: 'seconds before the second delivery attempt; doubled per attempt, with full jitter' }),
+        maxRetryDelay: Type.Number({ minimum: 0, default: 600, description: 'longest delay between two delivery attempts, seconds' }),
+        timeout: Type.Number({ minimum: 0.1, default: 10, description: 'seconds a receiver has to answer one delivery' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -56,6 +56,22 @@ export const Errors = {
   PDF_PASSWORD_WRONG: { errorCode: -5008, status: 400, description: 'The password supplied for a protected PDF is wrong.' },
   PDF_PASSWORD_REQUIRED: { errorCode: -5009, status: 400, description: 'The PDF is password protected and no password was supplied.' },
   PDF_CERTIFICATE_REQUIRED: { errorCode: -5055, status: 400, description: 'The PDF is certificate encrypted and no key material was supplied.' },
+  LOG_NOT_FOUND: { errorCode: -120, status: 404, description: 'The server has no log file for the requested day (none was written, or it is past log.retentionDays).' },
+  LOG_RANGE_NOT_SATISFIABLE: { errorCode: -121, status: 416, description: 'The Range of a log request lies outside the log file; Content-Range: bytes */<size> gives its length.' },
+  DATASTORE_NOT_FOUND: { errorCode: -125, status: 404, description: 'The administration data store has no generic file of this name.' },
+  DATASTORE_FILE_TOO_LARGE: { errorCode: -126, status: 413, description: 'The file for the administration data store is larger than datastore.maxFileSize.' },
+  DATASTORE_WRONG_TYPE: { errorCode: -127, status: 400, description: 'The file does not suit its data-store group: logo and background take images (PNG, JPEG, GIF, WebP, BMP, SVG), theme takes a JSON object or CSS text; or fileContent is not Base64.' },
+  DATASTORE_NAME_INVALID: { errorCode: -128, status: 400, description: 'A generic data-store file needs a name of 1-128 letters, digits, dots, dashes and underscores that starts with a letter or digit (no paths).' },
+  QUEUE_FULL: { errorCode: -140, status: 429, description: 'The work queue holds queue.maxPending waiting or running entries: synchronous and asynchronous calls are refused until it drains; retry after the Retry-After seconds.' },
+  JOB_NOT_FOUND: { errorCode: -141, status: 404, description: 'No job with this id belongs to the session (it never existed, belongs to another session, or its result expired after queue.keepResults).' },
+  DLQ_ENTRY_NOT_FOUND: { errorCode: -142, status: 404, description: 'The replay queue has no failed entry with this id.' },
+  CALLBACK_URL_REFUSED: { errorCode: -143, status: 400, description: 'The webhook URL is not an absolute http(s) URL of at most 2048 characters without credentials, or it names an internal address that network.allowInternal / allowHosts do not allow.' },
+  ASYNC_UNSUPPORTED: { errorCode: -144, status: 400, description: 'This call cannot run asynchronously (only web-service operations can: converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).' },
+  CONFIGURATION_INVALID: { errorCode: -130, status: 400, description: 'A posted configuration has invalid values; nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), with every problem in `problems` (wire field, configuration key, reason).' },
+  CONFIGURATION_CHECK_FAILED: { errorCode: -131, status: 400, description: 'A check requested with a configuration failed (an executable is missing, a login or listener address does not work, a store folder is not writable); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
+  CONFIGURATION_CHECK_UNSUPPORTED: { errorCode: -132, status: 400, description: 'A check requested with a configuration cannot run on this server (timestamp authority, signature, trust store, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
+  CONFIGURATION_WRITE_FAILED: { errorCode: -133, status: 500, description: 'The configuration file could not be read or written (permissions, disk); the running configuration is unchanged. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
+  JOB_NOT_CANCELLABLE: { errorCode: -145, status: 409, description: 'The job has started or finished already: only queued jobs can be cancelled (a running call cannot be stopped half-way).' },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof Errors;

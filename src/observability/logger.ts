@@ -1,10 +1,47 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from '../config/load.js';
+import { isSecretKey, REDACTED } from '../config/redact.js';
 import type { LogFiles } from './log-files.js';
 
 /**
- * The server's structured logger. Secrets never reach a line: credentials and tokens are redacted
- * wherever they could appear, and the request log writes paths without query strings.
+ * Paths pino redacts after its serializers have run: the places where request data with
+ * credentials ends up when a request, its headers or a reply are logged.
+ */
+const REDACT_PATHS = [
+  'password',
+  'token',
+  'refreshToken',
+  'accessToken',
+  'authorization',
+  'cookie',
+  'secret',
+  'clientSecret',
+  'privateKey',
+  '*.password',
+  '*.token',
+  '*.refreshToken',
+  '*.accessToken',
+  '*.authorization',
+  '*.cookie',
+  '*.secret',
+  '*.clientSecret',
+  '*.privateKey',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["set-cookie"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+];
+
+/** Nesting followed when looking for secrets in a logged object; deeper values are left as they are. */
+const SCRUB_DEPTH = 8;
+
+/**
+ * The server's structured logger. Secrets never reach a line: any value under a secret-looking key
+ * (password, secret, token, key, ... — the rule of the redacted configuration) is replaced however
+ * deep it sits in a logged plain object (configurations, option objects), pino's redaction covers
+ * serialized requests and headers, and the request log writes paths without query strings.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -12,21 +49,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: { service: 'quire' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      redact: {
-        paths: [
-          'password',
-          '*.password',
-          'token',
-          '*.token',
-          'refreshToken',
-          '*.refreshToken',
-          'authorization',
-          '*.authorization',
-          'headers.authorization',
-          'req.headers.authorization',
-        ],
-        censor: '[redacted]',
-      },
+      formatters: { log: (object) => scrub(object, SCRUB_DEPTH) as Record<string, unknown> },
+      redact: { paths: REDACT_PATHS, censor: REDACTED },
     },
     destination,
   );
@@ -34,10 +58,35 @@ export function createLogger(level: string, destination?: pino.DestinationStream
 
 /**
  * The server's logger for a configuration: the daily files in `<dataDir>/logs` always, stdout too
- * when `log.console` is on. (Skeleton: the logs helper completes the file side.)
+ * when `log.console` is on. Each stream takes every line; the logger's level decides what is written.
  */
 export function createServerLogger(config: Config, files: LogFiles): Logger {
   const streams: pino.StreamEntry[] = [{ stream: files.destination(), level: 'trace' }];
   if (config.log.console) streams.push({ stream: process.stdout, level: 'trace' });
   return createLogger(config.log.level, pino.multistream(streams));
+}
+
+/**
+ * The value with secrets under secret-looking keys redacted. Copy on write: objects without a
+ * secret are returned as they are, so the usual small log objects cost one walk and no copy.
+ * Only plain objects and arrays are walked (errors and other instances go to their serializers).
+ */
+function scrub(value: unknown, depth: number): unknown {
+  if (depth === 0 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const clean = scrub(item, depth - 1);
+      if (clean !== item) (copy ??= [...value])[index] = clean;
+    });
+    return copy ?? value;
+  }
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const clean = isSecretKey(key) && item !== undefined && item !== null ? REDACTED : scrub(item, depth - 1);
+    if (clean !== item) (copy ??= { ...value })[key] = clean;
+  }
+  return copy ?? value;
 }

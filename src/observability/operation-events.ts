@@ -22,6 +22,11 @@ export interface OperationEvent {
   /** Response body bytes (Content-Length; 0 when streamed without one). */
   bytesOut: number;
   sessionId?: string;
+  /**
+   * A 202 that accepted the call as an asynchronous job: the work itself is observed when the job
+   * replays the call, so operation counts skip this answer (HTTP request counts keep it).
+   */
+  accepted?: boolean;
 }
 
 export type OperationListener = (event: OperationEvent) => void;

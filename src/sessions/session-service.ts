@@ -36,6 +36,12 @@ interface Deps {
   external: ExternalTokenVerifier;
   users: UserSource;
   logger: FastifyBaseLogger;
+  /**
+   * Hands the storage of an expired session to background work (the durable queue) instead of deleting
+   * it inline: a sweep that finds many expired sessions with large storage must not stall. Logout and
+   * administrative close still delete at once, as their callers expect the documents gone when answered.
+   */
+  deferDeletion?: (sessionId: string) => Promise<void>;
 }
 
 /**
@@ -52,7 +58,7 @@ export class SessionService {
 
   constructor(private readonly deps: Deps) {}
 
-  /** Called with the id of every session that ends (logout, expiry, close), after its storage is gone. */
+  /** Called with the id of every session that ends (logout, expiry, close), after its storage is gone (or queued for deletion). */
   onEnd(listener: (sessionId: string) => void): void {
     this.endListeners.push(listener);
   }
@@ -151,12 +157,28 @@ export class SessionService {
     return session;
   }
 
+  /**
+   * The live session with this id, for the server's own replayed job calls (they carry no token):
+   * an expired session is ended and refused exactly as `authenticate` refuses it.
+   */
+  async byId(sessionId: string): Promise<Session> {
+    return this.liveSession(sessionId);
+  }
+
   async logout(session: Session): Promise<void> {
     if (session.providerId) {
       const nowSeconds = Math.floor(Date.now() / 1000);
       await this.deps.store.revokeExternal(session.providerId, session.subject, nowSeconds, Math.ceil(session.expiresAt / 1000) + 300);
     }
     await this.end(session.id, 'logout');
+  }
+
+  /**
+   * Checks a name and password against the user source without opening a session: for callers that
+   * send Basic credentials on every call (a Prometheus scraper), where a session per call would pile up.
+   */
+  verifyCredentials(name: string, password: string): ReturnType<UserSource['authenticate']> {
+    return this.deps.users.authenticate(name, password);
   }
 
   /** Administrative close: the session ends at once, like an expiry. Returns false for an unknown id. */
@@ -184,7 +206,8 @@ export class SessionService {
     return this.serial.run(sessionId, async () => {
       const existed = await this.deps.store.delete(sessionId);
       if (!existed) return false;
-      await this.deps.documents.deleteSession(sessionId);
+      if (reason === 'expired' && this.deps.deferDeletion) await this.deps.deferDeletion(sessionId);
+      else await this.deps.documents.deleteSession(sessionId);
       for (const listener of this.endListeners) listener(sessionId);
       if (reason === 'expired') this.counters.expired++;
       else if (reason === 'logout') this.counters.loggedOut++;

@@ -117,6 +117,17 @@ export class FileDocumentStore implements DocumentStore {
     return totals ? { ...totals } : { files: 0, bytes: 0, historyBytes: 0 };
   }
 
+  /** Usage of all sessions together, from the running totals (for the metrics; no disk access). */
+  totalUsage(): StorageUsage {
+    const sum: StorageUsage = { files: 0, bytes: 0, historyBytes: 0 };
+    for (const usage of this.totals.values()) {
+      sum.files += usage.files;
+      sum.bytes += usage.bytes;
+      sum.historyBytes += usage.historyBytes;
+    }
+    return sum;
+  }
+
   async sessionIds(): Promise<string[]> {
     const names = await readdir(this.storageDir).catch(() => [] as string[]);
     return names.filter(isId);

@@ -373,12 +373,12 @@ describe('client file names never become paths', () => {
   }
 
   it('wrote nothing but ids and its own files into the data dir, and nothing outside it', () => {
-    const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'sessions', 'storage', 'tmp', 'content', 'meta.json', 'fonts', 'engines', 'fonts.conf', 'fontconfig-cache']);
+    const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'webhook-secret', 'sessions', 'storage', 'tmp', 'content', 'meta.json', 'fonts', 'engines', 'fonts.conf', 'fontconfig-cache', 'queue', 'journal.jsonl', 'logs', 'statistics', 'datastore', 'logo', 'theme', 'background', 'generic']);
     const entries = tree(server.dataDir);
     const strange = entries.filter((entry) =>
       entry
         .split('/')
-        .some((segment) => !allowed.has(segment) && !ID.test(segment) && !/^[0-9a-f]{32}\.json$/.test(segment) && !/^c-[0-9a-f]{32}$/.test(segment)),
+        .some((segment) => !allowed.has(segment) && !ID.test(segment) && !/^[0-9a-f]{32}\.json$/.test(segment) && !/^c-[0-9a-f]{32}$/.test(segment) && !/^quire-\d{4}-\d\d-\d\d\.log$/.test(segment)),
     );
     expect(strange).toEqual([]);
     expect(entries.filter((entry) => /passwd|evil|etc|temp/.test(entry))).toEqual([]);

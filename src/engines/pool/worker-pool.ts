@@ -69,6 +69,9 @@ export interface PoolStats {
   rejected: number;
   restarts: number;
   averageJobMs: number;
+  /** Most workers busy at once and most jobs waiting at once since the pool started (high-water marks). */
+  peakBusy: number;
+  peakQueued: number;
 }
 
 export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'crashed' | 'poisoned';
@@ -130,6 +133,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private readonly counters = { completed: 0, failed: 0, timeouts: 0, crashes: 0, rejected: 0, restarts: 0 };
   /** Exponential moving average of job durations, for Retry-After hints. */
   private averageJobMs = 0;
+  private readonly peaks = { peakBusy: 0, peakQueued: 0 };
 
   constructor(private readonly options: WorkerPoolOptions<J, R>) {
     super();
@@ -195,6 +199,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       queueLimit: this.options.queueLimit,
       ...this.counters,
       averageJobMs: Math.round(this.averageJobMs),
+      ...this.peaks,
     };
   }
 
@@ -257,6 +262,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private enqueue(waiter: Waiter<J, R>, front = false): void {
     if (front) this.queue.unshift(waiter);
     else this.queue.push(waiter);
+    this.peaks.peakQueued = Math.max(this.peaks.peakQueued, this.queue.length);
     waiter.timer = setTimeout(() => {
       const index = this.queue.indexOf(waiter);
       if (index < 0) return;
@@ -281,6 +287,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private async execute(slot: Slot<J, R>, waiter: Waiter<J, R>): Promise<void> {
     const worker = slot.worker!;
     slot.busy = true;
+    this.peaks.peakBusy = Math.max(this.peaks.peakBusy, this.slots.filter((s) => s.busy).length);
     waiter.attempts++;
     const started = Date.now();
     const queuedMs = started - waiter.enqueuedAt;

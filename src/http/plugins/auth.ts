@@ -9,10 +9,12 @@ import type { SessionService } from '../../sessions/session-service.js';
  * - `login`: Basic credentials or nothing (the login routes check them);
  * - `refresh`: a refresh token as bearer (the refresh route checks it);
  * - `session` (default): a valid access token;
- * - `admin`: a valid access token of an administrator.
+ * - `admin`: a valid access token of an administrator;
+ * - `admin-or-basic`: like `admin`, or an administrator's Basic credentials checked on every call
+ *   (the metrics: Prometheus scrapers send `basic_auth`, and a session per scrape would pile up).
  * The same declaration produces the route's security requirement in the OpenAPI document.
  */
-export type AuthLevel = 'none' | 'login' | 'refresh' | 'session' | 'admin';
+export type AuthLevel = 'none' | 'login' | 'refresh' | 'session' | 'admin' | 'admin-or-basic';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,12 +36,20 @@ export function registerAuth(app: FastifyInstance, sessions: SessionService): vo
 
   app.addHook('onRequest', async (request) => {
     if (request.is404) return;
+    if (request.session && (request.routeOptions.config.auth ?? 'session') === 'session') return;
     const level: AuthLevel = request.routeOptions.config.auth ?? 'session';
-    if (level !== 'session' && level !== 'admin') return;
+    if (level !== 'session' && level !== 'admin' && level !== 'admin-or-basic') return;
+    if (level === 'admin-or-basic' && /^Basic\s/i.test(request.headers.authorization ?? '')) {
+      await checkAdminCredentials(request, sessions);
+      return;
+    }
     const token = bearerToken(request);
-    if (!token) throw new QuireError('TOKEN_MISSING', 'This call needs an access token: Authorization: Bearer <token>.');
+    if (!token) {
+      const accepted = level === 'admin-or-basic' ? 'an administrator\'s access token (Authorization: Bearer <token>) or Basic credentials' : 'an access token: Authorization: Bearer <token>';
+      throw new QuireError('TOKEN_MISSING', `This call needs ${accepted}.`);
+    }
     const session = await sessions.authenticate(token);
-    if (level === 'admin' && !isAdmin(session)) {
+    if (level !== 'session' && !isAdmin(session)) {
       throw new QuireError('FORBIDDEN', 'This call needs administrative rights.');
     }
     request.session = session;
@@ -71,12 +81,22 @@ export function basicCredentials(request: FastifyRequest): { name: string; passw
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** Basic credentials of an administrator, checked against the user source; no session is opened. */
+async function checkAdminCredentials(request: FastifyRequest, sessions: SessionService): Promise<void> {
+  const credentials = basicCredentials(request)!;
+  const user = await sessions.verifyCredentials(credentials.name, credentials.password);
+  if (!user) throw new QuireError('LOGIN_FAILED', 'Login failed: unknown user or wrong password.');
+  if (!user.roles.includes('admin')) throw new QuireError('FORBIDDEN', 'This call needs administrative rights.');
+}
+
 function securityFor(level: AuthLevel): Array<Record<string, string[]>> {
   switch (level) {
     case 'none':
       return [];
     case 'login':
       return [{ BasicAuth: [] }, {}];
+    case 'admin-or-basic':
+      return [{ BearerAuth: [] }, { BasicAuth: [] }];
     default:
       return [{ BearerAuth: [] }];
   }

@@ -58,7 +58,7 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
       tags: TAGS,
       components: {
         securitySchemes: {
-          BasicAuth: { type: 'http', scheme: 'basic', description: 'user name and password, for login only' },
+          BasicAuth: { type: 'http', scheme: 'basic', description: 'user name and password: for login, and for scraping the metrics as an administrator' },
           BearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'session access token or an external OAuth 2.0 JWT' },
         },
       },
@@ -95,6 +95,6 @@ function errorResponses(auth: string): Record<string, unknown> {
   const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: 'Webservice_Exception#' } } } });
   const responses: Record<string, unknown> = { 400: error('invalid parameters or data (errorCode -14 and others, see docs/errors.md)') };
   if (auth !== 'none') responses[401] = error('missing, invalid or expired token, or failed login');
-  if (auth === 'admin') responses[403] = error('administrative rights required');
+  if (auth === 'admin' || auth === 'admin-or-basic') responses[403] = error('administrative rights required');
   return responses;
 }

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { OperationEvents } from '../../observability/operation-events.js';
 
-/** The web services of reference §7 (`Webservice`): a POST under `{restBase}/<name>/` is one of their operations. */
-export const WEBSERVICES = ['signature', 'pdfa', 'toolbox', 'converter', 'urlconverter', 'ocr', 'barcode'] as const;
-export type WebserviceName = (typeof WEBSERVICES)[number];
+// The list lives in core so that operations (the statistics) can use it without importing http.
+export { WEBSERVICES, type WebserviceName } from '../../core/webservices.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -36,6 +35,7 @@ export function registerOperationObserver(app: FastifyInstance, options: { restB
       bytesIn: Number(request.headers['content-length'] ?? 0) || 0,
       bytesOut: Number(reply.getHeader('content-length') ?? 0) || 0,
       ...(request.session ? { sessionId: request.session.id } : {}),
+      ...(request.acceptedAsJob ? { accepted: true } : {}),
     });
   });
 }

@@ -1,10 +1,276 @@
+import { stat } from 'node:fs/promises';
+import os from 'node:os';
 import type { Config } from '../../config/load.js';
+import { Errors } from '../../core/errors.js';
+import { WEBSERVICES, type WebserviceName } from '../../core/webservices.js';
+import type { PoolStats } from '../../engines/pool/worker-pool.js';
+import { gcTotals } from '../../observability/metrics-process.js';
+import { heapReading, MachineReader } from '../../observability/metrics-runtime.js';
+import type { OperationEvent, OperationEvents } from '../../observability/operation-events.js';
+import { singleNodeClusterStatus, type ClusterStatus } from './cluster-status.js';
 
-/** Admin_ServerStatus and Cluster_Status. (Skeleton: the status helper fills it in.) */
+/** What a health check found for one engine (reference `Admin_ExecutableStatusState` without `unknown`). */
+export type ExecutableState = 'ok' | 'error' | 'disabled';
+
 export interface ServerStatusDeps {
   config: Config;
+  events: OperationEvents;
+  engines: {
+    /** A real check of every engine, by engine name (src/engines-wiring.ts). */
+    health(): Promise<Readonly<Record<string, ExecutableState>>>;
+    stats(): PoolStats[];
+  };
+  build: { version: string };
+  /** When the server first started (kept across in-process restarts). */
+  startedAt: Date;
 }
 
+/**
+ * The engines each web service of reference §7 needs. A web service Quire does not offer yet has
+ * none and is reported `disabled`; the one that gains routes lists its engines here.
+ */
+const WEBSERVICE_ENGINES: Record<WebserviceName, readonly string[]> = {
+  converter: ['libreoffice', 'chromium', 'images', 'ghostscript', 'qpdf'],
+  toolbox: ['qpdf', 'ghostscript', 'poppler'],
+  pdfa: [],
+  signature: [],
+  ocr: [],
+  barcode: [],
+  urlconverter: [],
+};
+
+/** Health checks start processes and ping workers: one result serves the status calls of a few seconds. */
+const HEALTH_TTL_MS = 5_000;
+
+// ---- the wire shapes (reference §11.1; the schemas are in http/schemas/admin-status.ts) ----------------
+
+export type WebserviceStatusValue = 'unknown' | 'ok' | 'disabled' | 'error' | 'notLicensed';
+export type ExecutableStatusValue = ExecutableState | 'unknown';
+
+export interface AdminWebserviceStatus {
+  enabled: boolean;
+  executables: Record<string, { enabled: boolean; status: ExecutableStatusValue }>;
+  state: {
+    instances: { maxPoolSize: number; maxQueueSize: number; maxUsedPoolSize: number; maxUsedQueueSize: number; poolSize: number; queueSize: number };
+    jobs: {
+      errorDetails: Record<string, { code: number; count: number; description: string }>;
+      executionTimeMs: number;
+      lastJobId: number;
+      numberOfErrorJobs: number;
+      numberOfJobs: number;
+      numberOfSuccessfulJobs: number;
+    };
+    lastUpdate: number;
+  };
+  status: WebserviceStatusValue;
+}
+
+export interface AdminServerStatus {
+  server: {
+    configurations: Record<string, { flags: Array<'readOnly' | 'containsVariables' | 'changed'> }>;
+    hasChangedConfiguration: boolean;
+    licenseIsClusterUsage: boolean;
+    licenseText: string;
+    mainVersion: number;
+    minorVersion: number;
+    providers: Record<'documentStorage' | 'fileStorage' | 'sessionStorage', Array<{ fileName: string; format: 'plain' | 'json' | 'yaml' | 'xml'; name: string }>>;
+    serverPlatform: 'windows' | 'linux';
+    serverStart: number;
+    serverVersion: string;
+  };
+  java: {
+    gc: Array<{ collectionCount: number; collectionTime: number; name: string }>;
+    javaName: string;
+    javaVendor: string;
+    javaVersion: string;
+    memoryAllocated: number;
+    memoryFree: number;
+    memoryMax: number;
+    memoryTotalFree: number;
+    memoryUsed: number;
+  };
+  os: {
+    container: { name: string };
+    cpuLogicalProcessors: number;
+    memoryCommittedVirtualSize: number;
+    memoryFree: number;
+    memoryFreeSwapSize: number;
+    memoryTotal: number;
+    memoryTotalSwapSize: number;
+    osArchitecture: string;
+    osName: string;
+    osVersion: string;
+    processCpuLoad: number;
+    systemLoadAverage: number;
+  };
+  webservices: Record<string, AdminWebserviceStatus>;
+}
+
+/**
+ * `Admin_ServerStatus`: the version and start of the server, the Node.js runtime in the reference's
+ * `java` member, the machine, and per web service the state of its engines from a real health
+ * check (cached for HEALTH_TTL_MS) and the calls it answered since this instance started.
+ */
 export class ServerStatusService {
-  constructor(readonly deps: ServerStatusDeps) {}
+  private readonly jobs = new Map<string, JobCounts>(WEBSERVICES.map((name) => [name, { total: 0, failed: 0, executionTimeMs: 0, errors: new Map(), lastAt: 0 }]));
+  private readonly machine = new MachineReader();
+  /** When this instance loaded its configuration (a later change of the file needs a restart). */
+  private readonly loadedAt = Date.now();
+  private health?: { at: number; report: Promise<Readonly<Record<string, ExecutableState>>> };
+
+  constructor(readonly deps: ServerStatusDeps) {
+    deps.events.on((event) => {
+      const jobs = this.jobs.get(event.webservice);
+      if (jobs) count(jobs, event);
+    });
+  }
+
+  async serverStatus(): Promise<AdminServerStatus> {
+    const [health, machine, gc, configChanged] = await Promise.all([this.engineHealth(), this.machine.read(), gcTotals(), this.configurationChanged()]);
+    const heap = heapReading();
+    const pools = this.deps.engines.stats();
+    const [mainVersion = 0, minorVersion = 0] = this.deps.build.version.split('.').map((part) => Number.parseInt(part, 10) || 0);
+    const provider = [{ name: 'embedded', fileName: '', format: 'plain' as const }];
+    return {
+      server: {
+        configurations: {},
+        hasChangedConfiguration: configChanged,
+        licenseIsClusterUsage: false,
+        licenseText: 'Apache License 2.0',
+        mainVersion,
+        minorVersion,
+        providers: { documentStorage: provider, fileStorage: provider, sessionStorage: provider },
+        serverPlatform: process.platform === 'win32' ? 'windows' : 'linux',
+        serverStart: this.deps.startedAt.getTime(),
+        serverVersion: this.deps.build.version,
+      },
+      java: {
+        gc: gc.map((total) => ({ name: total.kind, collectionCount: total.count, collectionTime: Math.round(total.seconds * 1000) })),
+        javaName: 'Node.js',
+        javaVendor: 'OpenJS Foundation',
+        javaVersion: process.versions.node,
+        memoryAllocated: heap.allocated,
+        memoryFree: heap.allocated - heap.used,
+        memoryMax: heap.max,
+        memoryTotalFree: heap.max - heap.used,
+        memoryUsed: heap.used,
+      },
+      os: {
+        container: { name: machine.container },
+        cpuLogicalProcessors: machine.logicalProcessors,
+        memoryCommittedVirtualSize: machine.processVirtualBytes,
+        memoryFree: machine.memoryFree,
+        memoryFreeSwapSize: machine.swapFree,
+        memoryTotal: machine.memoryTotal,
+        memoryTotalSwapSize: machine.swapTotal,
+        osArchitecture: process.arch,
+        osName: os.type(),
+        osVersion: os.release(),
+        processCpuLoad: machine.processCpuLoad,
+        systemLoadAverage: machine.loadAverage,
+      },
+      webservices: Object.fromEntries(WEBSERVICES.map((name) => [name, this.webserviceStatus(name, health, pools)])),
+    };
+  }
+
+  /** `Cluster_Status`: this server alone (the cluster issue adds members). */
+  clusterStatus(localAddress: string): ClusterStatus {
+    return singleNodeClusterStatus(localAddress);
+  }
+
+  private webserviceStatus(name: WebserviceName, health: Readonly<Record<string, ExecutableState>>, pools: PoolStats[]): AdminWebserviceStatus {
+    const engines = WEBSERVICE_ENGINES[name];
+    const executables = Object.fromEntries(
+      engines.map((engine) => {
+        const status: ExecutableStatusValue = health[engine] ?? 'unknown';
+        return [engine, { enabled: status !== 'disabled', status }];
+      }),
+    );
+    const own = pools.filter((pool) => engines.includes(pool.engine));
+    const sum = (value: (pool: PoolStats) => number) => own.reduce((total, pool) => total + value(pool), 0);
+    const jobs = this.jobs.get(name)!;
+    return {
+      enabled: engines.length > 0,
+      executables,
+      state: {
+        instances: {
+          maxPoolSize: sum((p) => p.size),
+          maxQueueSize: sum((p) => p.queueLimit),
+          maxUsedPoolSize: sum((p) => p.peakBusy),
+          maxUsedQueueSize: sum((p) => p.peakQueued),
+          poolSize: sum((p) => p.ready),
+          queueSize: sum((p) => p.queued),
+        },
+        jobs: {
+          errorDetails: Object.fromEntries([...jobs.errors].map(([code, count]) => [String(code), { code, count, description: describeError(code) }])),
+          executionTimeMs: Math.round(jobs.executionTimeMs),
+          lastJobId: jobs.total - 1,
+          numberOfErrorJobs: jobs.failed,
+          numberOfJobs: jobs.total,
+          numberOfSuccessfulJobs: jobs.total - jobs.failed,
+        },
+        lastUpdate: jobs.lastAt || this.loadedAt,
+      },
+      status: overallStatus(engines.map((engine) => executables[engine]!.status)),
+    };
+  }
+
+  private engineHealth(): Promise<Readonly<Record<string, ExecutableState>>> {
+    const now = Date.now();
+    if (!this.health || now - this.health.at >= HEALTH_TTL_MS) {
+      // A failed check must not fail the status call: its engines show as `unknown`.
+      this.health = { at: now, report: this.deps.engines.health().catch(() => ({})) };
+    }
+    return this.health.report;
+  }
+
+  /** The configuration file changed after this instance read it: a restart would apply something new. */
+  private async configurationChanged(): Promise<boolean> {
+    const file = this.deps.config.configFile;
+    if (!file) return false;
+    const info = await stat(file).catch(() => undefined);
+    return info !== undefined && info.mtimeMs > this.loadedAt;
+  }
+
+}
+
+/** The operations of one web service since this instance started. */
+interface JobCounts {
+  total: number;
+  failed: number;
+  executionTimeMs: number;
+  /** Failures per webPDF errorCode. */
+  errors: Map<number, number>;
+  /** Epoch milliseconds when the last one ended; 0 before the first. */
+  lastAt: number;
+}
+
+function count(jobs: JobCounts, event: OperationEvent): void {
+  jobs.total++;
+  jobs.executionTimeMs += event.durationMs;
+  jobs.lastAt = event.startedAt + event.durationMs;
+  if (!event.ok) {
+    jobs.failed++;
+    const code = event.errorCode ?? Errors.INTERNAL.errorCode;
+    jobs.errors.set(code, (jobs.errors.get(code) ?? 0) + 1);
+  }
+}
+
+/**
+ * A web service is `ok` when every engine it needs answered; `error` when one that is switched on
+ * did not; `disabled` when it has no engine (not offered) or one is switched off in the
+ * configuration (the inputs that engine handles are refused; `executables` says which).
+ */
+function overallStatus(states: ExecutableStatusValue[]): WebserviceStatusValue {
+  if (states.length === 0) return 'disabled';
+  if (states.includes('error')) return 'error';
+  if (states.includes('unknown')) return 'unknown';
+  if (states.includes('disabled')) return 'disabled';
+  return 'ok';
+}
+
+const ERROR_DESCRIPTIONS = new Map<number, string>(Object.values(Errors).map((entry) => [entry.errorCode, entry.description]));
+
+function describeError(code: number): string {
+  return ERROR_DESCRIPTIONS.get(code) ?? '';
 }

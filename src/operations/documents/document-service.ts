@@ -197,7 +197,8 @@ export class DocumentService {
     return this.store.usage(sessionId);
   }
 
-  async info(session: Session, documentId: string): Promise<DocumentRecord> {
+  /** Only the session's id is read: recovery of queued jobs has the id of the session, not the session. */
+  async info(session: Pick<Session, 'id'>, documentId: string): Promise<DocumentRecord> {
     const record = await this.store.get(session.id, documentId);
     if (!record) throw notFound(documentId);
     return record;
