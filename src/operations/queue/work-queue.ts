@@ -280,6 +280,13 @@ export class WorkQueue {
     const handler = this.handlers.get(entry.kind)!;
     this.running.set(entry.kind, (this.running.get(entry.kind) ?? 0) + 1);
     let progress = entry.progress;
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.running.set(entry.kind, (this.running.get(entry.kind) ?? 1) - 1);
+      this.schedule(0);
+    };
     const task = (async () => {
       let next: QueueEntry;
       try {
@@ -302,9 +309,12 @@ export class WorkQueue {
           next = withEvent({ ...entry, state: 'PENDING', lastError: message, runAfter: now + delay, updatedAt: now, progress }, now, 'retry scheduled', `${message} (next attempt in ${delay} ms)`);
         }
       }
+      const recording = next.state === 'DONE' && handler.keepDoneMs <= 0 ? this.store.remove([next.id]) : this.store.update(next);
+      // The worker is free as soon as the outcome is handed to the store: the next claim is appended
+      // after it in the journal and shares its sync (group commit) instead of waiting for it.
+      release();
       try {
-        if (next.state === 'DONE' && handler.keepDoneMs <= 0) await this.store.remove([next.id]);
-        else await this.store.update(next);
+        await recording;
       } catch (error) {
         this.options.log?.('error', 'queue: recording the outcome failed', { err: error, id: entry.id });
       }
@@ -324,9 +334,8 @@ export class WorkQueue {
         this.schedule(next.runAfter - this.now());
       }
     })().finally(() => {
-      this.running.set(entry.kind, (this.running.get(entry.kind) ?? 1) - 1);
+      release();
       this.inFlight.delete(task);
-      this.schedule(0);
     });
     this.inFlight.add(task);
   }
