@@ -1,24 +1,10 @@
 import { Histogram, type Registry } from 'prom-client';
 import { scrapedCounter, scrapedGauge, type Sample } from './metrics-collected.js';
+import type { PoolStats } from '../core/pool-stats.js';
 import { METRIC_PREFIX } from './metrics-process.js';
 
-/** What the metrics read of one engine pool (the engines' PoolStats; declared here because observability does not import engines). */
-export interface PoolSnapshot {
-  engine: string;
-  size: number;
-  /** Workers alive (idle or busy). */
-  ready: number;
-  busy: number;
-  starting: number;
-  queued: number;
-  queueLimit: number;
-  completed: number;
-  failed: number;
-  timeouts: number;
-  crashes: number;
-  rejected: number;
-  restarts: number;
-}
+/** What the metrics read of one engine pool. */
+export type PoolSnapshot = Omit<PoolStats, 'averageJobMs' | 'peakBusy' | 'peakQueued'>;
 
 export interface PoolJobEvent {
   engine: string;

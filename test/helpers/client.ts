@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 
@@ -91,4 +92,29 @@ export async function uploadDocument(rest: string, token: string, content: Buffe
 
 export async function json(response: Response): Promise<Record<string, unknown>> {
   return (await response.json()) as Record<string, unknown>;
+}
+
+/** The webPDF error structure as the tests read it. */
+export interface ErrorAnswer {
+  errorCode: number;
+  errorMessage: string;
+  stackTrace: string;
+  [key: string]: unknown;
+}
+
+/**
+ * Asserts an error answer: the status, `Content-Type: application/json` exactly (the official clients
+ * compare the whole header), the exception structure, and the errorCode when given.
+ */
+export async function expectError(response: Response, status: number, errorCode?: number): Promise<ErrorAnswer> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  expect(response.headers.get('content-type')).toBe('application/json');
+  const body = JSON.parse(text) as ErrorAnswer;
+  expect(typeof body.errorCode).toBe('number');
+  expect(body.errorCode).not.toBe(0);
+  expect(typeof body.errorMessage).toBe('string');
+  expect(body).toHaveProperty('stackTrace');
+  if (errorCode !== undefined) expect(body.errorCode).toBe(errorCode);
+  return body;
 }

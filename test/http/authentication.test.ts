@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SignJWT, generateKeyPair, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
-import { basic, bearer, json, login, uploadDocument } from '../helpers/client.js';
+import { basic, bearer, expectError, json, login, uploadDocument } from '../helpers/client.js';
 
 const USERS_YAML = `
 users:
@@ -14,16 +14,6 @@ users:
     password: toor
     roles: [admin]
 `;
-
-async function expectError(response: Response, status: number, errorCode?: number): Promise<Record<string, unknown>> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  const body = await json(response);
-  expect(typeof body.errorMessage).toBe('string');
-  expect(body.errorCode).not.toBe(0);
-  if (errorCode !== undefined) expect(body.errorCode).toBe(errorCode);
-  return body;
-}
 
 describe('login, info, logout', () => {
   let server: TestServer;

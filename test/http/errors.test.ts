@@ -1,14 +1,11 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json, login } from '../helpers/client.js';
+import { bearer, expectError, json, login } from '../helpers/client.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
-async function expectError(response: Response, status: number, errorCode: number): Promise<Record<string, unknown>> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  const body = await json(response);
-  expect(body.errorCode).toBe(errorCode);
-  expect(typeof body.errorMessage).toBe('string');
+/** An error answer without a stack trace (server.debug is off). */
+async function expectPlainError(response: Response, status: number, errorCode: number): Promise<Record<string, unknown>> {
+  const body = await expectError(response, status, errorCode);
   expect(body.stackTrace).toBe('');
   return body;
 }
@@ -26,30 +23,30 @@ describe('error responses', () => {
     fetch(`${server.rest}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(token) }, body });
 
   it('reports malformed JSON as a parameter error', async () => {
-    const body = await expectError(await post('/authentication/user/login', '{"createRefreshToken":'), 400, -14);
+    const body = await expectPlainError(await post('/authentication/user/login', '{"createRefreshToken":'), 400, -14);
     expect(body.errorMessage).toMatch(/not valid JSON/);
   });
 
   it('names the offending field of a wrong type', async () => {
-    const body = await expectError(await post('/authentication/user/login', '{"createRefreshToken":"yes please"}'), 400, -14);
+    const body = await expectPlainError(await post('/authentication/user/login', '{"createRefreshToken":"yes please"}'), 400, -14);
     expect(body.errorMessage).toMatch(/body\.createRefreshToken: must be boolean/);
   });
 
   it('refuses a body of another content type with 415', async () => {
-    await expectError(await post('/authentication/user/login', 'hello', 'text/plain'), 415, -81);
+    await expectPlainError(await post('/authentication/user/login', 'hello', 'text/plain'), 415, -81);
   });
 
   it('refuses a JSON body above the configured limit with 413', async () => {
-    await expectError(await post('/authentication/user/login', JSON.stringify({ createRefreshToken: true, pad: 'x'.repeat(4096) })), 413, -82);
+    await expectPlainError(await post('/authentication/user/login', JSON.stringify({ createRefreshToken: true, pad: 'x'.repeat(4096) })), 413, -82);
   });
 
   it('answers unknown endpoints with 404 and the error structure', async () => {
-    await expectError(await fetch(`${server.rest}/no/such/endpoint`, { headers: bearer(token) }), 404, -80);
-    await expectError(await fetch(`${server.url}/elsewhere`), 404, -80);
+    await expectPlainError(await fetch(`${server.rest}/no/such/endpoint`, { headers: bearer(token) }), 404, -80);
+    await expectPlainError(await fetch(`${server.url}/elsewhere`), 404, -80);
   });
 
   it('answers a prototype-pollution body as bad input', async () => {
-    await expectError(await post('/authentication/user/login', '{"__proto__":{"admin":true}}'), 400, -14);
+    await expectPlainError(await post('/authentication/user/login', '{"__proto__":{"admin":true}}'), 400, -14);
   });
 
   it('accepts paths with and without trailing slash and ignores unknown query parameters', async () => {

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { exportSPKI, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json, login, uploadDocument } from '../helpers/client.js';
+import { bearer, expectError, json, login, uploadDocument } from '../helpers/client.js';
 import { b64url, JwksServer, newSigningKey } from '../helpers/jwks-server.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -67,19 +67,6 @@ async function info(token: string, base = server): Promise<Record<string, unknow
 }
 
 /** A webPDF exception structure with the exact content type the official clients expect. */
-async function expectError(response: Response, status: number, errorCode?: number): Promise<Record<string, unknown>> {
-  const text = await response.text();
-  expect(response.status, text).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  const body = JSON.parse(text) as Record<string, unknown>;
-  expect(typeof body.errorCode).toBe('number');
-  expect(body.errorCode).not.toBe(0);
-  expect(typeof body.errorMessage).toBe('string');
-  expect(body).toHaveProperty('stackTrace');
-  if (errorCode !== undefined) expect(body.errorCode).toBe(errorCode);
-  return body;
-}
-
 async function adminToken(): Promise<string> {
   return (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
 }

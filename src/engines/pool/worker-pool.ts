@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { BoundedCache } from '../../core/bounded-cache.js';
 import { PoolError } from './pool-errors.js';
 import { WorkerDiedError, type PoolWorker, type WorkerFactory } from './worker.js';
+import type { PoolStats } from '../../core/pool-stats.js';
 
 /**
  * The supervisor of one engine: a fixed number of warm workers, a bounded queue in front of them,
@@ -54,25 +55,7 @@ export interface RunOptions {
   key?: string;
 }
 
-export interface PoolStats {
-  engine: string;
-  size: number;
-  ready: number;
-  busy: number;
-  starting: number;
-  queued: number;
-  queueLimit: number;
-  completed: number;
-  failed: number;
-  timeouts: number;
-  crashes: number;
-  rejected: number;
-  restarts: number;
-  averageJobMs: number;
-  /** Most workers busy at once and most jobs waiting at once since the pool started (high-water marks). */
-  peakBusy: number;
-  peakQueued: number;
-}
+export type { PoolStats };
 
 export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'crashed' | 'poisoned';
 

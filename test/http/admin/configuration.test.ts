@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { loadConfig } from '../../../src/config/load.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
-import { basic, bearer, json, login } from '../../helpers/client.js';
+import { basic, bearer, expectError, json, login } from '../../helpers/client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
 
 const TYPES = ['application', 'server', 'user', 'log', 'cluster', 'provider'] as const;
@@ -31,14 +31,6 @@ oauth:
 `;
 
 type Json = Record<string, unknown>;
-
-async function expectError(response: Response, status: number, errorCode: number): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toBe('application/json');
-  const body = await json(response);
-  expect(body.errorCode).toBe(errorCode);
-  expect(typeof body.errorMessage).toBe('string');
-}
 
 /** Status of a Basic login, the way the official clients log in. */
 async function loginStatus(rest: string, name: string, password: string): Promise<number> {

@@ -2,8 +2,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, login } from '../../helpers/client.js';
-import { openSession, tree, type ErrorBody, type TestSession } from '../../helpers/documents.js';
+import { bearer, expectError, login } from '../../helpers/client.js';
+import { openSession, tree, type TestSession } from '../../helpers/documents.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 
@@ -64,14 +64,6 @@ describe('admin/datastore', () => {
     const response = await post(body);
     expect(response.status, await response.clone().text()).toBe(200);
     return (await response.json()) as FileDataStore;
-  }
-
-  async function expectError(response: Response, status: number, errorCode: number): Promise<ErrorBody> {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    const body = (await response.json()) as ErrorBody;
-    expect(body.errorCode).toBe(errorCode);
-    return body;
   }
 
   it('answers the built-in logo, stores a new one, and restores the default on delete', async () => {

@@ -1,8 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, bearer, login, type LoginResult } from '../../helpers/client.js';
-import type { ErrorBody } from '../../helpers/documents.js';
+import { basic, bearer, expectError, login, type LoginResult } from '../../helpers/client.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
 
 /** A wrong password sent at login: it must never reach the log. */
@@ -17,14 +16,6 @@ describe('admin/server/log', () => {
 
   async function log(headers: Record<string, string> = {}, query = '', method = 'GET'): Promise<Response> {
     return fetch(`${server.rest}/admin/server/log${query}`, { method, headers: { ...bearer(admin.token), accept: 'text/plain', ...headers } });
-  }
-
-  async function expectError(response: Response, status: number, errorCode: number): Promise<ErrorBody> {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    const body = (await response.json()) as ErrorBody;
-    expect(body.errorCode).toBe(errorCode);
-    return body;
   }
 
   beforeAll(async () => {

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, bearer, login } from '../../helpers/client.js';
-import { eventually, type ErrorBody } from '../../helpers/documents.js';
+import { basic, bearer, expectError, login } from '../../helpers/client.js';
+import { eventually } from '../../helpers/documents.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
 
 /** Secrets of the test configuration and environment: none may be in a support package. */
@@ -55,12 +55,6 @@ describe('admin/server/support', () => {
     const members = execFileSync('unzip', ['-Z1', zip], { encoding: 'utf8' }).trim().split('\n').sort();
     execFileSync('unzip', ['-q', zip, '-d', path.join(dir, 'x')]);
     return { dir: path.join(dir, 'x'), members };
-  }
-
-  async function expectError(response: Response, status: number, errorCode: number): Promise<void> {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    expect(((await response.json()) as ErrorBody).errorCode).toBe(errorCode);
   }
 
   beforeAll(async () => {

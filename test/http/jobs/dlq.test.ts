@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toDlqEntry } from '../../../src/http/schemas/admin-dlq.js';
 import { verifyWebhookSignature } from '../../../src/operations/jobs/webhook-signature.js';
-import { bearer, login } from '../../helpers/client.js';
-import { eventually, openSession, uploadFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
+import { bearer, expectError, login } from '../../helpers/client.js';
+import { eventually, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 
@@ -86,14 +86,6 @@ describe('the replay queue (admin/dlq/failed)', () => {
 
   function call(method: string, pathAndQuery: string, token: string | null = admin): Promise<Response> {
     return fetch(`${server.rest}/admin/dlq/failed${pathAndQuery}`, { method, headers: token ? bearer(token) : {} });
-  }
-
-  async function expectError(response: Response, status: number, errorCode: number): Promise<ErrorBody> {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toBe('application/json');
-    const body = (await response.json()) as ErrorBody;
-    expect(body.errorCode).toBe(errorCode);
-    return body;
   }
 
   /** An asynchronous toolbox call whose webhook goes to `callbackUrl`; its job id. */
