@@ -31,9 +31,6 @@ const PDF = fileTypeByKey('pdf');
  * unless the chain itself ran `security`, the result gets the original's encryption back.
  */
 export class ToolboxService {
-  /** Memory scratch directories of the running calls, by their disk scratch directory: released when the call ends. */
-  private readonly releases = new Map<string, (() => Promise<void>)[]>();
-
   constructor(
     private readonly documents: DocumentService,
     private readonly credentials: RememberedCredentials,
@@ -49,11 +46,11 @@ export class ToolboxService {
     const type = fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE;
     const password = request.password?.open || request.password?.permission || this.credentials.get(session.id, documentId)?.password;
     return this.documents.locks.with(session.id, documentId, () =>
-      this.inScratch(async (workDir, scratch) => {
+      this.inScratch(async (workDir, scratch, onCleanup) => {
         const { file } = await this.documents.content(session, documentId);
         const original = scratch(type.extension || 'bin');
         await link(file.path, original).catch(() => copyFile(file.path, original));
-        const context = this.context(session, workDir, scratch, password);
+        const context = this.context(session, workDir, scratch, onCleanup, password);
         let start: WorkFile = { path: original, type };
         let encrypted = false;
         if (type.key === 'pdf') {
@@ -79,8 +76,8 @@ export class ToolboxService {
   /** `toolbox/new`: the chain starts from an empty PDF; the result is a new document named `name`. */
   async runNew(session: Session, request: ToolboxRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
     const steps = this.steps(request);
-    return this.inScratch(async (workDir, scratch) => {
-      const context = this.context(session, workDir, scratch, undefined);
+    return this.inScratch(async (workDir, scratch, onCleanup) => {
+      const context = this.context(session, workDir, scratch, onCleanup, undefined);
       const empty = scratch('pdf');
       await this.guard(() => this.engines.rewriter.empty(empty));
       const result = await this.chain({ path: empty, type: PDF }, steps, context);
@@ -132,7 +129,13 @@ export class ToolboxService {
     return current;
   }
 
-  private context(session: Session, workDir: string, scratch: (extension: string) => string, password: string | undefined): ToolboxContext {
+  private context(
+    session: Session,
+    workDir: string,
+    scratch: (extension: string) => string,
+    onCleanup: (release: () => Promise<void>) => void,
+    password: string | undefined,
+  ): ToolboxContext {
     const limits = this.documents.limitsOf(session);
     return {
       session,
@@ -141,7 +144,7 @@ export class ToolboxService {
       inFastDirectory: async (estimatedBytes, work) => {
         const memory = await this.engines.memoryScratch?.reserve(estimatedBytes);
         if (memory) {
-          this.releases.get(workDir)?.push(() => memory.release());
+          onCleanup(() => memory.release());
           try {
             return await work(memory.path);
           } catch {
@@ -200,18 +203,22 @@ export class ToolboxService {
     }
   }
 
-  private async inScratch<T>(task: (workDir: string, scratch: (extension: string) => string) => Promise<T>): Promise<T> {
+  /**
+   * Runs a call in a fresh scratch directory, removed afterwards together with whatever the call
+   * registered through `onCleanup` (memory scratch directories).
+   */
+  private async inScratch<T>(
+    task: (workDir: string, scratch: (extension: string) => string, onCleanup: (release: () => Promise<void>) => void) => Promise<T>,
+  ): Promise<T> {
     const workDir = this.documents.tempPath();
     await mkdir(workDir);
     let counter = 0;
     const prefix = randomBytes(3).toString('hex');
     const scratch = (extension: string) => path.join(workDir, `${prefix}-${counter++}.${extension.replace(/[^a-z0-9]/gi, '') || 'bin'}`);
     const releases: (() => Promise<void>)[] = [];
-    this.releases.set(workDir, releases);
     try {
-      return await task(workDir, scratch);
+      return await task(workDir, scratch, (release) => releases.push(release));
     } finally {
-      this.releases.delete(workDir);
       await Promise.all([rm(workDir, { recursive: true, force: true }), ...releases.map((release) => release())]);
     }
   }
