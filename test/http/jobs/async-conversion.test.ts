@@ -3,21 +3,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { convert, downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { eventually, info, openSession, uploadFile, type DocumentFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
+import { eventually, info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import type { Job } from '../../helpers/jobs.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/office');
 
-interface Job {
-  jobId: string;
-  state: string;
-  progress: number;
-  webservice: string;
-  documentId?: string;
-  attempts: number;
-  result?: DocumentFile;
-  error?: ErrorBody;
-}
 
 describe('asynchronous conversion (Prefer: respond-async)', () => {
   let server: TestServer;

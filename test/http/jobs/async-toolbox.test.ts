@@ -5,23 +5,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { downloadToFile } from '../../helpers/converter.js';
-import { eventually, info, openSession, uploadFile, type DocumentFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
+import { eventually, info, openSession, uploadFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
+import type { Job } from '../../helpers/jobs.js';
 
-interface Job {
-  jobId: string;
-  state: 'queued' | 'running' | 'succeeded' | 'failed';
-  progress: number;
-  webservice: string;
-  documentId?: string;
-  createdAt: string;
-  startedAt?: string;
-  finishedAt?: string;
-  attempts: number;
-  result?: DocumentFile;
-  error?: ErrorBody;
-}
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-async-toolbox-'));
 

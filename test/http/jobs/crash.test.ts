@@ -5,17 +5,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { downloadToFile } from '../../helpers/converter.js';
-import { eventually, openSession, uploadFile, type ErrorBody } from '../../helpers/documents.js';
+import { eventually, openSession, uploadFile } from '../../helpers/documents.js';
 import { killAll, startQuire } from '../../helpers/process.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
+import type { Job } from '../../helpers/jobs.js';
 
-interface Job {
-  jobId: string;
-  state: 'queued' | 'running' | 'succeeded' | 'failed';
-  documentId?: string;
-  attempts: number;
-  error?: ErrorBody;
-}
 
 const JOBS = 20;
 const PAGES = 100;
