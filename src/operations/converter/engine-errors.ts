@@ -34,7 +34,8 @@ export function fromConversionEngine(error: unknown, context: { accessPassword: 
     return new QuireError('CONVERSION_FAILED', `LibreOffice could not ${error.kind === 'load' ? 'read' : 'export'} the document${error.message ? `: ${error.message}` : ''}.`, { cause: error });
   }
   if (error instanceof ImageEngineError) {
-    if (error.kind === 'unreadable') return new QuireError('IMAGE_UNREADABLE', `The image cannot be decoded: ${error.message}`, { cause: error });
+    // A pixel flood is an image no decoder should try: unreadable, not a bad parameter.
+    if (error.kind === 'unreadable' || error.kind === 'tooLarge') return new QuireError('IMAGE_UNREADABLE', error.message, { cause: error });
     if (error.kind === 'unsupported') return new QuireError('CONVERSION_UNSUPPORTED', error.message, { cause: error });
     return new QuireError('PARAMETER', error.message, { cause: error });
   }
