@@ -97,7 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, { restBase: config.server.restBase, build: deps.build });
   await app.register(multipart);
 
-  await app.register(healthRoutes, { prefix: config.server.contextPath });
+  await app.register(healthRoutes, { prefix: config.server.contextPath, status: deps.admin.status });
   const admin: AdminRouteOptions = { admin: deps.admin, restBase: config.server.restBase, contextPath: config.server.contextPath, build: deps.build };
   await app.register(metricsRoutes, admin);
   await app.register(

@@ -117,6 +117,7 @@ export class ServerStatusService {
   /** When this instance loaded its configuration (a later change of the file needs a restart). */
   private readonly loadedAt = Date.now();
   private health?: { at: number; report: Promise<Readonly<Record<string, ExecutableState>>> };
+  private lastHealth?: { states: Readonly<Record<string, ExecutableState>>; checkedAt: Date };
 
   constructor(readonly deps: ServerStatusDeps) {
     deps.events.on((event) => {
@@ -219,9 +220,24 @@ export class ServerStatusService {
     const now = Date.now();
     if (!this.health || now - this.health.at >= HEALTH_TTL_MS) {
       // A failed check must not fail the status call: its engines show as `unknown`.
-      this.health = { at: now, report: this.deps.engines.health().catch(() => ({})) };
+      const report = this.deps.engines.health().catch(() => ({}));
+      const health = { at: now, report };
+      this.health = health;
+      void report.then((states) => {
+        this.lastHealth = { states, checkedAt: new Date(health.at) };
+      });
     }
     return this.health.report;
+  }
+
+  /**
+   * The last finished engine check, at once: the liveness probe must answer fast even while an engine
+   * check hangs (up to its timeout). A check older than HEALTH_TTL_MS starts a new one in the
+   * background; before the first one has finished there is nothing to report.
+   */
+  lastEngineHealth(): { states: Readonly<Record<string, ExecutableState>>; checkedAt: Date } | undefined {
+    void this.engineHealth();
+    return this.lastHealth;
   }
 
   /** The configuration file changed after this instance read it: a restart would apply something new. */
