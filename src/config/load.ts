@@ -36,6 +36,7 @@ export interface Config {
   };
   log: { level: string; console: boolean; retentionDays: number };
   metrics: { public: boolean };
+  security: { login: LoginSecurity; anonymousSessionsPerAddress: number };
   statistics: { flushIntervalMs: number; retentionDays: number };
   datastore: { maxFileSize: number };
   queue: { maxPending: number; jobWorkers: number; maxAttempts: number; retryDelayMs: number; maxRetryDelayMs: number; keepResultsMs: number };
@@ -46,6 +47,8 @@ export interface Config {
   documents: {
     metadataBudgetMs: number;
     toolTimeoutMs: number;
+    /** Free space the data dir's disk keeps: `bytes`, or `percent` of the disk (one of them is 0; both 0 = no floor). */
+    minFreeSpace: { bytes: number; percent: number };
     archive: { maxEntries: number; maxRatio: number; allowNested: boolean };
   };
   engines: {
@@ -62,6 +65,18 @@ export interface Config {
   adminPassword: string | undefined;
   /** Keys set by environment variables (dotted key → variable name): they win over the file. */
   overrides: Record<string, string>;
+}
+
+/** Login throttling and the bound on password hashing (security.login), resolved to milliseconds and counts. */
+export interface LoginSecurity {
+  maxFailures: number;
+  windowMs: number;
+  lockoutMs: number;
+  maxLockoutMs: number;
+  userMaxFailures: number;
+  userMaxLockoutMs: number;
+  maxConcurrentHashes: number;
+  maxWaitingHashes: number;
 }
 
 /** A supervised engine's pool, resolved: counts, milliseconds and bytes. */
@@ -187,7 +202,10 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     if (ids.has(p.id)) issues.push({ key: `oauth.providers[${i}].id`, origin: origin('oauth.providers'), message: `duplicate provider id "${p.id}"` });
     ids.add(p.id);
   });
+  const minFreeSpace = freeSpaceFloor(raw.documents.minFreeSpace);
+  if (minFreeSpace.percent > 100) issues.push({ key: 'documents.minFreeSpace', origin: origin('documents.minFreeSpace'), message: 'a percentage of the disk cannot exceed 100%' });
   if (issues.length > 0) throw new ConfigError(issues);
+  const login = raw.security.login;
   return {
     dataDir: path.resolve(cwd, raw.dataDir),
     configFile,
@@ -203,6 +221,20 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     },
     log: { level: raw.log.level, console: raw.log.console, retentionDays: raw.log.retentionDays },
     metrics: { public: raw.metrics.public },
+    security: {
+      login: {
+        maxFailures: login.maxFailures,
+        windowMs: Math.round(login.window * 1000),
+        lockoutMs: Math.round(login.lockout * 1000),
+        maxLockoutMs: Math.round(Math.max(login.maxLockout, login.lockout) * 1000),
+        userMaxFailures: login.userMaxFailures,
+        userMaxLockoutMs: Math.round(login.userMaxLockout * 1000),
+        // Password hashing is CPU-bound: half the cores leave the other half to conversions.
+        maxConcurrentHashes: login.maxConcurrentHashes === 0 ? Math.max(1, Math.floor(availableParallelism() / 2)) : login.maxConcurrentHashes,
+        maxWaitingHashes: login.maxWaitingHashes,
+      },
+      anonymousSessionsPerAddress: raw.security.anonymousSessionsPerAddress,
+    },
     statistics: { flushIntervalMs: Math.round(raw.statistics.flushInterval * 1000), retentionDays: raw.statistics.retentionDays },
     datastore: { maxFileSize: parseSize(raw.datastore.maxFileSize) },
     queue: {
@@ -231,6 +263,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     documents: {
       metadataBudgetMs: Math.round(raw.documents.metadataBudget * 1000),
       toolTimeoutMs: Math.round(raw.documents.toolTimeout * 1000),
+      minFreeSpace,
       archive: { ...raw.documents.archive },
     },
     engines: {
@@ -251,6 +284,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
     overrides,
   };
+}
+
+/** `documents.minFreeSpace`: a size, or a percentage of the disk ("5%"). */
+function freeSpaceFloor(value: number | string): { bytes: number; percent: number } {
+  const percent = typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(value) : null;
+  return percent ? { bytes: 0, percent: Number(percent[1]) } : { bytes: parseSize(value), percent: 0 };
 }
 
 function engine(raw: RawConfig['engines']['libreoffice']): EngineConfig {

@@ -135,6 +135,10 @@ export const ConfigSchema = Type.Object(
           description: 'seconds GET info waits for metadata of a new document; slower metadata is finished in the background and shown later',
         }),
         toolTimeout: Type.Number({ minimum: 1, default: 30, description: 'seconds one inspection of a document (qpdf) may take' }),
+        minFreeSpace: Type.Union([SizeSchema, Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*%\\s*$' })], {
+          default: '1GB',
+          description: 'free space the data dir\'s disk keeps (uploads and new results are refused below it): megabytes, a size with unit (B, KB, MB, GB, TB) or a percentage of the disk such as "5%"; 0 = no floor',
+        }),
         archive: Type.Object(
           {
             maxEntries: Type.Integer({ minimum: 1, default: 10000, description: 'entries a ZIP may have to be read at all' }),
@@ -180,6 +184,25 @@ export const ConfigSchema = Type.Object(
           default: [],
           description: 'host names or CIDR ranges fetched even when internal',
         }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    security: Type.Object(
+      {
+        login: Type.Object(
+          {
+            maxFailures: Type.Integer({ minimum: 0, default: 10, description: 'failed logins from one client address within window before the address is locked; 0 = no address lock' }),
+            window: Type.Number({ minimum: 1, default: 300, description: 'seconds in which failed logins are counted' }),
+            lockout: Type.Number({ minimum: 0.1, default: 60, description: 'seconds of the first lock; each further lock of the same address or name doubles it' }),
+            maxLockout: Type.Number({ minimum: 0.1, default: 3600, description: 'longest lock of an address, seconds' }),
+            userMaxFailures: Type.Integer({ minimum: 0, default: 20, description: 'failed logins for one user name within window before the name is throttled for addresses it never logged in from; 0 = no name throttle' }),
+            userMaxLockout: Type.Number({ minimum: 0.1, default: 300, description: 'longest throttle of a user name, seconds (kept short: anyone can trigger it)' }),
+            maxConcurrentHashes: Type.Integer({ minimum: 0, default: 0, description: 'password checks (scrypt/argon2) computed at once; 0 = half the CPU cores, at least 1' }),
+            maxWaitingHashes: Type.Integer({ minimum: 0, default: 32, description: 'password checks that may wait for a free slot; past it logins get 429 with Retry-After' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+        anonymousSessionsPerAddress: Type.Integer({ minimum: 0, default: 20, description: 'open anonymous sessions one client address may hold; 0 = unlimited' }),
       },
       { additionalProperties: false, default: {} },
     ),
