@@ -5,6 +5,8 @@ import { METRIC_PREFIX } from './metrics-process.js';
 /** The running totals of the session service (declared here: observability does not import sessions). */
 export interface SessionCountersSource {
   readonly counters: Readonly<{ created: number; expired: number; loggedOut: number; closed: number }>;
+  /** Password checks by outcome (auth/login-guard LoginCounters). */
+  readonly logins?: Readonly<{ succeeded: number; failed: number; throttled: number; busy: number; passwordChecks: number }>;
 }
 
 export interface StateMetricsSources {
@@ -38,6 +40,26 @@ export function observeState(registry: Registry, sources: StateMetricsSources): 
         [{ reason: 'closed' }, closed],
       ];
     },
+  });
+  const logins = () => sources.sessions.logins ?? { succeeded: 0, failed: 0, throttled: 0, busy: 0, passwordChecks: 0 };
+  scrapedCounter(registry, {
+    name: `${METRIC_PREFIX}logins_total`,
+    help: 'Logins and Basic-credential checks by outcome: succeeded, failed (wrong password or unknown name), throttled (refused before hashing: security.login), busy (every hashing slot and waiting place taken)',
+    labelNames: ['outcome'],
+    read: () => {
+      const { succeeded, failed, throttled, busy } = logins();
+      return [
+        [{ outcome: 'succeeded' }, succeeded],
+        [{ outcome: 'failed' }, failed],
+        [{ outcome: 'throttled' }, throttled],
+        [{ outcome: 'busy' }, busy],
+      ];
+    },
+  });
+  scrapedCounter(registry, {
+    name: `${METRIC_PREFIX}password_checks_total`,
+    help: 'Password hashes computed to check a login or Basic credentials',
+    read: () => [[{}, logins().passwordChecks]],
   });
   const usage = () => sources.documentStore.totalUsage();
   scrapedGauge(registry, { name: `${METRIC_PREFIX}storage_documents`, help: 'Documents stored by all sessions', read: () => [[{}, usage().files]] });

@@ -15,6 +15,8 @@ const REVOCATIONS_FILE = 'external-revocations.json';
 export class FileSessionStore implements SessionStore {
   private readonly sessions = new Map<string, Session>();
   private readonly external = new Map<string, string>();
+  /** Client address → ids of the anonymous sessions opened from it. */
+  private readonly anonymous = new Map<string, Set<string>>();
   private readonly revocations = new Map<string, { notBefore: number; until: number }>();
   private readonly touched = new Set<string>();
   private readonly writes = new KeyedSerializer();
@@ -65,6 +67,7 @@ export class FileSessionStore implements SessionStore {
     this.sessions.delete(id);
     this.touched.delete(id);
     if (session.providerId) this.external.delete(externalKey(session.providerId, session.subject));
+    this.unindexAnonymous(session);
     await this.writes.run(id, () => rm(this.file(id), { force: true }));
     return true;
   }
@@ -80,6 +83,11 @@ export class FileSessionStore implements SessionStore {
   async findExternal(providerId: string, subject: string): Promise<Session | undefined> {
     const id = this.external.get(externalKey(providerId, subject));
     return id === undefined ? undefined : this.sessions.get(id);
+  }
+
+  async anonymousFrom(clientAddress: string): Promise<Session[]> {
+    const ids = this.anonymous.get(clientAddress) ?? new Set<string>();
+    return [...ids].map((id) => this.sessions.get(id)).filter((s): s is Session => s !== undefined);
   }
 
   touch(id: string, at: number): void {
@@ -114,8 +122,22 @@ export class FileSessionStore implements SessionStore {
   }
 
   private remember(session: Session): void {
+    const previous = this.sessions.get(session.id);
+    if (previous) this.unindexAnonymous(previous);
     this.sessions.set(session.id, session);
     if (session.providerId) this.external.set(externalKey(session.providerId, session.subject), session.id);
+    if (session.kind === 'anonymous' && session.clientAddress) {
+      const ids = this.anonymous.get(session.clientAddress) ?? new Set<string>();
+      ids.add(session.id);
+      this.anonymous.set(session.clientAddress, ids);
+    }
+  }
+
+  private unindexAnonymous(session: Session): void {
+    if (!session.clientAddress) return;
+    const ids = this.anonymous.get(session.clientAddress);
+    ids?.delete(session.id);
+    if (ids?.size === 0) this.anonymous.delete(session.clientAddress);
   }
 
   private file(id: string): string {

@@ -4,7 +4,9 @@ import type { Role } from '../config/schema.js';
 import { QuireError } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { KeyedSerializer } from '../core/serial.js';
+import { addressKey } from '../auth/client-address.js';
 import type { ExternalIdentity, ExternalTokenVerifier } from '../auth/external-tokens.js';
+import { LoginGuard, type LoginCounters } from '../auth/login-guard.js';
 import type { LocalTokenClaims, TokenService } from '../auth/tokens.js';
 import type { UserSource } from '../auth/users.js';
 import type { DocumentStore } from '../storage/document-store.js';
@@ -36,6 +38,8 @@ interface Deps {
   external: ExternalTokenVerifier;
   users: UserSource;
   logger: FastifyBaseLogger;
+  /** Throttling and the hashing bound of password checks; default: one built from config.security.login. */
+  loginGuard?: LoginGuard;
   /**
    * Hands the storage of an expired session to background work (the durable queue) instead of deleting
    * it inline: a sweep that finds many expired sessions with large storage must not stall. Logout and
@@ -55,8 +59,16 @@ export class SessionService {
   private readonly verified = new TokenCache<LocalTokenClaims | ExternalIdentity>(20_000);
   private sweeper: NodeJS.Timeout | undefined;
   private readonly endListeners: Array<(sessionId: string) => void> = [];
+  private readonly loginGuard: LoginGuard;
 
-  constructor(private readonly deps: Deps) {}
+  constructor(private readonly deps: Deps) {
+    this.loginGuard = deps.loginGuard ?? new LoginGuard(deps.config.security.login);
+  }
+
+  /** Password checks by outcome (for the metrics). */
+  get logins(): Readonly<LoginCounters> {
+    return this.loginGuard.counters;
+  }
 
   /** Called with the id of every session that ends (logout, expiry, close), after its storage is gone (or queued for deletion). */
   onEnd(listener: (sessionId: string) => void): void {
@@ -82,20 +94,44 @@ export class SessionService {
     await this.deps.store.close();
   }
 
-  /** Local login: Basic credentials, or none for an anonymous session. */
-  async login(credentials: { name: string; password: string } | undefined, createRefreshToken: boolean): Promise<LoginResult> {
-    let kind: Session['kind'] = 'anonymous';
-    let userName = '';
-    let roles: Role[] = [];
+  /**
+   * Local login: Basic credentials, or none for an anonymous session. `clientIp` is the caller's
+   * address (request.ip): failed logins are throttled per address and anonymous sessions capped per address.
+   */
+  async login(credentials: { name: string; password: string } | undefined, createRefreshToken: boolean, clientIp = ''): Promise<LoginResult> {
     if (credentials) {
-      const user = await this.deps.users.authenticate(credentials.name, credentials.password);
+      const user = await this.verifyCredentials(credentials.name, credentials.password, clientIp);
       if (!user) throw new QuireError('LOGIN_FAILED', 'Login failed: unknown user or wrong password.');
-      kind = 'user';
-      userName = user.name;
-      roles = user.roles.includes('admin') ? ['user', 'admin'] : ['user'];
-    } else if (!this.deps.config.anonymous) {
+      return this.open({ kind: 'user', userName: user.name, roles: user.roles.includes('admin') ? ['user', 'admin'] : ['user'] }, createRefreshToken);
+    }
+    if (!this.deps.config.anonymous) {
       throw new QuireError('ANONYMOUS_DISABLED', 'Anonymous sessions are disabled on this server; log in with a user name and password.');
     }
+    const perAddress = this.deps.config.security.anonymousSessionsPerAddress;
+    const clientAddress = addressKey(clientIp);
+    if (perAddress === 0 || clientAddress === '') return this.open({ kind: 'anonymous', userName: '', roles: [] }, createRefreshToken);
+    // One address's logins one at a time: concurrent logins cannot all pass the count together.
+    return this.serial.run(`anonymous-address:${clientAddress}`, async () => {
+      const now = Date.now();
+      const open = (await this.deps.store.anonymousFrom(clientAddress)).filter((s) => s.expiresAt > now);
+      if (open.length >= perAddress) {
+        const soonest = Math.min(...open.map((s) => s.expiresAt));
+        throw new QuireError(
+          'TOO_MANY_ANONYMOUS_SESSIONS',
+          `This address already holds ${open.length} open anonymous sessions, the most allowed (security.anonymousSessionsPerAddress); log out of one or wait for one to expire.`,
+          { headers: { 'retry-after': String(Math.max(1, Math.ceil((soonest - now) / 1000))) } },
+        );
+      }
+      return this.open({ kind: 'anonymous', userName: '', roles: [], clientAddress }, createRefreshToken);
+    });
+  }
+
+  /** Creates a local session (a user's or an anonymous one) and issues its tokens. */
+  private async open(
+    who: { kind: Session['kind']; userName: string; roles: Role[]; clientAddress?: string },
+    createRefreshToken: boolean,
+  ): Promise<LoginResult> {
+    const { kind, userName, roles } = who;
     await this.ensureCapacity();
     const now = Date.now();
     const session: Session = {
@@ -110,6 +146,7 @@ export class SessionService {
       accessTokenId: newId(),
       refreshTokenId: createRefreshToken ? newId() : '',
       lastAccess: now,
+      ...(who.clientAddress ? { clientAddress: who.clientAddress } : {}),
     };
     await this.deps.store.put(session);
     this.counters.created++;
@@ -174,11 +211,12 @@ export class SessionService {
   }
 
   /**
-   * Checks a name and password against the user source without opening a session: for callers that
-   * send Basic credentials on every call (a Prometheus scraper), where a session per call would pile up.
+   * Checks a name and password against the user source, throttled and bounded like a login (see
+   * auth/login-guard): the login itself, and callers that send Basic credentials on every call (a
+   * Prometheus scraper) without opening a session, where a session per call would pile up.
    */
-  verifyCredentials(name: string, password: string): ReturnType<UserSource['authenticate']> {
-    return this.deps.users.authenticate(name, password);
+  verifyCredentials(name: string, password: string, clientIp = ''): ReturnType<UserSource['authenticate']> {
+    return this.loginGuard.check(name, clientIp, () => this.deps.users.authenticate(name, password));
   }
 
   /** Administrative close: the session ends at once, like an expiry. Returns false for an unknown id. */

@@ -15,6 +15,8 @@ export interface SessionStore {
   list(): Promise<Session[]>;
   count(): Promise<number>;
   findExternal(providerId: string, subject: string): Promise<Session | undefined>;
+  /** The anonymous sessions opened from this client address (addressKey), expired ones not yet swept included. */
+  anonymousFrom(clientAddress: string): Promise<Session[]>;
   /** Records the last access without a durable write on every call. */
   touch(id: string, at: number): void;
   /**

@@ -24,6 +24,12 @@ export interface Session {
   refreshTokenId: string;
   /** Epoch milliseconds of the last authenticated call. */
   lastAccess: number;
+  /**
+   * Anonymous sessions: the client address they were opened from (auth/client-address addressKey),
+   * counted against security.anonymousSessionsPerAddress. Absent for other sessions and for
+   * sessions stored before the limit existed.
+   */
+  clientAddress?: string;
 }
 
 export function isAdmin(session: Pick<Session, 'roles'>): boolean {

@@ -84,7 +84,8 @@ export function basicCredentials(request: FastifyRequest): { name: string; passw
 /** Basic credentials of an administrator, checked against the user source; no session is opened. */
 async function checkAdminCredentials(request: FastifyRequest, sessions: SessionService): Promise<void> {
   const credentials = basicCredentials(request)!;
-  const user = await sessions.verifyCredentials(credentials.name, credentials.password);
+  // Throttled per address and name like a login: a scraper endpoint must not become a password oracle.
+  const user = await sessions.verifyCredentials(credentials.name, credentials.password, request.ip);
   if (!user) throw new QuireError('LOGIN_FAILED', 'Login failed: unknown user or wrong password.');
   if (!user.roles.includes('admin')) throw new QuireError('FORBIDDEN', 'This call needs administrative rights.');
 }

@@ -31,13 +31,13 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
       preValidation: emptyBodyMeansDefaults,
       schema: { ...loginSchema, operationId: 'login', body: ref(LoginOptions) },
     },
-    async (request) => sessions.login(basicCredentials(request), request.body?.createRefreshToken === true),
+    async (request) => sessions.login(basicCredentials(request), request.body?.createRefreshToken === true, request.ip),
   );
 
   app.get(
     '/authentication/user/login',
     { config: { auth: 'login' }, schema: { ...loginSchema, operationId: 'userLogin', deprecated: true } },
-    async (request) => sessions.login(basicCredentials(request), false),
+    async (request) => sessions.login(basicCredentials(request), false, request.ip),
   );
 
   app.post(
