@@ -34,6 +34,7 @@ import { TOOLBOX_REGISTRY } from './operations/toolbox/registry.js';
 import { ToolboxService } from './operations/toolbox/toolbox-service.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
+import { DiskFloor } from './storage/disk-floor.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
 import { MemoryScratch } from './storage/memory-scratch.js';
 import { buildInfo } from './version.js';
@@ -166,10 +167,19 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     logger,
   });
   await sessions.start();
-  const documents = new DocumentService(documentStore, {
-    limitsFor: (session) => sessions.limitsFor(session),
-    isLive: async (id) => (await sessionStore.get(id)) !== undefined,
-  });
+  const diskFloor = new DiskFloor(config.dataDir, () => config.documents.minFreeSpace, (low, space, required) =>
+    low
+      ? logger.warn({ freeBytes: space.free, requiredBytes: required }, 'data disk below documents.minFreeSpace: uploads and new results are refused')
+      : logger.info({ freeBytes: space.free, requiredBytes: required }, 'data disk above documents.minFreeSpace again'),
+  );
+  const documents = new DocumentService(
+    documentStore,
+    {
+      limitsFor: (session) => sessions.limitsFor(session),
+      isLive: async (id) => (await sessionStore.get(id)) !== undefined,
+    },
+    diskFloor,
+  );
   const credentials = new RememberedCredentials();
   sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
   const pdf = createPdfInspector({ timeoutMs: config.documents.toolTimeoutMs });

@@ -70,6 +70,11 @@ export class SessionService {
     return this.loginGuard.counters;
   }
 
+  /** Password hashes running and waiting for a slot now. */
+  get loginHashing(): { running: number; waiting: number } {
+    return this.loginGuard.hashing;
+  }
+
   /** Called with the id of every session that ends (logout, expiry, close), after its storage is gone (or queued for deletion). */
   onEnd(listener: (sessionId: string) => void): void {
     this.endListeners.push(listener);

@@ -85,6 +85,7 @@ export class ConverterService {
 
   async convert(session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
     const settings = conversionSettings(request.converter);
+    await this.documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
     const record = await this.documents.info(session, documentId);
     const version = activeVersion(record);
     const type = effectiveType(fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE, request.converter.fileExtension);

@@ -34,6 +34,11 @@ export interface SessionGate {
   isLive(sessionId: string): Promise<boolean>;
 }
 
+/** The global free-disk floor (storage/disk-floor): throws INSUFFICIENT_STORAGE below it. */
+export interface SpaceGate {
+  ensure(): Promise<void>;
+}
+
 /** Content received into a temporary file, with its detected type. */
 interface Received {
   temp: string;
@@ -54,10 +59,17 @@ export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
     private readonly gate: SessionGate,
+    private readonly space: SpaceGate = { ensure: async () => undefined },
   ) {}
 
-  /** Refuses early what can be refused before reading the body: a declared size past the limits, or no free slot. */
+  /** Refuses INSUFFICIENT_STORAGE when the data disk is below its floor: operations call it before work whose result is stored. */
+  async ensureFreeSpace(): Promise<void> {
+    await this.space.ensure();
+  }
+
+  /** Refuses early what can be refused before reading the body: a declared size past the limits, no free slot, a full disk. */
   async precheck(session: Session, declaredSize: number | undefined, replacing?: DocumentRecord): Promise<void> {
+    await this.space.ensure();
     const limits = this.gate.limitsFor(session);
     const usage = await this.store.usage(session.id);
     if (!replacing && limits.maxFiles > 0 && usage.files + this.quota.pendingFiles(session.id) >= limits.maxFiles) {
@@ -128,6 +140,7 @@ export class DocumentService {
     };
     await this.commits.run(session.id, async () => {
       // The final word, taken one commit at a time per session: the limits against what is stored now.
+      await this.space.ensure();
       const stored = await this.store.usage(session.id);
       if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) throw maxFilesError(limits.maxFiles);
       if (limits.diskSpaceLimit > 0 && stored.bytes + version.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
@@ -291,12 +304,14 @@ export class DocumentService {
   ): Promise<Received> {
     const temp = this.store.tempPath();
     const store = this.store;
+    const space = this.space;
     const sink = createWriteStream(temp, { highWaterMark: 1024 * 1024 });
     try {
       await pipeline(
         source,
         async function* meter(chunks: AsyncIterable<Buffer>) {
           for await (const chunk of chunks) {
+            await space.ensure(); // cached: a statfs at most once a second
             reservation.add(chunk.length);
             if (limits.uploadLimit > 0 && reservation.bytes > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
             // Stored bytes are read afresh: uploads of the session that finished meanwhile count too.
@@ -331,6 +346,7 @@ export class DocumentService {
     const limits = this.gate.limitsFor(session);
     return this.commits.run(session.id, async () => {
       const current = await this.info(session, documentId);
+      await this.space.ensure();
       const freed = current.history ? 0 : activeVersion(current).size;
       const stored = await this.store.usage(session.id);
       if (limits.diskSpaceLimit > 0 && stored.bytes - freed + received.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);

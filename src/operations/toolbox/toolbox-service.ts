@@ -41,6 +41,7 @@ export class ToolboxService {
 
   async run(session: Session, documentId: string, request: ToolboxRequest): Promise<DocumentRecord> {
     const steps = this.steps(request);
+    await this.documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
     const record = await this.documents.info(session, documentId);
     const version = activeVersion(record);
     const type = fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE;
@@ -76,6 +77,7 @@ export class ToolboxService {
   /** `toolbox/new`: the chain starts from an empty PDF; the result is a new document named `name`. */
   async runNew(session: Session, request: ToolboxRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
     const steps = this.steps(request);
+    await this.documents.ensureFreeSpace();
     return this.inScratch(async (workDir, scratch, onCleanup) => {
       const context = this.context(session, workDir, scratch, onCleanup, undefined);
       const empty = scratch('pdf');
