@@ -22,7 +22,8 @@ export class GhostscriptError extends Error {
 /**
  * Ghostscript's pdfwrite (AGPL, so it runs as a separate process): PostScript to PDF, and image
  * down-sampling of a finished PDF where the producing engine cannot do it itself (Chromium, PDF
- * input); LibreOffice and the image converter reduce resolution while they write.
+ * input); LibreOffice and the image converter reduce resolution while they write. Each run is capped
+ * at `engines.ghostscript.maxMemory` by `run` (process/tools.ts knows `gs` and the configured executable).
  */
 export class Ghostscript {
   constructor(private readonly gs = 'gs') {}
@@ -57,7 +58,8 @@ export class Ghostscript {
     try {
       result = await run(this.gs, args, { timeoutMs, maxOutputBytes: 64 * 1024 });
     } catch (error) {
-      if (error instanceof RunError) throw new GhostscriptError('toolMissing', `Ghostscript cannot be started: ${error.message}`);
+      // A cancelled call (RunError 'aborted') and a memory cap (MemoryLimitError) pass unchanged.
+      if (error instanceof RunError && error.kind !== 'aborted') throw new GhostscriptError('toolMissing', `Ghostscript cannot be started: ${error.message}`);
       throw error;
     }
     if (result.timedOut) throw new GhostscriptError('timeout', `Ghostscript did not finish within ${timeoutMs} ms`);

@@ -17,8 +17,10 @@ export interface ToolRun extends ToolLimits {
 
 /**
  * Runs a poppler tool (pdftotext, pdfimages, pdftoppm, pdftocairo, pdfinfo) as a separate process.
- * Inputs are always unencrypted scratch copies, so no password ever reaches argv. poppler's exit
- * codes: 0 ok, 1 the PDF cannot be opened, 2 the output cannot be written, 3 permissions, 99 other.
+ * Inputs are always unencrypted scratch copies, so no password ever reaches argv. `run` finds the
+ * tool in `engines.poppler.directory` and caps it at `engines.poppler.maxMemory` (process/tools.ts).
+ * poppler's exit codes: 0 ok, 1 the PDF cannot be opened, 2 the output cannot be written,
+ * 3 permissions, 99 other.
  * Its "Syntax Warning/Error" lines on stderr are diagnostics of a damaged file it still read;
  * callers that report them (transcribe) get stderr in the result.
  */
@@ -33,7 +35,8 @@ export async function runTool(tool: string, args: readonly string[], limits: Too
       ...(limits.cwd === undefined ? {} : { cwd: limits.cwd }),
     });
   } catch (error) {
-    if (error instanceof RunError) throw new PopplerError('toolMissing', `${tool} cannot be started: ${error.message}`, { cause: error });
+    // A cancelled call (RunError 'aborted') and a memory cap (MemoryLimitError) pass unchanged.
+    if (error instanceof RunError && error.kind !== 'aborted') throw new PopplerError('toolMissing', `${tool} cannot be started: ${error.message}`, { cause: error });
     throw error;
   }
   if (result.timedOut) throw new PopplerError('timeout', `${tool} did not finish within ${timeoutMs} ms.`, { detail: result.stderr });

@@ -54,9 +54,10 @@ export async function sendToPrinter(file: string, job: PrintJob, options: { time
     if (timeoutMs <= 0) throw new PrintError('timeout', `printing did not finish within ${options.timeoutMs} ms (${n} of ${runs} copies sent)`);
     let result;
     try {
-      result = await run(program, args, { stdin: pdf, env, timeoutMs, maxOutputBytes: 64 * 1024 });
+      // tool 'print': capped at engines.print.maxMemory, whatever the program is.
+      result = await run(program, args, { stdin: pdf, env, timeoutMs, maxOutputBytes: 64 * 1024, tool: 'print' });
     } catch (error) {
-      if (error instanceof RunError) throw new PrintError('failed', `the print command cannot be started: ${error.message}`, { cause: error });
+      if (error instanceof RunError && error.kind !== 'aborted') throw new PrintError('failed', `the print command cannot be started: ${error.message}`, { cause: error });
       throw error;
     }
     if (result.timedOut) throw new PrintError('timeout', `the print command did not finish within ${timeoutMs} ms`);

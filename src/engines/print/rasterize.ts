@@ -16,7 +16,7 @@ export async function rasterizePdf(input: string, output: string, options: { dpi
   try {
     result = await run(options.gs ?? 'gs', args, { timeoutMs: options.timeoutMs, maxOutputBytes: 64 * 1024 });
   } catch (error) {
-    if (error instanceof RunError) throw new PrintError('failed', `Ghostscript cannot be started: ${error.message}`, { cause: error });
+    if (error instanceof RunError && error.kind !== 'aborted') throw new PrintError('failed', `Ghostscript cannot be started: ${error.message}`, { cause: error });
     throw error;
   }
   if (result.timedOut) throw new PrintError('timeout', `rasterizing the pages did not finish within ${options.timeoutMs} ms`);

@@ -1,4 +1,8 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { ambientCancellation } from '../../core/cancellation.js';
+import { MemoryLimitError, reportsAllocationFailure } from './memory-limit.js';
+import { resolveCommand, type ToolName } from './tools.js';
 
 /**
  * Runs an external tool as a child process, the one way engines start processes.
@@ -11,6 +15,13 @@ import { spawn } from 'node:child_process';
  *   never blocks on a full pipe) and the result says so.
  * - Secrets go through `stdin`, never argv: any local user can read another process's argv from
  *   /proc/<pid>/cmdline.
+ * - Every child of a known tool (see tools.ts) has a memory cap: util-linux `prlimit --as=N` sets
+ *   RLIMIT_AS and then execs the tool (same pid, no extra process). A child that hits it fails with
+ *   `MemoryLimitError`, whatever the tool made of its failed allocation (exit 2, abort, a "repaired"
+ *   exit 3, or pdftoppm's exit 0 with a blank page). The same prlimit sets a CPU-time limit of twice
+ *   the timeout as a backstop: a child orphaned by a server that died without cleanup still ends.
+ * - A known tool also stops when the call it works for is cancelled (core/cancellation.ts: the
+ *   HTTP client went away), and every child still running is killed when this process exits.
  */
 
 export interface RunOptions {
@@ -30,6 +41,15 @@ export interface RunOptions {
    * that a tool's stray background children cannot outlive the call or hold its pipes open.
    */
   killGroupOnExit?: boolean;
+  /**
+   * Address-space cap (RLIMIT_AS) in bytes; 0: none. Default: the configured cap of the tool the
+   * command is (tools.ts), none for other commands.
+   */
+  maxMemoryBytes?: number;
+  /** The configuration key of an explicit `maxMemoryBytes`, named when the child hits it. */
+  memorySetting?: string;
+  /** Which tool this is when its name does not say (the administrator's print command). */
+  tool?: ToolName;
 }
 
 export interface RunResult {
@@ -65,6 +85,34 @@ export class RunError extends Error {
 }
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** util-linux prlimit (always present on Debian); without it children run uncapped. */
+const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((file) => existsSync(file));
+
+/** Whether children can be given memory caps on this machine (for a warning at start). */
+export function memoryCapsAvailable(): boolean {
+  return PRLIMIT !== undefined;
+}
+
+/** prlimit's own message when it cannot exec the tool (exit 126/127). */
+const PRLIMIT_EXEC_FAILED = /^prlimit: failed to execute [^\n]*?: ([^\n]*)$/m;
+
+/** Process groups of children still running, killed when this process exits (see `trackGroup`). */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+/**
+ * Children lead their own process groups, so they would outlive a server that exits (or a test
+ * worker that ends) with work in flight. Synchronous: 'exit' handlers cannot wait.
+ */
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const group of liveGroups) killGroup(group);
+  });
+}
 
 /** Collects a stream's chunks up to a byte limit and counts what it dropped. */
 class BoundedSink {
@@ -106,14 +154,27 @@ export function run(command: string, args: readonly string[], options: RunOption
   const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
   const killGroupOnExit = options.killGroupOnExit ?? true;
   const started = performance.now();
+  const { executable, tool } = resolveCommand(command, options.tool);
+  const memoryCap = PRLIMIT === undefined ? 0 : (options.maxMemoryBytes ?? tool?.maxMemoryBytes ?? 0);
+  const signal = combined(options.signal, tool?.cancellable ? ambientCancellation() : undefined);
+  const name = displayName(tool?.name, executable);
 
   return new Promise<RunResult>((resolve, reject) => {
-    if (options.signal?.aborted) {
-      reject(new RunError('aborted', command, `${command}: aborted before start`, { cause: options.signal.reason }));
+    if (signal?.aborted) {
+      reject(new RunError('aborted', command, `${command}: aborted before start`, { cause: signal.reason }));
       return;
     }
 
-    const child = spawn(command, args, {
+    const limits: string[] = [];
+    // No core files: a tool that aborts on a failed allocation would otherwise dump gigabytes.
+    if (memoryCap > 0) limits.push(`--as=${Math.floor(memoryCap)}`, '--core=0');
+    if (memoryCap > 0 && options.timeoutMs !== undefined && options.timeoutMs > 0) {
+      // Seconds of CPU; soft:hard, SIGXCPU then SIGKILL. Never reached while the timeout works.
+      const cpu = Math.ceil((options.timeoutMs * 2) / 1000) + 10;
+      limits.push(`--cpu=${cpu}:${cpu + 5}`);
+    }
+    const [program, argv] = limits.length > 0 ? [PRLIMIT!, [...limits, '--', executable, ...args]] : [executable, [...args]];
+    const child = spawn(program, argv, {
       detached: true,
       shell: false,
       windowsHide: true,
@@ -136,7 +197,8 @@ export function run(command: string, args: readonly string[], options: RunOption
 
     const cleanup = (): void => {
       if (timer !== undefined) clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
     };
 
     child.on('error', (error: NodeJS.ErrnoException) => {
@@ -151,6 +213,7 @@ export function run(command: string, args: readonly string[], options: RunOption
     });
 
     if (child.pid === undefined) return; // 'error' follows
+    trackGroup(child.pid);
 
     child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
@@ -167,27 +230,42 @@ export function run(command: string, args: readonly string[], options: RunOption
         killGroup(child.pid);
       }, options.timeoutMs);
     }
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
 
     child.on('exit', () => {
       // Grandchildren still holding our pipes would keep 'close' from firing until they end.
       if (killGroupOnExit) killGroup(child.pid);
     });
 
-    child.on('close', (exitCode: number | null, signal: NodeJS.Signals | null) => {
+    child.on('close', (exitCode: number | null, sig: NodeJS.Signals | null) => {
       if (settled) return;
       settled = true;
       cleanup();
       if (aborted) {
-        reject(new RunError('aborted', command, `${command}: aborted`, { cause: options.signal?.reason }));
+        reject(new RunError('aborted', command, `${command}: aborted`, { cause: signal?.reason }));
+        return;
+      }
+      const err = stderr.buffer().toString('utf8');
+      const out = stdout.buffer();
+      if (limits.length > 0 && (exitCode === 126 || exitCode === 127)) {
+        const failed = PRLIMIT_EXEC_FAILED.exec(err);
+        if (failed) {
+          const reason = failed[1] ?? '';
+          if (/no such file/i.test(reason)) return reject(new RunError('notFound', command, `command not found: ${executable} (ENOENT)`));
+          if (/permission denied/i.test(reason)) return reject(new RunError('notExecutable', command, `command not executable: ${executable} (EACCES)`));
+          if (!reportsAllocationFailure(reason)) return reject(new RunError('spawnFailed', command, `could not start: ${executable} (${reason})`));
+        }
+      }
+      if (memoryCap > 0 && !timedOut && ranOutOfMemory(exitCode, sig, err, tool?.name === 'ghostscript' ? out : undefined)) {
+        reject(new MemoryLimitError(name, memoryCap, options.maxMemoryBytes === undefined && tool ? tool.setting : (options.memorySetting ?? 'maxMemoryBytes'), err.slice(-4000)));
         return;
       }
       resolve({
         exitCode,
-        signal,
-        stdout: stdout.buffer(),
-        stderr: stderr.buffer().toString('utf8'),
-        timedOut,
+        signal: sig,
+        stdout: out,
+        stderr: err,
+        timedOut: timedOut || sig === 'SIGXCPU',
         truncated: stdout.truncated || stderr.truncated,
         stdoutTruncated: stdout.truncated,
         stderrTruncated: stderr.truncated,
@@ -195,4 +273,30 @@ export function run(command: string, args: readonly string[], options: RunOption
       });
     });
   });
+}
+
+/**
+ * Whether a capped child failed for lack of memory: its diagnostics say an allocation failed. stderr
+ * counts whatever the exit (pdftoppm exits 0 after "Out of memory", qpdf exits 3 after "error
+ * reading object: std::bad_alloc"); `errorReport` is Ghostscript's stdout, where it writes its error
+ * report, and counts only after a failure (a successful run's stdout may hold the document's text).
+ */
+function ranOutOfMemory(exitCode: number | null, signal: NodeJS.Signals | null, stderr: string, errorReport: Buffer | undefined): boolean {
+  if (reportsAllocationFailure(stderr)) return true;
+  if ((exitCode === 0 && signal === null) || errorReport === undefined) return false;
+  return reportsAllocationFailure(errorReport.subarray(-64 * 1024).toString('latin1'));
+}
+
+function displayName(tool: ToolName | undefined, executable: string): string {
+  if (tool === 'print') return 'The print command';
+  if (tool === 'ghostscript') return 'Ghostscript';
+  if (tool === 'libreoffice') return 'LibreOffice';
+  return executable.slice(executable.lastIndexOf('/') + 1);
+}
+
+/** One signal that aborts when either does. */
+function combined(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a) return b;
+  if (!b || a === b) return a;
+  return AbortSignal.any([a, b]);
 }

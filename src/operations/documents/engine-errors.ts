@@ -1,9 +1,19 @@
+import { ambientCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
 import { ArchiveError } from '../../engines/archive/index.js';
 import { PdfEngineError } from '../../engines/pdf/index.js';
+import { MemoryLimitError } from '../../engines/process/memory-limit.js';
 
-/** The catalogue entry for a failure of the PDF engine; other errors pass through unchanged. */
+/**
+ * The catalogue entry for a failure of the PDF engine; other errors pass through unchanged. Two
+ * failures of any engine are decided here too, as every engine mapping ends here: a call whose
+ * client went away reports its cancellation (whatever the killed tool made of it), and a memory cap
+ * (of a tool or a pool worker) is ENGINE_MEMORY_LIMIT.
+ */
 export function fromPdfEngine(error: unknown): unknown {
+  const cancelled = ambientCancellation();
+  if (cancelled?.aborted && cancelled.reason instanceof QuireError) return cancelled.reason;
+  if (error instanceof MemoryLimitError) return new QuireError('ENGINE_MEMORY_LIMIT', error.message, { cause: error });
   if (!(error instanceof PdfEngineError)) return error;
   switch (error.kind) {
     case 'passwordRequired':
