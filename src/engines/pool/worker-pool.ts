@@ -1,5 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { BoundedCache } from '../../core/bounded-cache.js';
+import { ambientCancellation, withCancellation } from '../../core/cancellation.js';
+import { MemoryLimitError } from '../process/memory-limit.js';
 import { PoolError } from './pool-errors.js';
 import { WorkerDiedError, type PoolWorker, type WorkerFactory } from './worker.js';
 import type { PoolStats } from '../../core/pool-stats.js';
@@ -17,6 +19,12 @@ import type { PoolStats } from '../../core/pool-stats.js';
  *   crashed workers twice is refused from then on without touching a worker.
  * - Workers are recycled after `maxJobsPerWorker` jobs or when their memory passes
  *   `maxMemoryBytes`: the replacement is started first, so capacity does not drop meanwhile.
+ * - While a job runs, the worker's memory is polled every `memoryCheckIntervalMs`; past
+ *   `memoryLimitBytes` the worker is killed and the job fails with `MemoryLimitError` (a strike, no
+ *   retry): recycling between jobs cannot stop one document that takes a worker to many GB. Polling
+ *   rather than RLIMIT_AS because Chromium (V8 reserves huge address ranges) does not run under one.
+ * - A job whose caller is gone (its `signal`, or the call's ambient cancellation, aborts) leaves the
+ *   queue, or, when it runs, its worker is killed and replaced; no strike, the document did nothing.
  * - Idle workers are pinged every `healthIntervalMs`; one that does not answer is replaced.
  * - A worker that cannot start is retried with exponential backoff; its slot serves nothing meanwhile.
  */
@@ -35,6 +43,12 @@ export interface WorkerPoolOptions<J, R> {
   maxJobsPerWorker: number;
   /** Recycle a worker whose memory passed this (0: never). */
   maxMemoryBytes: number;
+  /** Kill a worker whose memory passes this while it runs a job, failing the job (0 or absent: never). */
+  memoryLimitBytes?: number;
+  /** How often a busy worker's memory is read; default 250 ms. */
+  memoryCheckIntervalMs?: number;
+  /** The configuration key of `memoryLimitBytes`, for the error; default `engines.<name>.memoryLimit`. */
+  memoryLimitSetting?: string;
   /** Ping idle workers this often (0: never). */
   healthIntervalMs: number;
   /** How long a ping may take. */
@@ -45,7 +59,7 @@ export interface WorkerPoolOptions<J, R> {
 /** The tunables of a pool, as engines take them from the configuration. */
 export type PoolSettings = Pick<
   WorkerPoolOptions<unknown, unknown>,
-  'size' | 'queueLimit' | 'jobTimeoutMs' | 'queueTimeoutMs' | 'maxJobsPerWorker' | 'maxMemoryBytes' | 'healthIntervalMs'
+  'size' | 'queueLimit' | 'jobTimeoutMs' | 'queueTimeoutMs' | 'maxJobsPerWorker' | 'maxMemoryBytes' | 'healthIntervalMs' | 'memoryLimitBytes'
 >;
 
 export interface RunOptions {
@@ -53,11 +67,13 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Identifies the input (e.g. a document state) for the hung/crashed-twice rule. */
   key?: string;
+  /** Aborting withdraws the job (see the class comment); the call's ambient cancellation applies too. */
+  signal?: AbortSignal;
 }
 
 export type { PoolStats };
 
-export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'crashed' | 'poisoned';
+export type JobOutcome = 'ok' | 'failed' | 'timeout' | 'crashed' | 'poisoned' | 'memory' | 'cancelled';
 
 /** Events: `job` ({engine, outcome, durationMs, queuedMs}), `restart` ({engine, slot, reason}), `error` is never emitted. */
 export interface PoolEvents {
@@ -91,10 +107,15 @@ interface Waiter<J, R> {
   resolve: (value: R) => void;
   reject: (error: unknown) => void;
   timer?: NodeJS.Timeout;
+  /** The caller's cancellation, captured when the job was submitted (dispatch runs in other calls' contexts). */
+  signal?: AbortSignal;
+  /** Withdraws the job while it waits in the queue. */
+  onAbort?: () => void;
 }
 
 const STRIKE_LIMIT = 2;
 const MAX_START_BACKOFF_MS = 30_000;
+const DEFAULT_MEMORY_CHECK_MS = 250;
 
 export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private readonly slots: Slot<J, R>[];
@@ -152,8 +173,10 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       this.emit('job', { engine: this.name, outcome: 'poisoned', durationMs: 0, queuedMs: 0 });
       return Promise.reject(this.poisonedError());
     }
+    const signal = anyOf(options.signal, ambientCancellation());
+    if (signal?.aborted) return Promise.reject(cancellationReason(signal));
     return new Promise<R>((resolve, reject) => {
-      const waiter: Waiter<J, R> = { job, options, enqueuedAt: Date.now(), attempts: 0, resolve, reject };
+      const waiter: Waiter<J, R> = { job, options, enqueuedAt: Date.now(), attempts: 0, resolve, reject, ...(signal ? { signal } : {}) };
       // Jobs already waiting come first: a worker that has just become free (its job ended, the
       // recycling check still running) is theirs, not the newcomer's.
       const slot = this.queue.length === 0 ? this.idleSlot() : undefined;
@@ -223,6 +246,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (this.healthTimer) clearInterval(this.healthTimer);
     for (const waiter of this.queue.splice(0)) {
       if (waiter.timer) clearTimeout(waiter.timer);
+      this.unwatchQueued(waiter);
       waiter.reject(new PoolError('unavailable', this.name, `The ${this.name} engine is shutting down.`));
     }
     await Promise.allSettled(this.slots.map(async (slot) => {
@@ -246,10 +270,22 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     if (front) this.queue.unshift(waiter);
     else this.queue.push(waiter);
     this.peaks.peakQueued = Math.max(this.peaks.peakQueued, this.queue.length);
+    if (waiter.signal && !waiter.onAbort) {
+      waiter.onAbort = () => {
+        const index = this.queue.indexOf(waiter);
+        if (index < 0) return;
+        this.queue.splice(index, 1);
+        if (waiter.timer) clearTimeout(waiter.timer);
+        waiter.onAbort = undefined;
+        waiter.reject(cancellationReason(waiter.signal!));
+      };
+      waiter.signal.addEventListener('abort', waiter.onAbort, { once: true });
+    }
     waiter.timer = setTimeout(() => {
       const index = this.queue.indexOf(waiter);
       if (index < 0) return;
       this.queue.splice(index, 1);
+      this.unwatchQueued(waiter);
       this.counters.rejected++;
       waiter.reject(this.busyError(`no ${this.name} worker became free within ${Math.round(this.options.queueTimeoutMs / 1000)} s`));
     }, this.options.queueTimeoutMs);
@@ -263,6 +299,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       if (!slot) return;
       const waiter = this.queue.shift()!;
       if (waiter.timer) clearTimeout(waiter.timer);
+      this.unwatchQueued(waiter);
       void this.execute(slot, waiter);
     }
   }
@@ -276,19 +313,50 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     const queuedMs = started - waiter.enqueuedAt;
     const timeoutMs = waiter.options.timeoutMs ?? this.options.jobTimeoutMs;
     let timedOut = false;
+    /** Why the pool killed the worker under the job, other than its time limit. */
+    let killed: { why: 'memory'; bytes: number } | { why: 'cancelled' } | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       worker.kill();
     }, timeoutMs);
-    try {
-      const result = await Promise.race([worker.run(waiter.job), slot.died!]);
+    const stopWatching = this.watchMemory(worker, (bytes) => {
+      killed ??= { why: 'memory', bytes };
+      worker.kill();
+    });
+    const onAbort = (): void => {
+      killed ??= { why: 'cancelled' };
+      worker.kill();
+    };
+    if (waiter.signal?.aborted) onAbort();
+    else waiter.signal?.addEventListener('abort', onAbort, { once: true });
+    const settle = (): void => {
       clearTimeout(timer);
+      stopWatching();
+      waiter.signal?.removeEventListener('abort', onAbort);
+    };
+    try {
+      // Detached from the context that happens to dispatch the job: the worker's own processes must
+      // not stop with that call (a queued job is dispatched when some other call's job ends).
+      const result = await Promise.race([withCancellation(undefined, () => worker.run(waiter.job)), slot.died!]);
+      settle();
+      if (killed) throw new Error('killed by the pool after the job ended'); // the answer raced the kill: handled below
       this.finished(slot, 'ok', started, queuedMs);
       waiter.resolve(result);
       await this.afterJob(slot, worker);
     } catch (error) {
-      clearTimeout(timer);
-      if (timedOut) {
+      settle();
+      if (killed?.why === 'memory') {
+        this.strike(waiter.options.key);
+        this.counters.crashes++;
+        this.finished(slot, 'memory', started, queuedMs);
+        this.replaceDead(slot, worker, `worker passed its memory limit under a job (${Math.round(killed.bytes / 1048576)} MB)`);
+        const limit = this.options.memoryLimitBytes ?? 0;
+        waiter.reject(new MemoryLimitError(`The ${this.name} engine`, limit, this.options.memoryLimitSetting ?? `engines.${this.name}.memoryLimit`));
+      } else if (killed?.why === 'cancelled') {
+        this.finished(slot, 'cancelled', started, queuedMs);
+        this.replaceDead(slot, worker, 'job cancelled: its caller is gone');
+        waiter.reject(cancellationReason(waiter.signal!));
+      } else if (timedOut) {
         this.strike(waiter.options.key);
         this.counters.timeouts++;
         this.finished(slot, 'timeout', started, queuedMs);
@@ -485,6 +553,40 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
     }
   }
 
+  /**
+   * Polls a busy worker's memory until the returned function is called; calls `exceeded` (once)
+   * when it passes `memoryLimitBytes`. One read at a time: a slow read delays the next one.
+   */
+  private watchMemory(worker: PoolWorker<J, R>, exceeded: (bytes: number) => void): () => void {
+    const limit = this.options.memoryLimitBytes ?? 0;
+    if (limit <= 0) return () => undefined;
+    const interval = this.options.memoryCheckIntervalMs ?? DEFAULT_MEMORY_CHECK_MS;
+    let stopped = false;
+    let timer: NodeJS.Timeout | undefined;
+    const check = async (): Promise<void> => {
+      const bytes = await worker.memoryBytes().catch(() => 0);
+      if (stopped) return;
+      if (bytes > limit) {
+        stopped = true;
+        exceeded(bytes);
+        return;
+      }
+      timer = setTimeout(() => void check(), interval);
+      timer.unref();
+    };
+    timer = setTimeout(() => void check(), interval);
+    timer.unref();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }
+
+  private unwatchQueued(waiter: Waiter<J, R>): void {
+    if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+    waiter.onAbort = undefined;
+  }
+
   private strike(key: string | undefined): void {
     if (key === undefined) return;
     this.strikes.set(key, (this.strikes.get(key) ?? 0) + 1);
@@ -520,6 +622,18 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       );
     });
   }
+}
+
+/** One signal that aborts when either does. */
+function anyOf(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (!a) return b;
+  if (!b || a === b) return a;
+  return AbortSignal.any([a, b]);
+}
+
+/** What a withdrawn job rejects with: the abort's reason (the HTTP layer's CALL_CANCELLED). */
+function cancellationReason(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new PoolError('unavailable', 'pool', 'The call was cancelled.');
 }
 
 function formatSeconds(ms: number): string {

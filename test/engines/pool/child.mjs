@@ -53,6 +53,11 @@ function handleJob(id, job) {
       send({ id, ok: true, result: { pid: process.pid, value: process.memoryUsage().rss } });
       return;
     }
+    case 'grow-forever': {
+      // Keeps touching `mb` more MiB every `ms` and never answers: a job that takes its worker to any size.
+      setInterval(() => hoard.push(Buffer.alloc(job.mb * 1024 * 1024, 1)), job.ms);
+      return;
+    }
     case 'spawn-grandchild': {
       // Not detached: the grandchild stays in this process's group.
       const grandchild = spawn('sleep', ['1000'], { stdio: 'ignore' });

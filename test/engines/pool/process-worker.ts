@@ -19,6 +19,8 @@ export type Job =
   | { op: 'fail'; message?: string }
   /** Keeps `mb` MiB of touched memory alive. */
   | { op: 'grow'; mb: number }
+  /** Adds `mb` MiB of touched memory every `ms` and never answers. */
+  | { op: 'grow-forever'; mb: number; ms: number }
   /** Starts `sleep 1000` in the worker's process group; answers its pid. */
   | { op: 'spawn-grandchild' };
 
