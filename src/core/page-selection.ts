@@ -56,6 +56,9 @@ export function selectsAll(selection: PageSelection): boolean {
 
 /** The selected page numbers (1-based), in order, without duplicates; throws when a page is out of range. */
 export function resolvePageSelection(selection: PageSelection, pageCount: number): number[] {
+  // The list has one entry per page: the count must be the document's real one (engines/pdf/page-count.ts),
+  // never a count a file declares, or a lying file sizes the allocation (issue 11).
+  if (!Number.isSafeInteger(pageCount) || pageCount < 0) throw new RangeError(`resolvePageSelection: ${pageCount} is not a page count`);
   if (selection.all) return Array.from({ length: pageCount }, (_, i) => i + 1);
   const seen = new Set<number>();
   const pages: number[] = [];

@@ -1,6 +1,23 @@
 import { open, readFile } from 'node:fs/promises';
-import { PDFDocument } from '@cantoo/pdf-lib';
+import {
+  CorruptPageTreeError,
+  IndexOutOfBoundsError,
+  InvalidPDFDateStringError,
+  InvalidTargetIndexError,
+  MissingCatalogError,
+  MissingDAEntryError,
+  MissingTfOperatorError,
+  NumberParsingError,
+  PDFArrayIsNotRectangleError,
+  PDFDocument,
+  PDFParsingError,
+  ReparseError,
+  UnexpectedObjectTypeError,
+  UnrecognizedStreamTypeError,
+  UnsupportedEncodingError,
+} from '@cantoo/pdf-lib';
 import { EngineError } from '../engine-error.js';
+import { normalisePageTree, PageTreeError } from './page-tree.js';
 
 /**
  * Loading and saving with @cantoo/pdf-lib (MIT), for operations that edit content or structure
@@ -27,13 +44,56 @@ export async function loadPdf(path: string, options: { maxBytes?: number } = {})
   let document: PDFDocument;
   try {
     document = await PDFDocument.load(await readFile(path), { updateMetadata: false, throwOnInvalidObject: false });
-    // pdf-lib accepts any bytes after "%PDF-"; a document must at least have a page tree.
+    // pdf-lib accepts any bytes after "%PDF-"; a document must at least have a page tree, and one
+    // pdf-lib can walk without looping (and that shows the pages qpdf counts): see page-tree.ts.
+    normalisePageTree(document);
     document.getPageCount();
   } catch (error) {
-    throw new PdfLibError('unreadable', `The PDF cannot be read: ${(error as Error).message.split('\n')[0]}`, { cause: error });
+    throw new PdfLibError('unreadable', `The PDF cannot be read: ${firstLine(error)}`, { cause: error });
   }
   return document;
 }
+
+/**
+ * Whether an error was raised by pdf-lib itself while it read the document's objects: one of its own
+ * error classes, or any error thrown from inside its code (a TypeError on an object of an unexpected
+ * shape, a failed range assertion, a stack overflow on a deep structure). pdf-lib reads objects
+ * lazily, long after loading, so such failures surface in the middle of an edit; they are the
+ * document's fault (a 4xx), not the server's. The toolbox maps them at its engine boundary.
+ */
+export function isPdfLibFault(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (DOCUMENT_ERRORS.some((type) => error instanceof type)) return true;
+  // The frames below the message line; only those with a source location say whose code threw.
+  const frames = (error.stack ?? '').split('\n').slice(1).filter((line) => /\(?\/|file:/.test(line));
+  const inLibrary = (line: string) => /[\\/]@cantoo[\\/]pdf-lib[\\/]/.test(line);
+  if (error instanceof RangeError && /call stack/i.test(error.message)) return frames.some(inLibrary);
+  return frames.length > 0 && inLibrary(frames[0]!);
+}
+
+/** The first line of an error's message (pdf-lib's messages can carry dumps of objects). */
+export function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
+}
+
+/** pdf-lib's error classes that mean "the document is not what pdf-lib expected". */
+const DOCUMENT_ERRORS = [
+  UnexpectedObjectTypeError,
+  PDFParsingError,
+  NumberParsingError,
+  MissingCatalogError,
+  ReparseError,
+  UnrecognizedStreamTypeError,
+  PDFArrayIsNotRectangleError,
+  InvalidPDFDateStringError,
+  InvalidTargetIndexError,
+  CorruptPageTreeError,
+  IndexOutOfBoundsError,
+  MissingDAEntryError,
+  MissingTfOperatorError,
+  UnsupportedEncodingError,
+  PageTreeError,
+];
 
 /** Saves to a file; object streams keep the result small. */
 export async function savePdf(document: PDFDocument, path: string, options: { objectStreams?: boolean } = {}): Promise<void> {

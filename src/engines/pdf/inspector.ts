@@ -17,6 +17,7 @@ import {
   pageLayout,
   viewerPreferences,
 } from './metadata.js';
+import { listPages } from './page-count.js';
 import { QpdfRunner, UNSUPPORTED_FILTER, classifyFailure, passableAsLine } from './qpdf.js';
 import type { QpdfCall } from './qpdf.js';
 import { ObjectFetcher, asArray, asBoolean, asDict, asName, asNumber, asText, isRef, parseJson } from './qpdf-json.js';
@@ -274,24 +275,27 @@ export class QpdfInspector implements PdfInspector {
     const { security, password } = await this.access(absolute, credentials, deadline);
     const call: QpdfCall = { deadline, ...(password === undefined ? {} : { password }) };
 
-    const [npages, objectCount] = await Promise.all([this.pageCount(absolute, call), readTrailerSize(absolute)]);
-    const listAll = npages <= this.maxPages;
     // Every qpdf JSON run costs time in proportion to the file's object count, so a file of moderate
     // size is dumped whole (dictionaries only, no stream data) in one run; a larger one is read by
     // fetching the objects needed in batches.
+    const objectCount = await readTrailerSize(absolute);
     let dumpAll = objectCount !== undefined && objectCount <= this.maxDumpObjects;
     const mainArgs = ['--json=2', '--json-key=acroform', '--json-key=attachments', '--json-key=pagelabels', '--json-key=qpdf'];
-    if (!dumpAll) mainArgs.push('--json-object=trailer');
-    if (listAll) mainArgs.push('--json-key=pages');
-    let main: QDict;
-    try {
-      main = parseJson((await this.qpdf.run([...mainArgs, absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
-    } catch (error) {
-      // A trailer /Size that understates the object count: read selectively instead.
-      if (!(dumpAll && error instanceof PdfEngineError && error.kind === 'outputTooLarge')) throw error;
-      dumpAll = false;
-      main = parseJson((await this.qpdf.run([...mainArgs, '--json-object=trailer', absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
-    }
+    const mainJson = async (): Promise<QDict> => {
+      try {
+        return parseJson((await this.qpdf.run([...mainArgs, ...(dumpAll ? [] : ['--json-object=trailer']), absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
+      } catch (error) {
+        // A trailer /Size that understates the object count: read selectively instead.
+        if (!(dumpAll && error instanceof PdfEngineError && error.kind === 'outputTooLarge')) throw error;
+        dumpAll = false;
+        return parseJson((await this.qpdf.run([...mainArgs, '--json-object=trailer', absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
+      }
+    };
+    // The pages as the tree really has them (never the declared /Count), listed up to the cap; not
+    // qpdf's `--json-key=pages`, which follows outline items and loops on an outline cycle.
+    const [listing, main] = await Promise.all([listPages(this.qpdf, absolute, call, { maxRefs: this.maxPages }), mainJson()]);
+    const npages = listing.count;
+    const pageRefs = listing.refs;
     const qpdfKey = asArray(main.qpdf);
     const headerVersion = asDict(qpdfKey?.[0])?.pdfversion;
     const objects = asDict(qpdfKey?.[1]) ?? {};
@@ -303,15 +307,6 @@ export class QpdfInspector implements PdfInspector {
     const infoRef = trailer['/Info'];
     await fetcher.fetch([rootRef, infoRef].filter(isRef));
     const root = asDict(fetcher.peek(rootRef)) ?? {};
-
-    // Page references: qpdf's own list when it is not too long, else our walk of the page tree up to the cap.
-    let pageRefs: string[];
-    if (listAll) {
-      pageRefs = (asArray(main.pages) ?? []).map((page) => asDict(page)?.object).filter(isRef);
-    } else {
-      pageRefs = await walkPageTree(fetcher, root['/Pages'], this.maxPages);
-    }
-    pageRefs = pageRefs.slice(0, this.maxPages);
 
     // Pages, then their ancestors (for inherited boxes and rotation), with the catalog's indirect members alongside.
     const catalogRefs = ['/ViewerPreferences', '/AcroForm', '/OpenAction', '/Perms', '/Lang', '/Version', '/PageLayout', '/PageMode', '/NeedsRendering']
@@ -456,13 +451,6 @@ export class QpdfInspector implements PdfInspector {
     return Date.now() + this.timeoutMs;
   }
 
-  private async pageCount(file: string, call: QpdfCall): Promise<number> {
-    const result = await this.qpdf.run(['--show-npages', file], call);
-    const count = Number(result.stdout.toString('utf8').trim());
-    if (!Number.isInteger(count) || count < 0) throw new PdfEngineError('toolFailed', 'qpdf --show-npages printed no number');
-    return count;
-  }
-
   private async fetchChoiceFields(fetcher: ObjectFetcher, fields: ParsedField[]): Promise<void> {
     const refs = fields.filter((f) => f.field.type === 'comboBox' || f.field.type === 'listBox').flatMap((f) => f.candidates);
     await fetcher.fetch(refs);
@@ -545,42 +533,6 @@ function unfetchedAncestors(fetcher: ObjectFetcher, refs: readonly string[]): st
     }
   }
   return [...out];
-}
-
-/**
- * The first `limit` leaves of the page tree, in order, walking /Kids level by level (one qpdf run per
- * level). Used when the document has more pages than are listed; qpdf's own page list is used otherwise.
- */
-async function walkPageTree(fetcher: ObjectFetcher, pagesRoot: QValue | undefined, limit: number): Promise<string[]> {
-  if (!isRef(pagesRoot)) return [];
-  let sequence: string[] = [pagesRoot];
-  const expanded = new Set<string>();
-  for (let depth = 0; depth < 64; depth++) {
-    await fetcher.fetch(sequence);
-    const next: string[] = [];
-    let leaves = 0;
-    let changed = false;
-    for (const ref of sequence) {
-      if (leaves >= limit) break;
-      const node = asDict(fetcher.get(ref));
-      if (!node) continue;
-      const kids = asArray(node['/Kids']);
-      if (asName(node['/Type']) !== 'Page' && kids) {
-        if (expanded.has(ref)) continue; // a loop in the tree
-        expanded.add(ref);
-        changed = true;
-        const kidRefs = kids.filter(isRef);
-        next.push(...kidRefs);
-        leaves += asNumber(node['/Count']) ?? kidRefs.length;
-      } else {
-        next.push(ref);
-        leaves++;
-      }
-    }
-    sequence = next;
-    if (!changed) break;
-  }
-  return sequence.slice(0, limit);
 }
 
 function formTypeOf(root: QDict, acroForm: QDict | undefined, fields: readonly ParsedField[], fetcher: ObjectFetcher): FormType {

@@ -1,3 +1,6 @@
+import { stat } from 'node:fs/promises';
+import { countPages, listPages } from './page-count.js';
+import { declaresWrongCount, repairPageCount } from './page-count-repair.js';
 import { classifyFailure, QpdfRunner } from './qpdf.js';
 import { readEncryptDictionary } from './trailer-reader.js';
 
@@ -17,14 +20,45 @@ export interface RewriteOptions {
  */
 export class PdfRewriter {
   private readonly qpdf: QpdfRunner;
+  private readonly counts = new Map<string, number>();
 
   constructor(options: { qpdfPath?: string; timeoutMs: number }) {
     this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
   }
 
+  /**
+   * The real number of pages (the page tree walked, never the /Count the file declares: see
+   * page-count.ts). Remembered per file version, so that a call that checked the tree (see
+   * `withRealPageCount`) and then counts pages walks it once.
+   */
   async pageCount(input: string, options: { password?: string; deadline?: number } = {}): Promise<number> {
-    const result = await this.qpdf.run(['--show-npages', input], options);
-    return Number.parseInt(result.stdout.toString('utf8').trim(), 10);
+    const key = await versionKey(input);
+    const known = key === undefined ? undefined : this.counts.get(key);
+    if (known !== undefined) return known;
+    const count = await countPages(this.qpdf, input, options);
+    this.remember(key, count);
+    return count;
+  }
+
+  /**
+   * `input` itself when its page tree root declares the real page count, else a copy written to
+   * `output` whose root does (see page-count-repair.ts); returns the path to go on with.
+   */
+  async withRealPageCount(input: string, output: string, options: { deadline?: number } = {}): Promise<string> {
+    const listing = await listPages(this.qpdf, input, options, { maxRefs: 0 });
+    if (!declaresWrongCount(listing)) {
+      this.remember(await versionKey(input), listing.count);
+      return input;
+    }
+    await repairPageCount(this.qpdf, input, output, listing, options);
+    this.remember(await versionKey(output), listing.count);
+    return output;
+  }
+
+  private remember(key: string | undefined, count: number): void {
+    if (key === undefined) return;
+    if (this.counts.size >= REMEMBERED_COUNTS) this.counts.delete(this.counts.keys().next().value!);
+    this.counts.set(key, count);
   }
 
   async rewrite(input: string, output: string, options: RewriteOptions = {}): Promise<void> {
@@ -88,4 +122,17 @@ export class PdfRewriter {
   async empty(output: string): Promise<void> {
     await this.qpdf.run(['--empty', output]);
   }
+}
+
+/** Page counts remembered (the newest ones; each toolbox call adds one or two). */
+const REMEMBERED_COUNTS = 512;
+
+/**
+ * A file version's identity: path, inode, size and times. Toolbox scratch files are written once
+ * under fresh names and never changed in place, so a key cannot come back with other content.
+ */
+async function versionKey(file: string): Promise<string | undefined> {
+  const info = await stat(file, { bigint: true }).catch(() => undefined);
+  if (!info) return undefined; // qpdf reports the missing file
+  return `${file}\0${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
 }

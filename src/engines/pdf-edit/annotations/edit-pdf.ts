@@ -1,7 +1,7 @@
 import type { PDFDocument } from '@cantoo/pdf-lib';
 import { QuireError } from '../../../core/errors.js';
 import { EngineError } from '../../engine-error.js';
-import { loadPdf, PdfLibError, savePdf } from '../pdf-lib-io.js';
+import { firstLine, isPdfLibFault, loadPdf, PdfLibError, savePdf } from '../pdf-lib-io.js';
 import { PdfEditError } from './errors.js';
 import { dropUnreachableObjects } from './garbage.js';
 
@@ -68,6 +68,7 @@ async function loadReadable(input: string): Promise<PDFDocument> {
 
 function wrap(error: unknown, stage: string): unknown {
   if (error instanceof QuireError || error instanceof EngineError) return error;
+  if (isPdfLibFault(error)) return new PdfLibError('unreadable', `The PDF cannot be read: ${firstLine(error)}`, { cause: error });
   const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
   return new PdfEditError('failed', `The PDF's structure could not be processed while ${stage} it: ${message}`, { cause: error });
 }

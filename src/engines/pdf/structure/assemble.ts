@@ -1,4 +1,5 @@
 import { PdfEngineError } from '../errors.js';
+import { countPages } from '../page-count.js';
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
 
 /**
@@ -27,7 +28,7 @@ export async function assemblePages(qpdf: QpdfRunner, base: string, parts: reado
     // A base without pages (the start of toolbox/new) cannot be named as a page source: qpdf fails on
     // its empty page list. Only then is it worth counting pages; the common case costs no extra run.
     if (!(error instanceof PdfEngineError) || !parts.some((p) => p.file === 'base' && p.pages === undefined)) throw error;
-    const count = Number.parseInt((await qpdf.run(['--show-npages', base], call)).stdout.toString('utf8').trim(), 10);
+    const count = await countPages(qpdf, base, call);
     if (count !== 0) throw error;
     const rest = parts.filter((p) => p.file !== 'base');
     if (rest.length === 0) throw error;

@@ -1,6 +1,7 @@
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
 import { ObjectFetcher, asArray, asDict, asNumber, isRef, parseJson } from '../qpdf-json.js';
 import type { QValue } from '../qpdf-json.js';
+import { listPages } from '../page-count.js';
 import { readTrailerSize } from '../trailer-reader.js';
 import { readDocumentJson } from './document-json.js';
 
@@ -25,9 +26,13 @@ export async function readPageGeometry(qpdf: QpdfRunner, file: string, call: Qpd
   let pages: string[];
   let fetcher: ObjectFetcher;
   if (size !== undefined && size <= DUMP_ALL_OBJECTS) {
-    const all = await qpdf.run(['--json=2', '--json-key=pages', '--json-key=qpdf', file], { ...call, maxOutputBytes: 256 * 1024 * 1024 });
+    // The page list from qpdf's walk of the page tree (not --json-key=pages: it loops on outline cycles).
+    const [all, listing] = await Promise.all([
+      qpdf.run(['--json=2', '--json-key=qpdf', file], { ...call, maxOutputBytes: 256 * 1024 * 1024 }),
+      listPages(qpdf, file, call),
+    ]);
     const parsed = parseJson(all.stdout);
-    pages = (asArray(parsed.pages) ?? []).map((page) => String(asDict(page)?.object ?? ''));
+    pages = listing.refs;
     fetcher = new ObjectFetcher(qpdf, file, call);
     fetcher.absorb(asDict(asArray(parsed.qpdf)?.[1]) ?? {}, true);
   } else {

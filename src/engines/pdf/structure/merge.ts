@@ -1,3 +1,4 @@
+import { countPages } from '../page-count.js';
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
 import { assemblePages } from './assemble.js';
 import type { PagePart } from './assemble.js';
@@ -57,7 +58,7 @@ export async function mergeDocuments(qpdf: QpdfRunner, request: MergeRequest, ca
     const maybe = source.mayHaveOutlines ?? mayContain(await scanForKeys(source.file, ['/Outlines']), '/Outlines');
     return maybe ? readOutlines(qpdf, source.file, call) : [];
   });
-  const count = (file: string) => qpdf.run(['--show-npages', file], call).then((r) => Number.parseInt(r.stdout.toString('utf8').trim(), 10));
+  const count = (file: string) => countPages(qpdf, file, call);
   const wanted = outlineWorkNeeded(request.baseOutlinePath, request.insertedOutlinePath, outlines.some((items) => items.length > 0));
   if (wanted) {
     const baseCount = request.basePageCount ?? (await count(base));
