@@ -11,7 +11,8 @@ import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/l
 import type { Task } from './engines/pool/in-process-worker.js';
 import type { PoolEvents, PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
-import { run } from './engines/process/run.js';
+import { memoryCapsAvailable, run } from './engines/process/run.js';
+import { configureTools } from './engines/process/tools.js';
 import type { ExecutableState } from './operations/admin/server-status.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
@@ -57,6 +58,8 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   });
   const env = { ...process.env, ...fonts.env };
   inventory = new FontInventory(fonts.env);
+  configureEngineTools(config);
+  if (!memoryCapsAvailable()) logger.warn('prlimit (util-linux) not found: external tools run without memory caps');
   const work = path.join(config.dataDir, 'engines');
 
   const lo = config.engines.libreoffice;
@@ -98,7 +101,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     }
   }
 
-  const ghostscript = new Ghostscript(config.engines.ghostscript);
+  const ghostscript = new Ghostscript(config.engines.ghostscript.executable);
   const rewriter = new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs });
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
@@ -152,8 +155,8 @@ async function checkHealth(
     config.engines.libreoffice.enabled ? poolAnswers(pools.libreoffice) : 'disabled',
     config.engines.chromium.enabled ? poolAnswers(pools.chromium) : 'disabled',
     poolAnswers(pools.images),
-    toolAnswers(config.engines.ghostscript, ['--version']),
-    toolAnswers('qpdf', ['--version']),
+    toolAnswers(config.engines.ghostscript.executable, ['--version']),
+    toolAnswers(config.engines.qpdf.executable, ['--version']),
     toolAnswers('pdftotext', ['-v']),
   ] as const);
   return { libreoffice, chromium, images, ghostscript, qpdf, poppler };
@@ -193,6 +196,19 @@ function poolSettings(engine: EngineConfig): PoolSettings {
     queueTimeoutMs: engine.queueTimeoutMs,
     maxJobsPerWorker: engine.maxJobs,
     maxMemoryBytes: engine.maxMemoryBytes,
+    memoryLimitBytes: engine.memoryLimitBytes,
     healthIntervalMs: engine.healthIntervalMs,
   };
+}
+
+/** The executables and memory caps `run()` applies to every tool it starts (engines/process/tools.ts). */
+function configureEngineTools(config: Config): void {
+  const { qpdf, poppler, ghostscript, print, libreoffice } = config.engines;
+  configureTools({
+    qpdf: { executable: qpdf.executable, maxMemoryBytes: qpdf.maxMemoryBytes },
+    poppler: { directory: poppler.directory, maxMemoryBytes: poppler.maxMemoryBytes },
+    ghostscript: { executable: ghostscript.executable, maxMemoryBytes: ghostscript.maxMemoryBytes },
+    print: { maxMemoryBytes: print.maxMemoryBytes },
+    libreoffice: { maxMemoryBytes: libreoffice.memoryLimitBytes },
+  });
 }

@@ -55,7 +55,11 @@ export interface Config {
     libreoffice: EngineConfig;
     chromium: EngineConfig;
     python: string;
-    ghostscript: string;
+    qpdf: ToolConfig;
+    /** `directory`: where poppler's tools are ("" = PATH). */
+    poppler: { directory: string; maxMemoryBytes: number };
+    ghostscript: ToolConfig;
+    print: { maxMemoryBytes: number };
   };
   network: { allowInternal: boolean; allowHosts: string[] };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
@@ -79,6 +83,12 @@ export interface LoginSecurity {
   maxWaitingHashes: number;
 }
 
+/** An external tool run once per call: its executable and address-space cap in bytes (0 = none). */
+export interface ToolConfig {
+  executable: string;
+  maxMemoryBytes: number;
+}
+
 /** A supervised engine's pool, resolved: counts, milliseconds and bytes. */
 export interface EngineConfig {
   enabled: boolean;
@@ -88,6 +98,8 @@ export interface EngineConfig {
   timeoutMs: number;
   maxJobs: number;
   maxMemoryBytes: number;
+  /** Hard cap of a worker's memory while it runs a job (0 = none). */
+  memoryLimitBytes: number;
   healthIntervalMs: number;
   executable: string;
 }
@@ -270,7 +282,11 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       libreoffice: engine(raw.engines.libreoffice),
       chromium: engine(raw.engines.chromium),
       python: raw.engines.python,
-      ghostscript: raw.engines.ghostscript,
+      qpdf: tool(raw.engines.qpdf),
+      poppler: { directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
+      // The old form, a plain string, is the executable under the default cap.
+      ghostscript: tool(typeof raw.engines.ghostscript === 'string' ? { executable: raw.engines.ghostscript, maxMemory: '2GB' } : raw.engines.ghostscript),
+      print: { maxMemoryBytes: parseSize(raw.engines.print.maxMemory) },
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
     toolbox: {
@@ -301,9 +317,14 @@ function engine(raw: RawConfig['engines']['libreoffice']): EngineConfig {
     timeoutMs: Math.round(raw.timeout * 1000),
     maxJobs: raw.maxJobs,
     maxMemoryBytes: parseSize(raw.maxMemory),
+    memoryLimitBytes: parseSize(raw.memoryLimit),
     healthIntervalMs: Math.round(raw.healthInterval * 1000),
     executable: raw.executable,
   };
+}
+
+function tool(raw: { executable: string; maxMemory: number | string }): ToolConfig {
+  return { executable: raw.executable, maxMemoryBytes: parseSize(raw.maxMemory) };
 }
 
 function readYamlFile(file: string): Record<string, unknown> {

@@ -29,7 +29,7 @@ function limitsSchema(defaults: { uploadLimit: string; maxFiles: number; diskSpa
 }
 
 /** Supervisor settings of a process-based engine (a pool of warm workers with a queue in front). */
-function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: string; executable: string }) {
+function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: string; memoryLimit: string; executable: string }) {
   return Type.Object(
     {
       enabled: Type.Boolean({ default: true, description: 'start this engine; when false its conversions are refused' }),
@@ -39,8 +39,26 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
       timeout: Type.Number({ minimum: 0.1, default: defaults.timeout, description: 'seconds one job may run; then the worker is killed and replaced' }),
       maxJobs: Type.Integer({ minimum: 0, default: defaults.maxJobs, description: 'recycle a worker after this many jobs; 0 = never' }),
       maxMemory: Type.Union([SizeSchema], { default: defaults.maxMemory, description: `recycle a worker whose resident memory passes this, in ${SIZE_FORMAT}` }),
+      memoryLimit: Type.Union([SizeSchema], {
+        default: defaults.memoryLimit,
+        description: `hard cap while a job runs: a worker whose memory passes it is killed and the job fails with -109, in ${SIZE_FORMAT}`,
+      }),
       healthInterval: Type.Number({ minimum: 0, default: 30, description: 'seconds between health checks of idle workers; 0 = none' }),
       executable: Type.String({ minLength: 1, default: defaults.executable }),
+    },
+    { additionalProperties: false, default: {} },
+  );
+}
+
+/** An external tool started once per call: its executable and its memory cap (RLIMIT_AS through prlimit). */
+function toolSchema(defaults: { executable: string; maxMemory: string }) {
+  return Type.Object(
+    {
+      executable: Type.String({ minLength: 1, default: defaults.executable }),
+      maxMemory: Type.Union([SizeSchema], {
+        default: defaults.maxMemory,
+        description: `address space one run may use; past it the call fails with -109, in ${SIZE_FORMAT}`,
+      }),
     },
     { additionalProperties: false, default: {} },
   );
@@ -152,10 +170,28 @@ export const ConfigSchema = Type.Object(
     ),
     engines: Type.Object(
       {
-        libreoffice: engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
-        chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', executable: '/usr/bin/chromium' }),
+        libreoffice: engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
+        chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/bin/chromium' }),
         python: Type.String({ minLength: 1, default: '/usr/bin/python3', description: 'Python with the uno module (Debian python3-uno) that drives LibreOffice' }),
-        ghostscript: Type.String({ minLength: 1, default: 'gs' }),
+        qpdf: toolSchema({ executable: 'qpdf', maxMemory: '2GB' }),
+        poppler: Type.Object(
+          {
+            directory: Type.String({ default: '', description: 'folder of pdftotext, pdftoppm, pdfimages, pdftocairo, pdfinfo; empty: found on PATH' }),
+            maxMemory: Type.Union([SizeSchema], { default: '2GB', description: `address space one poppler run may use; past it the call fails with -109, in ${SIZE_FORMAT}` }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+        // The plain string form (the executable) is what configurations before issue 11 have.
+        ghostscript: Type.Union([Type.String({ minLength: 1 }), toolSchema({ executable: 'gs', maxMemory: '2GB' })], {
+          default: {},
+          description: 'the Ghostscript executable, or {executable, maxMemory}',
+        }),
+        print: Type.Object(
+          {
+            maxMemory: Type.Union([SizeSchema], { default: '1GB', description: `address space the print command (toolbox.printCommand) may use, in ${SIZE_FORMAT}` }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

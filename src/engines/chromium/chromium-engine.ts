@@ -15,6 +15,8 @@ export interface ChromiumEngineOptions {
   maxJobsPerWorker?: number;
   /** Replace a browser whose processes together hold more than this (resident anonymous + shared memory), bytes (0: never). */
   maxMemoryBytes?: number;
+  /** Kill a browser whose processes pass this while it renders, failing the job with MemoryLimitError, bytes (0: never). */
+  memoryLimitBytes?: number;
   /** Ping idle browsers this often, ms (0: never). */
   healthIntervalMs?: number;
   executablePath?: string;
@@ -33,6 +35,7 @@ export const CHROMIUM_ENGINE_DEFAULTS = {
   queueTimeoutMs: 60_000,
   maxJobsPerWorker: 100,
   maxMemoryBytes: 1024 * 1024 * 1024,
+  memoryLimitBytes: 0,
   healthIntervalMs: 30_000,
   executablePath: '/usr/bin/chromium',
   loadTimeoutMs: 20_000,
@@ -63,6 +66,7 @@ export class ChromiumEngine {
       queueTimeoutMs: settings.queueTimeoutMs,
       maxJobsPerWorker: settings.maxJobsPerWorker,
       maxMemoryBytes: settings.maxMemoryBytes,
+      memoryLimitBytes: settings.memoryLimitBytes,
       healthIntervalMs: settings.healthIntervalMs,
       create: () =>
         ChromiumWorker.launch({

@@ -80,7 +80,7 @@ function executablePath(name: string, context: CheckContext): string | undefined
     case 'python':
       return engines.python;
     case 'ghostscript':
-      return engines.ghostscript;
+      return engines.ghostscript.executable;
     default:
       return undefined;
   }

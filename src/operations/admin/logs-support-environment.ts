@@ -73,16 +73,16 @@ async function engines(config: Config) {
     libreoffice.enabled ? probe(libreoffice.executable, ['--version']) : null,
     chromium.enabled ? probe(chromium.executable, ['--version']) : null,
     libreoffice.enabled ? probe(config.engines.python, ['--version']) : null,
-    probe(config.engines.ghostscript, ['--version']),
-    probe('qpdf', ['--version']),
+    probe(config.engines.ghostscript.executable, ['--version']),
+    probe(config.engines.qpdf.executable, ['--version']),
     probe('pdftoppm', ['-v']),
   ]);
   return {
     libreoffice: { enabled: libreoffice.enabled, executable: libreoffice.executable, workers: libreoffice.workers, version: libreofficeVersion },
     chromium: { enabled: chromium.enabled, executable: chromium.executable, workers: chromium.workers, version: chromiumVersion },
     python: { executable: config.engines.python, version: python },
-    ghostscript: { executable: config.engines.ghostscript, version: ghostscript },
-    qpdf: { executable: 'qpdf', version: qpdf },
+    ghostscript: { executable: config.engines.ghostscript.executable, version: ghostscript },
+    qpdf: { executable: config.engines.qpdf.executable, version: qpdf },
     poppler: { executable: 'pdftoppm', version: poppler },
   };
 }
