@@ -1,3 +1,4 @@
+import { listPages } from '../pdf/page-count.js';
 import { QpdfRunner, type QpdfCall } from '../pdf/qpdf.js';
 import { ObjectFetcher, asArray, asDict, asName, asNumber, asText, asTextOrName, isRef, parseJson, type QDict, type QValue } from '../pdf/qpdf-json.js';
 import { PopplerError } from './errors.js';
@@ -39,8 +40,14 @@ export interface LinkReadOptions extends ToolLimits {
 export async function readLinks(file: string, pages: readonly number[], options: LinkReadOptions): Promise<AnnotationLink[]> {
   const qpdf = new QpdfRunner({ qpdfPath: 'qpdf', timeoutMs: options.toolTimeoutMs });
   const call: QpdfCall = { deadline: options.deadline };
-  const main = parseJson((await qpdf.run(['--json=2', '--json-key=pages', '--json-key=qpdf', '--json-object=trailer', file], { ...call, maxOutputBytes: options.maxJsonBytes })).stdout);
-  const allPages = (asArray(main.pages) ?? []).map((page) => asDict(page)?.object).filter(isRef);
+  // The pages from qpdf's walk of the page tree, not --json-key=pages: that follows outline items and
+  // loops on an outline cycle (issue 11).
+  const [json, listing] = await Promise.all([
+    qpdf.run(['--json=2', '--json-key=qpdf', '--json-object=trailer', file], { ...call, maxOutputBytes: options.maxJsonBytes }),
+    listPages(qpdf, file, call),
+  ]);
+  const main = parseJson(json.stdout);
+  const allPages = listing.refs;
   const pageNumbers = new Map(allPages.map((ref, index) => [ref, index + 1]));
   const objects = asDict(asArray(main.qpdf)?.[1]) ?? {};
   const trailer = asDict(asDict(objects['trailer'])?.value) ?? {};
@@ -181,12 +188,14 @@ class NamedDestinations {
       if (found !== undefined) return this.fetcher.resolve(found);
     }
     const namesDict = asDict(await this.fetcher.resolve(this.root['/Names']));
-    return this.searchTree(await this.fetcher.resolve(namesDict?.['/Dests']), name, 0);
+    return this.searchTree(await this.fetcher.resolve(namesDict?.['/Dests']), name, 0, new Set());
   }
 
-  private async searchTree(nodeValue: QValue | undefined, name: string, depth: number): Promise<QValue | undefined> {
+  /** Each node is searched once: a /Kids loop or a node listed twice cannot make the search endless (issue 11). */
+  private async searchTree(nodeValue: QValue | undefined, name: string, depth: number, visited: Set<QDict>): Promise<QValue | undefined> {
     const node = asDict(nodeValue);
-    if (!node || depth > 32) return undefined;
+    if (!node || depth > 32 || visited.has(node) || visited.size > 100_000) return undefined;
+    visited.add(node);
     const pairs = asArray(node['/Names']);
     if (pairs) {
       for (let i = 0; i + 1 < pairs.length; i += 2) {
@@ -200,7 +209,7 @@ class NamedDestinations {
       const low = asText(limits?.[0]);
       const high = asText(limits?.[1]);
       if (low !== undefined && high !== undefined && (name < low || name > high)) continue;
-      const found = await this.searchTree(child, name, depth + 1);
+      const found = await this.searchTree(child, name, depth + 1, visited);
       if (found !== undefined) return found;
     }
     return undefined;

@@ -29,6 +29,7 @@ interface OutlineNode {
 
 /** Outlines deeper or larger than this are not walked further (a cycle or a hostile file). */
 const MAX_ITEMS = 200_000;
+const MAX_DEPTH = 256;
 
 export class OutlineEditor {
   private root: OutlineNode | undefined;
@@ -152,10 +153,11 @@ export class OutlineEditor {
     const rootDict = rootValue instanceof PDFRef ? context.lookup(rootValue) : rootValue;
     if (!(rootDict instanceof PDFDict)) return undefined;
     const root: OutlineNode = { dict: rootDict, ref: rootValue instanceof PDFRef ? rootValue : context.register(rootDict), children: [], open: true };
-    const seen = new Set<PDFRef>();
+    // The root counts as seen: an item whose /First or /Next leads back to it would make it its own child.
+    const seen = new Set<PDFRef>([root.ref]);
     const readChildren = (node: OutlineNode, depth: number) => {
       let next = node.dict.get(PDFName.of('First'));
-      while (next instanceof PDFRef && !seen.has(next) && seen.size < MAX_ITEMS && depth < 1000) {
+      while (next instanceof PDFRef && !seen.has(next) && seen.size < MAX_ITEMS && depth < MAX_DEPTH) {
         seen.add(next);
         const dict = context.lookup(next);
         if (!(dict instanceof PDFDict)) break;

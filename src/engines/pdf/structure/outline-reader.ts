@@ -36,7 +36,8 @@ export async function readOutlineTree(fetcher: ObjectFetcher, catalog: QDict, pa
   await prefetchItems(fetcher, root['/First']);
   const pageNumbers = new Map(pages.map((ref, index) => [ref, index + 1]));
   const destinations = new NamedDestinations(fetcher, catalog);
-  const seen = new Set<string>();
+  // The root counts as seen: an item whose /First or /Next leads back to it would make it its own child.
+  const seen = new Set<string>(isRef(catalog['/Outlines']) ? [catalog['/Outlines']] : []);
 
   const children = async (first: QValue | undefined, depth: number): Promise<OutlineNode[]> => {
     const nodes: OutlineNode[] = [];
