@@ -1,0 +1,144 @@
+/**
+ * The fuzz loop: cases in batches, `concurrency` of them at a time (one fuzz session each), the
+ * documents of a case deleted after it; after each batch the server-wide invariants, and after a
+ * crash the suspects isolated and the server brought back. Runs for a duration (the long run) or a
+ * fixed case list (the slice).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { deleteAll } from './api.js';
+import { buildCase, type CaseChoice, type FuzzCase } from './cases.js';
+import type { Corpus, Seed } from './corpus/corpus.js';
+import { execute, replayableOf, type Violation } from './execute.js';
+import { Harness, crashViolation, type HarnessOptions } from './harness.js';
+import { attachCauses } from './server-log.js';
+import { checkHealth, settle } from './invariants.js';
+import type { ResultsDir } from './results.js';
+import { Stats } from './stats.js';
+import { Triage, type TriageOptions } from './triage.js';
+
+export interface CampaignOptions {
+  harness: Omit<HarnessOptions, 'sessions' | 'log'>;
+  corpus: Corpus;
+  /** Committed seed PDFs that carry payload cases. */
+  carriers: Seed[];
+  runSeed: number;
+  /** Stop after this many cases… */
+  cases?: number;
+  /** …or when this time has passed. */
+  durationMs?: number;
+  /** The slice's plan of targets and first mutators (by case index). */
+  plan?: CaseChoice[];
+  batchSize: number;
+  concurrency: number;
+  settleMs: number;
+  triage: Omit<TriageOptions, 'runSeed' | 'log'>;
+  results: ResultsDir;
+  log: (line: string) => void;
+}
+
+export interface CampaignResult {
+  stats: Stats;
+  harness: Harness;
+  durationMs: number;
+}
+
+export async function runCampaign(options: CampaignOptions): Promise<CampaignResult> {
+  const { log } = options;
+  const harness = new Harness({ ...options.harness, sessions: options.concurrency, log });
+  const stats = new Stats();
+  const triage = new Triage(harness, options.results, stats, { ...options.triage, runSeed: options.runSeed, log });
+  const known = new Set<string>();
+  const deadline = options.durationMs ? Date.now() + options.durationMs : Infinity;
+  const total = options.cases ?? Infinity;
+  let next = 0;
+  const stopOnSignal = () => {
+    log('interrupted: finishing the current batch');
+    next = Math.max(next, total);
+    stopped = true;
+  };
+  let stopped = false;
+  process.once('SIGINT', stopOnSignal);
+  await harness.start();
+  log(`server pid ${harness.server.pid} on ${harness.server.origin}, data dir ${harness.server.dataDir}`);
+  log(`limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}`);
+  try {
+    while (!stopped && next < total && Date.now() < deadline) {
+      const first = next;
+      const last = Math.min(total, first + options.batchSize);
+      const batch = await runBatch(options, harness, stats, triage, first, last, deadline);
+      // Cases the batch did not reach because the server died run in the next batch.
+      next = Math.max(next, batch.resumeAt);
+      await afterBatch(options, harness, triage, batch.ran, known);
+      log(`cases ${stats.cases}, failures ${stats.failures.length} (${stats.distinct.size} distinct), crashes ${stats.crashes}, peak RSS server ${mb(harness.monitor.peakServer)} child ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'})`);
+    }
+  } finally {
+    process.removeListener('SIGINT', stopOnSignal);
+    await harness.stop();
+  }
+  return { stats, harness, durationMs: Date.now() - stats.startedAt };
+}
+
+const mb = (bytes: number) => `${Math.round(bytes / 1048576)} MB`;
+
+/** Runs cases [first, last) with `concurrency` workers; returns the cases that ran and the first that did not. */
+async function runBatch(
+  options: CampaignOptions,
+  harness: Harness,
+  stats: Stats,
+  triage: Triage,
+  first: number,
+  last: number,
+  deadline: number,
+): Promise<{ ran: FuzzCase[]; resumeAt: number }> {
+  const ran: FuzzCase[] = [];
+  let cursor = first;
+  const worker = async (session: number) => {
+    while (cursor < last && Date.now() < deadline && harness.server.alive) {
+      const index = cursor++;
+      const c = buildCase(options.runSeed, index, options.corpus, options.carriers, options.plan?.[index] ?? {});
+      ran.push(c);
+      harness.begin(index);
+      const mark = harness.server.outputMark();
+      const result = await execute(harness.context(session), replayableOf(c));
+      // A dead server resets every connection in flight: that is the crash, reported once per batch.
+      // The reset arrives before the exit is seen: the case stays in flight until then (a suspect).
+      if (result.violations.some((v) => v.kind === 'connection')) await Promise.race([harness.server.waitExit(), sleep(1_500)]);
+      harness.end(index);
+      await attachCauses(harness.server, mark, result.violations);
+      stats.cases++;
+      stats.addCalls(index, result.calls);
+      const own = harness.death() ? result.violations.filter((v) => v.kind !== 'connection') : result.violations;
+      for (const violation of own) await triage.caseFailure(c, violation);
+      if (harness.server.alive) await deleteAll(harness.server.rest, harness.token(session)).catch(() => 0);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, (_, session) => worker(session)));
+  return { ran, resumeAt: cursor };
+}
+
+async function afterBatch(options: CampaignOptions, harness: Harness, triage: Triage, batch: FuzzCase[], known: Set<string>): Promise<void> {
+  const byIndex = new Map(batch.map((c) => [c.index, c]));
+  const death = harness.death();
+  if (death) {
+    const reaped = await harness.recover();
+    const violation = crashViolation(death, reaped);
+    options.log(`server died (code ${death.exit.code}, signal ${death.exit.signal}); suspects ${death.suspects.join(', ')}; restarted`);
+    await triage.batchFailure(violation, death.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined), triage.reproducesCrash);
+  }
+  const health = await checkHealth(harness.server);
+  if (health) await triage.batchFailure(health, []);
+  for (const event of harness.monitor.drain()) {
+    const violation: Violation = {
+      kind: 'memory',
+      target: 'server',
+      detail: `${event.who === 'server' ? 'server' : `child ${event.comm}[${event.pid}]`} resident memory ${Math.round(event.rssBytes / 1048576)} MB${event.killed ? ' (killed by the fuzzer: above the hard limit)' : ''}`,
+    };
+    await triage.batchFailure(violation, event.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined), triage.reproducesMemory);
+  }
+  for (const violation of await settle(harness.server, options.settleMs, known)) {
+    const kind = violation.kind === 'tmp' ? 'tmp' : 'stray-process';
+    await triage.batchFailure(violation, batch, triage.reproducesLeftovers(kind, options.settleMs));
+  }
+  const sentinel = await harness.checkSentinel();
+  if (sentinel) await triage.batchFailure(sentinel, batch, triage.reproducesSentinel);
+}

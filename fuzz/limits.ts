@@ -1,0 +1,52 @@
+/**
+ * The time limits the invariants hold the server to, read from its configuration through the
+ * server's own loader (the built dist/config/load.js of the checkout that runs), with the same
+ * environment the server gets, so that the fuzzer and the server cannot disagree.
+ */
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export interface Limits {
+  /** GET info: the metadata budget (slower metadata is finished in the background). */
+  infoMs: number;
+  /** Upload: the inspection timeout (detection reads headers only). */
+  uploadMs: number;
+  /** Converter: the slowest engine's job timeout. */
+  converterMs: number;
+  /** Toolbox: the whole call's timeout. */
+  toolboxMs: number;
+  /** Archive extraction: the inspection timeout. */
+  extractMs: number;
+}
+
+/** The part of the server's Config the fuzzer reads (older and newer servers alike). */
+interface ServerConfigView {
+  documents: { metadataBudgetMs: number; toolTimeoutMs: number };
+  engines: { libreoffice: { timeoutMs: number }; chromium: { timeoutMs: number } };
+  toolbox: { timeoutMs: number };
+  server: { restBase: string; contextPath: string };
+}
+
+export async function readServerConfig(serverRoot: string, env: Record<string, string>): Promise<{ limits: Limits; restBase: string; contextPath: string }> {
+  const module = (await import(pathToFileURL(path.join(serverRoot, 'dist/config/load.js')).href)) as { loadConfig(env: Record<string, string>, cwd: string): ServerConfigView };
+  const config = module.loadConfig(env, serverRoot);
+  return {
+    limits: {
+      infoMs: config.documents.metadataBudgetMs,
+      uploadMs: config.documents.toolTimeoutMs,
+      converterMs: Math.max(config.engines.libreoffice.timeoutMs, config.engines.chromium.timeoutMs),
+      toolboxMs: config.toolbox.timeoutMs,
+      extractMs: config.documents.toolTimeoutMs,
+    },
+    restBase: config.server.restBase,
+    contextPath: config.server.contextPath,
+  };
+}
+
+/**
+ * The slack an answer gets over its limit: the HTTP round trip, queueing behind the other cases in
+ * flight, and a loaded machine. Small limits (info's 2 s) get a few seconds; large ones a quarter.
+ */
+export function withMargin(limitMs: number, extraMs: number): number {
+  return limitMs + 3_000 + limitMs * 0.25 + extraMs;
+}

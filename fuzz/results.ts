@@ -1,0 +1,93 @@
+/**
+ * The results dir of a run: failures.jsonl (one line per failing case), reproducers/ (the input
+ * bytes plus a JSON description per distinct failure, replayable by test/fuzz/crashers.test.ts),
+ * summary.md. `--save-crashers` copies the reproducers into test/fixtures/fuzz/crashers/.
+ */
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { HttpCall, TargetGroup } from './targets.js';
+import type { Violation } from './execute.js';
+
+/** A saved failing case: everything needed to send it again. */
+export interface Reproducer {
+  /** The failure's signature (what "the same failure" means when minimising and deduplicating). */
+  signature: string;
+  target: string;
+  group: TargetGroup;
+  /** The call; "@@DOCID@@" in the path is the uploaded document, other markers as in fuzz/targets.ts. */
+  call: HttpCall;
+  /** "input": the reproducer file is the uploaded document; otherwise the committed seed uploaded as carrier. */
+  document: 'input' | string;
+  /** Upload name of the document (its extension may steer detection). */
+  fileName: string;
+  /** Whether the reproducer file travels inside the call (@@PAYLOAD@@). */
+  payload: boolean;
+  broke: Violation[];
+  foundBy: { runSeed: number; caseIndex: number; seed: string; mutations: string[]; originalSize: number; minimisedSize: number };
+}
+
+/** What makes two failures "the same": kind, target, status, error code and the message's gist. */
+export function signatureOf(v: Violation): string {
+  const gist = (v.cause ?? v.message ?? v.detail)
+    .replace(/[0-9a-f]{32}/g, 'ID')
+    .replace(/\d+/g, 'N')
+    .replace(/\s+/g, ' ')
+    .slice(0, 100);
+  const message = v.kind === 'crash' || v.kind === 'hang' || v.kind === 'slow' || v.kind === 'memory' || v.kind === 'stray-process' ? '' : gist;
+  return [v.kind, v.target, v.status ?? '', v.errorCode ?? '', message].join('|');
+}
+
+export function slug(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, 60);
+}
+
+export class ResultsDir {
+  readonly reproducers: string;
+
+  constructor(readonly dir: string) {
+    this.reproducers = path.join(dir, 'reproducers');
+    mkdirSync(this.reproducers, { recursive: true });
+  }
+
+  appendFailure(line: Record<string, unknown>): void {
+    appendFileSync(path.join(this.dir, 'failures.jsonl'), `${JSON.stringify(line)}\n`);
+  }
+
+  /** Writes <name>.bin (the input) and <name>.json; returns the path of the input file. */
+  saveReproducer(name: string, input: Buffer, reproducer: Reproducer): string {
+    const file = path.join(this.reproducers, `${name}.bin`);
+    writeFileSync(file, input);
+    writeFileSync(path.join(this.reproducers, `${name}.json`), `${JSON.stringify(reproducer, null, 2)}\n`);
+    return file;
+  }
+
+  writeText(name: string, text: string): string {
+    const file = path.join(this.dir, name);
+    writeFileSync(file, text);
+    return file;
+  }
+}
+
+/** Copies every reproducer of a results dir into the committed crashers dir; returns the names copied. */
+export function saveCrashers(resultsDir: string, crashersDir: string): string[] {
+  const from = path.join(resultsDir, 'reproducers');
+  if (!existsSync(from)) return [];
+  mkdirSync(crashersDir, { recursive: true });
+  const copied: string[] = [];
+  for (const file of readdirSync(from).filter((f) => f.endsWith('.json')).sort()) {
+    const name = file.slice(0, -5);
+    const reproducer = JSON.parse(readFileSync(path.join(from, file), 'utf8')) as Reproducer;
+    const existing = existsSync(crashersDir)
+      ? readdirSync(crashersDir).filter((f) => f.endsWith('.json')).map((f) => (JSON.parse(readFileSync(path.join(crashersDir, f), 'utf8')) as Reproducer).signature)
+      : [];
+    if (existing.includes(reproducer.signature)) continue;
+    copyFileSync(path.join(from, `${name}.bin`), path.join(crashersDir, `${name}.bin`));
+    copyFileSync(path.join(from, file), path.join(crashersDir, file));
+    copied.push(name);
+  }
+  return copied;
+}
