@@ -22,12 +22,18 @@ export interface PageList {
   declared: number;
   /** The page objects ("12 0 R") in order, at most `maxRefs` of them. */
   refs: string[];
+  /** qpdf had to repair something on the way (exit status 3: its warnings are in stderr). */
+  warnings: boolean;
 }
 
 /** Bound of qpdf's listing (~40 bytes per page and a line per content stream): ~1.5 million pages. */
 const MAX_LISTING_BYTES = 64 * 1024 * 1024;
-/** "page 12: 34 0 R" at the start of a line; the indented lines below it name the page's content streams. */
-const PAGE_LINE = /^page \d+: (\d+ \d+ R)$/gm;
+/**
+ * "page 12: 34 0 R" at the start of a line (the indented lines below it name the page's content
+ * streams). Every such line is a page, whatever qpdf shows for the object ("-9 0 R" for a kid it
+ * could not resolve): qpdf counts it, and its page operations number the pages that way.
+ */
+const PAGE_LINE = /^page \d+: (.*)$/gm;
 
 export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, options: { maxRefs?: number } = {}): Promise<PageList> {
   const maxRefs = options.maxRefs ?? Number.POSITIVE_INFINITY;
@@ -49,7 +55,7 @@ export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, 
     if (count < maxRefs) refs.push(match[1]!);
     count++;
   }
-  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs };
+  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs, warnings: result.warnings };
 }
 
 /** The real number of pages of the PDF (see above): never the /Count it declares. */

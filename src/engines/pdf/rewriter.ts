@@ -29,7 +29,7 @@ export class PdfRewriter {
   /**
    * The real number of pages (the page tree walked, never the /Count the file declares: see
    * page-count.ts). Remembered per file version, so that a call that checked the tree (see
-   * `withRealPageCount`) and then counts pages walks it once.
+   * `repaired`) and then counts pages walks it once.
    */
   async pageCount(input: string, options: { password?: string; deadline?: number } = {}): Promise<number> {
     const key = await versionKey(input);
@@ -41,16 +41,21 @@ export class PdfRewriter {
   }
 
   /**
-   * `input` itself when its page tree root declares the real page count, else a copy written to
-   * `output` whose root does (see page-count-repair.ts); returns the path to go on with.
+   * The file the engines should work on: `input` itself when qpdf reads its pages without complaint,
+   * else a copy written to `output` as qpdf repairs it. A page tree root that lies about its /Count
+   * gets the real count (see page-count-repair.ts); any other damage qpdf recovers from while walking
+   * the pages (broken dictionaries, stray tokens, a rebuilt cross-reference table) is written out
+   * recovered, so that pdf-lib and poppler, which recover less, see what qpdf sees. Returns the path
+   * to go on with.
    */
-  async withRealPageCount(input: string, output: string, options: { deadline?: number } = {}): Promise<string> {
+  async repaired(input: string, output: string, options: { deadline?: number } = {}): Promise<string> {
     const listing = await listPages(this.qpdf, input, options, { maxRefs: 0 });
-    if (!declaresWrongCount(listing)) {
+    if (declaresWrongCount(listing)) await repairPageCount(this.qpdf, input, output, listing, options);
+    else if (listing.warnings) await this.qpdf.run([input, output], options);
+    else {
       this.remember(await versionKey(input), listing.count);
       return input;
     }
-    await repairPageCount(this.qpdf, input, output, listing, options);
     this.remember(await versionKey(output), listing.count);
     return output;
   }

@@ -57,9 +57,10 @@ export class ToolboxService {
         if (type.key === 'pdf') {
           encrypted = await this.guard(() => this.engines.rewriter.isEncrypted(original, { deadline: context.deadline }));
           if (encrypted) start = { path: await this.decrypted(original, password, context), type };
-          // A page tree root that lies about its /Count is corrected before any engine sees it (issue 11).
+          // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
+          // once, before any engine sees the file (issue 11): see PdfRewriter.repaired.
           const checked = start.path;
-          start = { path: await this.guard(() => this.engines.rewriter.withRealPageCount(checked, scratch('pdf'), { deadline: context.deadline })), type };
+          start = { path: await this.guard(() => this.engines.rewriter.repaired(checked, scratch('pdf'), { deadline: context.deadline })), type };
         }
         let result = await this.chain(start, steps, context);
         if (encrypted && result.type.key === 'pdf' && !steps.some((s) => s.name === 'security')) {

@@ -1,3 +1,4 @@
+import { StructureError } from './errors.js';
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
 import { asDict, isRef } from '../qpdf-json.js';
 import type { QDict, QValue } from '../qpdf-json.js';
@@ -35,7 +36,7 @@ export async function editCatalog(qpdf: QpdfRunner, input: string, output: strin
   const document = await readDocumentJson(qpdf, input, call);
   const { fetcher, trailer } = document;
   const { catalog, acroform } = await catalogAndForm(document);
-  if (!catalog) throw new Error('the document has no catalog');
+  if (!catalog) throw new StructureError('unreadable', 'the document has no catalog');
   const updates = new ObjectUpdates(document.maxObjectId);
   const newCatalog: QDict = { ...catalog };
   const newTrailer: QDict = { ...trailer };

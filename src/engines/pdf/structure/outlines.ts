@@ -1,3 +1,4 @@
+import { StructureError } from './errors.js';
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
 import { asDict, isRef } from '../qpdf-json.js';
 import type { QDict, QValue } from '../qpdf-json.js';
@@ -53,7 +54,7 @@ export async function writeMergedOutlines(qpdf: QpdfRunner, input: string, outpu
   const document = await readDocumentJson(qpdf, input, call, { pages: true, outlines: true });
   const { fetcher, pages } = document;
   const rootRef = document.trailer['/Root'];
-  if (!isRef(rootRef)) throw new Error('the merged document has no catalog');
+  if (!isRef(rootRef)) throw new StructureError('unreadable', 'the merged document has no catalog');
   const existing = (item: OutlineNode): Node => ({ kind: 'existing', ref: item.object, open: item.open, children: item.kids.map(existing) });
   const baseNodes = document.outlines.map(existing);
   const refsBelow = (nodes: Node[]): string[] => nodes.flatMap((n) => (n.kind === 'existing' ? [n.ref, ...refsBelow(n.children)] : []));

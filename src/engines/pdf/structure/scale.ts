@@ -1,6 +1,6 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, concatTransformationMatrix, popGraphicsState, pushGraphicsState } from '@cantoo/pdf-lib';
 import type { PDFPage } from '@cantoo/pdf-lib';
-import { loadPdf, savePdf } from '../../pdf-edit/pdf-lib-io.js';
+import { loadPdf, PdfLibError, savePdf } from '../../pdf-edit/pdf-lib-io.js';
 import { StructureError } from './errors.js';
 import { normalisedRotation } from './geometry.js';
 
@@ -44,6 +44,11 @@ interface Rect {
 
 export async function scalePages(input: string, output: string, pages: readonly number[], target: ScaleTarget): Promise<void> {
   const document = await loadPdf(input);
+  // The pages were chosen by qpdf's count; pdf-lib reads the same tree (see pdf-edit/page-tree.ts), so
+  // a page it lacks means damage it could not read past.
+  const count = document.getPageCount();
+  const missing = pages.find((number) => number > count);
+  if (missing !== undefined) throw new PdfLibError('unreadable', `The PDF cannot be read: page ${missing} cannot be read (pdf-lib finds ${count} page${count === 1 ? '' : 's'}).`);
   for (const number of pages) scalePage(document.getPage(number - 1), target, number);
   await savePdf(document, output);
 }

@@ -1,6 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import { StructureError } from './errors.js';
 import { qpdfRange } from './page-ranges.js';
 
 /**
@@ -38,6 +39,7 @@ export async function splitPages(
   const names = (await readdir(outDir)).filter((name) => name.endsWith('.pdf'));
   const order = (name: string) => Number(/^part-(\d+)/.exec(name)?.[1] ?? Number.NaN);
   names.sort((a, b) => order(a) - order(b));
-  if (names.length !== groups.length) throw new Error(`qpdf wrote ${names.length} parts where ${groups.length} were expected`);
+  // qpdf could not make every page it counted into a part: pages it cannot read (damage).
+  if (names.length !== groups.length) throw new StructureError('unreadable', `qpdf wrote ${names.length} parts where ${groups.length} were expected: some pages cannot be read`);
   return names.map((name, i) => ({ file: path.join(outDir, name), pages: groups[i]! }));
 }
