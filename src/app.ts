@@ -9,6 +9,7 @@ import { registerExpectContinue } from './http/plugins/expect-continue.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
 import { registerAsyncCalls } from './http/plugins/async-calls.js';
+import { registerClientCancellation } from './http/plugins/client-cancellation.js';
 import { registerInternalCalls } from './http/plugins/internal-calls.js';
 import { registerOperationObserver } from './http/plugins/operation-observer.js';
 import { adminDlqRoutes } from './http/routes/admin-dlq.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerInternalCalls(app, { secret: deps.internalSecret, sessions: deps.sessions });
   registerAuth(app, deps.sessions);
   registerAsyncCalls(app, { restBase: config.server.restBase, queue: deps.queue, webhooks: deps.webhooks, documents: deps.documents });
+  registerClientCancellation(app, { restBase: config.server.restBase });
   registerExpectContinue(app);
   registerLenientJson(app);
   await registerOpenApi(app, { restBase: config.server.restBase, build: deps.build });

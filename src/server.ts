@@ -184,6 +184,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
   const pdf = createPdfInspector({ timeoutMs: config.documents.toolTimeoutMs });
   const describer = new DocumentDescriber(documentStore, pdf, credentials, config.documents.metadataBudgetMs);
+  // Metadata still being read in the background is for later calls: none come once the session ended.
+  sessions.onEnd((sessionId) => describer.forgetSession(sessionId));
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const engines = await startEngines(config, logger);
@@ -223,6 +225,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   queue.register(jobHandler({ config, documents, queue, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret) }));
   const stopServices = async () => {
     // Running jobs finish first (they need the engines); sessions that expire now queue their deletion for the next start.
+    describer.close();
     await queue.stop(config.server.shutdownTimeoutMs);
     await sessions.stop();
     await queueStore.close();

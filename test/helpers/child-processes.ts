@@ -86,3 +86,37 @@ export async function waitForNoChildren(name: string, ms: number): Promise<Proce
   }
   return left;
 }
+
+/**
+ * Whether, within `boundMs`, there was a stretch of `quietMs` in which no child named `name` ran:
+ * work made of many short runs (an inspection's qpdf calls) shows gaps between them, so "none right
+ * now" is not "stopped"; a quiet stretch longer than any such gap is.
+ */
+export async function becomesQuiet(name: string, quietMs: number, boundMs: number): Promise<boolean> {
+  const deadline = Date.now() + boundMs;
+  let quietSince = Date.now();
+  while (Date.now() < deadline) {
+    if (childrenNamed(name).length > 0) quietSince = Date.now();
+    else if (Date.now() - quietSince >= quietMs) return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return false;
+}
+
+/** Polls until a child named `name` matches `test` (e.g. has grown past some size), or `ms` passed. */
+export async function waitForChild(name: string, test: (child: ProcessInfo) => boolean, ms: number): Promise<ProcessInfo | undefined> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const found = childrenNamed(name).find(test);
+    if (found) return found;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return undefined;
+}
+
+/** Polls until the process is gone (or a zombie), or `ms` passed; answers whether it is gone. */
+export async function waitUntilGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  return !isAlive(pid);
+}

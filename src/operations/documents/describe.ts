@@ -1,7 +1,9 @@
 import { BoundedCache } from '../../core/bounded-cache.js';
+import { withCancellation } from '../../core/cancellation.js';
 import { Errors, NO_ERROR, QuireError, type ExceptionBody } from '../../core/errors.js';
 import { listEntries } from '../../engines/archive/index.js';
 import { imageMetadata } from '../../engines/image/image-metadata.js';
+import { MemoryLimitError } from '../../engines/process/memory-limit.js';
 import type { PdfInspector, SecurityInfo } from '../../engines/pdf/index.js';
 import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
 import type { RememberedCredentials } from './credentials.js';
@@ -24,6 +26,14 @@ export interface DocumentDescription {
 
 const ARCHIVE_LISTING_LIMIT = 10_000;
 const CACHE_SIZE = 2_000;
+/** How often background metadata work checks that its document still exists in that state. */
+const WATCH_INTERVAL_MS = 250;
+
+/** Metadata work that runs on after `GET info` answered, and how to stop it. */
+interface BackgroundWork {
+  sessionId: string;
+  controller: AbortController;
+}
 
 /**
  * Describes documents for `GET info`: the protection of a PDF and whether the session can open it
@@ -31,11 +41,17 @@ const CACHE_SIZE = 2_000;
  * archives. Results are cached per content file, so repeated calls cost a map lookup. Metadata gets
  * a time budget: when a large document needs longer, the answer comes without it while the work
  * finishes in the background, and later calls include it.
+ *
+ * Background work is for later calls, so it is stopped (its qpdf killed) as soon as none can come:
+ * when the document is deleted or gets new content (a watcher compares the content file), when its
+ * session ends (`forgetSession`), and when the server shuts down (`close`). Inspections run outside
+ * the ambient cancellation of the call that started them: they are cached and shared.
  */
 export class DocumentDescriber {
   private readonly security = new BoundedCache<Promise<SecurityInfo>>(CACHE_SIZE);
   private readonly metadata = new BoundedCache<Promise<DocumentDescription['metadata']>>(CACHE_SIZE);
   private readonly settled = new BoundedCache<NonNullable<DocumentDescription['metadata']>>(CACHE_SIZE);
+  private readonly background = new Map<string, BackgroundWork>();
 
   constructor(
     private readonly store: DocumentStore,
@@ -57,10 +73,10 @@ export class DocumentDescriber {
     if (version.fileTypeGroups.includes('pdf')) return this.describePdf(record, key, file.path, peek);
     try {
       if (version.fileTypeGroups.includes('image')) {
-        return { error: NO_ERROR, metadata: await this.withinBudget(key, peek, async () => ({ metadataType: 'image', images: await imageMetadata(file.path) })) };
+        return { error: NO_ERROR, metadata: await this.withinBudget(record, key, file.path, peek, async () => ({ metadataType: 'image', images: await imageMetadata(file.path) })) };
       }
       if (version.mimeType === 'application/zip') {
-        return { error: NO_ERROR, metadata: await this.withinBudget(key, peek, async () => archiveMetadata(file.path)) };
+        return { error: NO_ERROR, metadata: await this.withinBudget(record, key, file.path, peek, async () => archiveMetadata(file.path)) };
       }
     } catch (error) {
       // An image or archive whose headers cannot be read is still stored: it just has no metadata.
@@ -74,9 +90,9 @@ export class DocumentDescriber {
     const key = `${record.sessionId}/${record.id}/${activeVersion(record).file}`;
     let pending = this.security.get(key);
     if (!pending) {
-      pending = this.pdf.security(path);
+      pending = withCancellation(undefined, () => this.pdf.security(path));
       this.security.set(key, pending);
-      pending.catch(() => this.security.delete(key));
+      pending.catch((error: unknown) => forgetUnlessLasting(error, () => this.security.delete(key)));
     }
     return pending;
   }
@@ -103,7 +119,7 @@ export class DocumentDescriber {
       return { error: asException(new QuireError('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its password with PUT documents/{id}/security/password.')), password };
     }
     try {
-      const metadata = await this.withinBudget(key, peek, () => this.pdf.metadata(path, { password: remembered?.password }));
+      const metadata = await this.withinBudget(record, key, path, peek, () => this.pdf.metadata(path, { password: remembered?.password }));
       return { error: NO_ERROR, password, metadata };
     } catch (error) {
       return { error: asException(fromPdfEngine(error)), password };
@@ -115,7 +131,9 @@ export class DocumentDescriber {
    * With `peek`, nothing new is computed.
    */
   private async withinBudget(
+    record: DocumentRecord,
     key: string,
+    path: string,
     peek: boolean,
     compute: () => Promise<DocumentDescription['metadata']>,
   ): Promise<DocumentDescription['metadata']> {
@@ -125,13 +143,13 @@ export class DocumentDescriber {
     let pending = this.metadata.get(key);
     if (!pending && peek) return undefined;
     if (!pending) {
-      pending = compute();
+      pending = this.inBackground(record, key, path, compute);
       this.metadata.set(key, pending);
       pending.then(
         (value) => {
           if (value && this.metadata.get(key) === pending) this.settled.set(key, value);
         },
-        () => this.metadata.delete(key),
+        (error: unknown) => forgetUnlessLasting(error, () => this.metadata.delete(key)),
       );
     }
     let timer: NodeJS.Timeout | undefined;
@@ -144,6 +162,56 @@ export class DocumentDescriber {
       clearTimeout(timer);
     }
   }
+
+  /** Stops the background work of a session's documents (its session ended). */
+  forgetSession(sessionId: string): void {
+    for (const work of this.background.values()) {
+      if (work.sessionId === sessionId) work.controller.abort(new Error('the session ended'));
+    }
+  }
+
+  /** Stops all background work (the server shuts down). */
+  close(): void {
+    for (const work of this.background.values()) work.controller.abort(new Error('the server shuts down'));
+  }
+
+  /**
+   * Runs `compute` with a cancellation of its own (and none of the calling request's), watched:
+   * when the document no longer has `path` as its content, nobody will ask for the result.
+   */
+  private inBackground<T>(record: DocumentRecord, key: string, path: string, compute: () => Promise<T>): Promise<T> {
+    const work: BackgroundWork = { sessionId: record.sessionId, controller: new AbortController() };
+    this.background.set(key, work);
+    let checking = false;
+    const watcher = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      void this.store
+        .content(record.sessionId, record.id)
+        .then((file) => {
+          if (file?.path !== path) work.controller.abort(new Error('the document was deleted or replaced'));
+        }, () => undefined)
+        .finally(() => (checking = false));
+    }, WATCH_INTERVAL_MS);
+    watcher.unref();
+    const pending = withCancellation(work.controller.signal, compute);
+    void pending
+      .finally(() => {
+        clearInterval(watcher);
+        if (this.background.get(key) === work) this.background.delete(key);
+      })
+      .catch(() => undefined);
+    return pending;
+  }
+}
+
+/**
+ * A failed inspection is forgotten, so the next call tries again (the tool may have been missing, the
+ * work cancelled) — except a memory cap: the same content hits it again, and every `GET info` would
+ * start another process that grows to the cap. That failure stays and is reported (-109).
+ */
+function forgetUnlessLasting(error: unknown, forget: () => void): void {
+  if (!(error instanceof MemoryLimitError)) forget();
 }
 
 async function archiveMetadata(path: string): Promise<DocumentDescription['metadata']> {
