@@ -33,6 +33,14 @@ export interface Config {
     jsonBodyLimit: number;
     debug: boolean;
     trustProxy: boolean;
+    /** Slow and early-refused clients (http/plugins/slow-clients.ts, body-drain.ts); 0 = no limit. */
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    /** Bytes per second; 0 = no rate check. */
+    minUploadRate: number;
+    uploadRateWindowMs: number;
+    drainLimit: number;
+    drainTimeoutMs: number;
   };
   log: { level: string; console: boolean; retentionDays: number };
   metrics: { public: boolean };
@@ -230,6 +238,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       jsonBodyLimit: parseSize(raw.server.jsonBodyLimit),
       debug: raw.server.debug,
       trustProxy: raw.server.trustProxy,
+      headersTimeoutMs: Math.round(raw.server.headersTimeout * 1000),
+      requestTimeoutMs: Math.round(raw.server.requestTimeout * 1000),
+      minUploadRate: parseSize(raw.server.minUploadRate),
+      uploadRateWindowMs: Math.round(raw.server.uploadRateWindow * 1000),
+      drainLimit: parseSize(raw.server.drainLimit),
+      drainTimeoutMs: Math.round(raw.server.drainTimeout * 1000),
     },
     log: { level: raw.log.level, console: raw.log.console, retentionDays: raw.log.retentionDays },
     metrics: { public: raw.metrics.public },

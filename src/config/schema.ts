@@ -117,6 +117,22 @@ export const ConfigSchema = Type.Object(
         jsonBodyLimit: Type.Union([SizeSchema], { default: '16MB', description: `largest JSON request body in ${SIZE_FORMAT}` }),
         debug: Type.Boolean({ default: false, description: 'send stack traces in error responses' }),
         trustProxy: Type.Boolean({ default: false }),
+        headersTimeout: Type.Number({ minimum: 0, default: 20, description: 'seconds a client has to send the request line and headers; then 408; 0 = no limit' }),
+        requestTimeout: Type.Number({
+          minimum: 0,
+          default: 300,
+          description: 'seconds a request body other than a multipart upload may take to arrive once the server reads it; then 408; 0 = no limit',
+        }),
+        minUploadRate: Type.Union([SizeSchema], {
+          default: '1KB',
+          description: `bytes per second a request body must average over uploadRateWindow while the server waits for it; slower clients get 408; in ${SIZE_FORMAT}`,
+        }),
+        uploadRateWindow: Type.Number({ minimum: 0.1, default: 30, description: 'seconds over which minUploadRate is measured' }),
+        drainLimit: Type.Union([SizeSchema], {
+          default: '8MB',
+          description: `body bytes read and discarded after an early refusal so the client can read the answer; then the connection is closed; in ${SIZE_FORMAT}`,
+        }),
+        drainTimeout: Type.Number({ minimum: 0, default: 5, description: 'seconds the discarded body of an early refusal may take before the connection is closed' }),
       },
       { additionalProperties: false, default: {} },
     ),
