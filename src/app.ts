@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config/load.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
+import { registerBodyDrain } from './http/plugins/body-drain.js';
+import { clientErrorHandler, registerClientErrors } from './http/plugins/client-errors.js';
+import { registerSecurityHeaders } from './http/plugins/security-headers.js';
+import { registerSlowClientGuard } from './http/plugins/slow-clients.js';
 import { registerExpectContinue } from './http/plugins/expect-continue.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
@@ -66,6 +72,9 @@ export interface AppDeps {
 /** The HTTP application: infrastructure plugins first, then the route groups, in one explicit list. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
+  // Which response each socket is writing: a parse error in the middle of one must not add bytes to it.
+  const responses = new WeakMap<Duplex, ServerResponse>();
+  const headersTimeout = config.server.headersTimeoutMs;
   const app = Fastify({
     loggerInstance: deps.logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -75,12 +84,32 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: config.server.jsonBodyLimit,
     trustProxy: config.server.trustProxy,
     return503OnClosing: true,
+    http: {
+      headersTimeout,
+      // Node's requestTimeout covers the body too and would cut long uploads: bodies are paced by
+      // http/plugins/slow-clients.ts instead.
+      requestTimeout: 0,
+      // How often Node looks for connections past headersTimeout (its default, 30 s, would let a
+      // slow-loris hold a connection that much longer).
+      connectionsCheckingInterval: headersTimeout > 0 ? Math.max(25, Math.min(1000, Math.floor(headersTimeout / 4))) : 30_000,
+      // A missing Host is answered with the exception structure (http/plugins/client-errors.ts).
+      requireHostHeader: false,
+    },
+    clientErrorHandler: clientErrorHandler(deps.logger, responses),
     forceCloseConnections: 'idle',
     keepAliveTimeout: 72_000,
     ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app, { debug: config.server.debug });
+  registerClientErrors(app, responses);
+  registerSecurityHeaders(app);
+  registerBodyDrain(app, { maxBytes: config.server.drainLimit, timeoutMs: config.server.drainTimeoutMs });
+  registerSlowClientGuard(app, {
+    requestTimeoutMs: config.server.requestTimeoutMs,
+    minUploadRate: config.server.minUploadRate,
+    uploadRateWindowMs: config.server.uploadRateWindowMs,
+  });
   const draining = deps.draining;
   if (draining) {
     app.addHook('onSend', async (_request, reply, payload) => {

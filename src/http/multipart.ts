@@ -11,6 +11,27 @@ export function declaredFileSize(request: FastifyRequest): number | undefined {
   return Number.isFinite(declared) && declared > MULTIPART_ALLOWANCE ? declared - MULTIPART_ALLOWANCE : undefined;
 }
 
+/** RFC 2046 §5.1.1: a boundary is 1 to 70 characters. */
+const MAX_BOUNDARY_LENGTH = 70;
+const BOUNDARY_PARAMETER = /;\s*boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))/i;
+
+/**
+ * Refuses a boundary the multipart parser cannot take (busboy throws on one of more than ~250
+ * bytes, and an empty one splits the body at every "--"). A missing boundary is left to the
+ * parser, which reports it.
+ */
+function checkBoundary(contentType: string | undefined): void {
+  const match = BOUNDARY_PARAMETER.exec(contentType ?? '');
+  if (!match) return;
+  const boundary = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? '').trim();
+  if (boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH) {
+    throw new QuireError(
+      'UPLOAD_MALFORMED',
+      `The multipart boundary must be 1 to ${MAX_BOUNDARY_LENGTH} characters (RFC 2046); this one has ${boundary.length}.`,
+    );
+  }
+}
+
 /**
  * Reads a multipart/form-data body that carries exactly one file in the part `filedata` (webPDF's
  * upload shape), handing the file's stream to `store` as it arrives. A text part `name` names a file
@@ -22,6 +43,7 @@ export async function receiveSingleFile<T>(
   store: (file: Readable, clientFileName: string | undefined) => Promise<T>,
   undo: (result: T) => Promise<void>,
 ): Promise<{ result: T; clientFileName: string | undefined; nameField: string | undefined }> {
+  checkBoundary(request.headers['content-type']);
   let result: { value: T } | undefined;
   let clientFileName: string | undefined;
   let nameField: string | undefined;

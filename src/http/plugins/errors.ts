@@ -36,7 +36,8 @@ function sendError(
 ): FastifyReply {
   const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace };
   request.quireErrorCode = definition.errorCode;
-  // A request whose body was not read (a refused upload) must not be drained: close the connection instead.
+  // A request whose body was not read (a refused upload) ends its connection, after a bounded drain
+  // that lets a client still sending read this answer (body-drain.ts).
   if (!request.raw.complete && request.raw.readable) reply.header('connection', 'close');
   return reply.code(definition.status).headers(headers).type('application/json').send(body);
 }
@@ -75,7 +76,8 @@ function classify(error: FastifyError | QuireError | Error): {
     return { definition: Errors.PARAMETER, message: `The body is not valid JSON: ${error.message}`, headers: {} };
   }
   // busboy's parse errors carry no status; they all mean the client sent a broken multipart body.
-  if (/^Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early/i.test(error.message)) {
+  // ("The needle ..." is its boundary search refusing a boundary it cannot search for.)
+  if (/^Multipart: |Unexpected end of (form|multipart data)|Malformed part header|Part terminated early|^The needle /i.test(error.message)) {
     return { definition: Errors.UPLOAD_MALFORMED, message: `The upload is not valid multipart/form-data: ${error.message}`, headers: {} };
   }
   const status = fastifyError.statusCode;

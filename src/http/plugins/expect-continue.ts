@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
+/** Node's own test for the expectation it hands to 'checkContinue' (any other goes to 'checkExpectation': 417, see client-errors.ts). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
+
 /**
  * `Expect: 100-continue` done late: Node would answer "100 Continue" before any hook runs. Instead the
  * request goes through authentication and the route's own checks first, and the interim response is
@@ -11,7 +14,7 @@ export function registerExpectContinue(app: FastifyInstance): void {
   });
   app.addHook('preParsing', async (request, reply, payload) => {
     const expect = request.headers.expect;
-    if (typeof expect === 'string' && expect.toLowerCase() === '100-continue' && !reply.raw.headersSent) {
+    if (typeof expect === 'string' && CONTINUE.test(expect) && !reply.raw.headersSent) {
       reply.raw.writeContinue();
     }
     return payload;
