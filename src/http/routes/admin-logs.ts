@@ -40,7 +40,11 @@ export const adminLogRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = asyn
     },
     async (request, reply) => {
       const log = await dayLog(admin.logFiles, request.query.date);
-      const raw = (reply as FastifyReply).header('content-type', TEXT).header('accept-ranges', 'bytes').header('cache-control', 'no-store');
+      const raw = (reply as FastifyReply)
+        .header('content-type', TEXT)
+        .header('content-disposition', attachment(`quire-${log.date}.log`, 'inline'))
+        .header('accept-ranges', 'bytes')
+        .header('cache-control', 'no-store');
       const range = parseRange(request.headers.range, log.size);
       if (range === 'unsatisfiable') {
         throw new QuireError('LOG_RANGE_NOT_SATISFIABLE', `The range "${request.headers.range}" lies outside the log of ${log.date} (${log.size} bytes).`, {
