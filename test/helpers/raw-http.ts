@@ -24,6 +24,8 @@ export interface RawExchange {
   bytesWritten: number;
   /** Whether every request byte the writer had was handed over. */
   sentAll: boolean;
+  /** Every byte the server sent on the connection. */
+  raw: Buffer;
 }
 
 /** Parses the first HTTP response in `data`, or undefined while its head is incomplete. */
@@ -57,7 +59,7 @@ export function exchange(
 ): Promise<RawExchange> {
   const stopOnAnswer = options.stopOnAnswer ?? true;
   return new Promise((resolve) => {
-    const result: RawExchange = { errorBeforeAnswer: false, bytesWritten: 0, sentAll: false };
+    const result: RawExchange = { errorBeforeAnswer: false, bytesWritten: 0, sentAll: false, raw: Buffer.alloc(0) };
     const received: Buffer[] = [];
     // Half-open: a server's FIN after its answer must not stop the writer, as it would not stop a
     // client that is busy sending (the server's reading on is what is under test).
@@ -79,7 +81,8 @@ export function exchange(
     });
     socket.on('close', () => {
       clearTimeout(safety);
-      result.answer = parseAnswer(Buffer.concat(received));
+      result.raw = Buffer.concat(received);
+      result.answer = parseAnswer(result.raw);
       resolve(result);
     });
     socket.once('connect', () => {

@@ -326,6 +326,27 @@ describe('draining has bounds (drainLimit 1MB, drainTimeout 1 s)', () => {
     expect(outcome.sentAll).toBe(false);
   });
 
+  it('reads the unread body of a keep-alive request to its end and serves the next request on the connection', async () => {
+    const body = Buffer.alloc(100 * 1024, 0x45);
+    const request = `GET /webPDF/health HTTP/1.1\r\nHost: quire\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const second = 'GET /webPDF/health HTTP/1.1\r\nHost: quire\r\nConnection: close\r\n\r\n';
+    const outcome = await exchange(port, request, [body, Buffer.from(second)], { stopOnAnswer: false });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.sentAll).toBe(true);
+    // Both answers arrived on the one connection (the test helper parses the first; count the status lines).
+    expect(outcome.answer?.status).toBe(200);
+    expect(outcome.raw.toString('latin1').match(/HTTP\/1\.1 200 /g)).toHaveLength(2);
+  });
+
+  it('cuts off a keep-alive request whose unread body goes on past drainLimit', async () => {
+    const outcome = await exchange(port, `GET /webPDF/health HTTP/1.1\r\nHost: quire\r\nContent-Length: ${200 * MB}\r\n\r\n`, filler(200 * MB), {
+      stopOnAnswer: false,
+    });
+    expect(outcome.answer?.status).toBe(200);
+    expect(outcome.sentAll).toBe(false);
+    expect(outcome.bytesWritten).toBeLessThan(100 * MB);
+  });
+
   it('keeps serving', async () => {
     expect((await fetch(`${server.url}/webPDF/health`)).status).toBe(200);
   });
