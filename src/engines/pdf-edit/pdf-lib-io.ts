@@ -17,7 +17,9 @@ import {
   UnsupportedEncodingError,
 } from '@cantoo/pdf-lib';
 import { EngineError } from '../engine-error.js';
+import { FieldTreeError, normaliseFieldTree } from './field-tree.js';
 import { normalisePageTree, PageTreeError } from './page-tree.js';
+import { checkObjectStreams, StreamTooLargeError } from './stream-bounds.js';
 
 /**
  * Loading and saving with @cantoo/pdf-lib (MIT), for operations that edit content or structure
@@ -41,16 +43,26 @@ export async function loadPdf(path: string, options: { maxBytes?: number } = {})
   } finally {
     await handle.close();
   }
-  let document: PDFDocument;
   try {
-    document = await PDFDocument.load(await readFile(path), { updateMetadata: false, throwOnInvalidObject: false });
-    // pdf-lib accepts any bytes after "%PDF-"; a document must at least have a page tree, and one
-    // pdf-lib can walk without looping (and that shows the pages qpdf counts): see page-tree.ts.
-    normalisePageTree(document);
-    document.getPageCount();
+    return await parsePdf(await readFile(path));
   } catch (error) {
     throw new PdfLibError('unreadable', `The PDF cannot be read: ${firstLine(error)}`, { cause: error });
   }
+}
+
+/**
+ * pdf-lib's document of PDF bytes, made safe to work on: object streams that would expand beyond
+ * their budget are refused before pdf-lib expands them (stream-bounds.ts), and the page tree is
+ * checked and normalised (page-tree.ts). Throws whatever went wrong; `loadPdf` says "unreadable".
+ */
+export async function parsePdf(bytes: Buffer, options: { throwOnInvalidObject?: boolean } = {}): Promise<PDFDocument> {
+  checkObjectStreams(bytes);
+  const document = await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: options.throwOnInvalidObject ?? false });
+  // pdf-lib accepts any bytes after "%PDF-"; a document must at least have a page tree, and one
+  // pdf-lib can walk without looping (and that shows the pages qpdf counts): see page-tree.ts.
+  normalisePageTree(document);
+  normaliseFieldTree(document);
+  document.getPageCount();
   return document;
 }
 
@@ -93,6 +105,8 @@ const DOCUMENT_ERRORS = [
   MissingTfOperatorError,
   UnsupportedEncodingError,
   PageTreeError,
+  FieldTreeError,
+  StreamTooLargeError,
 ];
 
 /** Saves to a file; object streams keep the result small. */

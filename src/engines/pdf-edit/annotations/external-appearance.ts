@@ -1,4 +1,7 @@
-import { PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFRawStream, type PDFDocument, type PDFEmbeddedPage, type PDFImage, type PDFRef } from '@cantoo/pdf-lib';
+import { contentEntries } from '../content/page-content.js';
+import { firstLine, parsePdf } from '../pdf-lib-io.js';
+import { decodeBounded } from '../stream-bounds.js';
 import { decodeOptions, loadSharp } from '../../image/load-sharp.js';
 import { sniffImageFormat } from '../../image/sniff.js';
 import { formXObject } from './content.js';
@@ -104,7 +107,7 @@ async function pdfAppearance(document: PDFDocument, source: AppearanceSource): P
   const field = `${source.field}.data`;
   let donor: PDFDocument;
   try {
-    donor = await PDFDocument.load(source.bytes, { updateMetadata: false });
+    donor = await parsePdf(source.bytes);
   } catch (error) {
     const message = (error as Error).message.split('\n')[0] ?? '';
     throw invalid(field, /encrypt/i.test(message) ? 'the PDF is encrypted; send an unprotected one.' : `not a readable PDF (${message}).`);
@@ -112,6 +115,15 @@ async function pdfAppearance(document: PDFDocument, source: AppearanceSource): P
   const count = donor.getPageCount();
   const page = source.page ?? 1;
   if (page < 1 || page > count) throw invalid(`${source.field}.page`, `page ${page} is out of range: the appearance PDF has ${count} page${count === 1 ? '' : 's'}.`);
+  // pdf-lib decodes the page's content whole when it embeds it: its size is checked, bounded, first.
+  try {
+    for (const entry of contentEntries(donor.getPage(page - 1))) {
+      const stream = donor.context.lookup(entry);
+      if (stream instanceof PDFRawStream) decodeBounded(stream);
+    }
+  } catch (error) {
+    throw invalid(field, `not a usable PDF (${firstLine(error)}).`);
+  }
   const [embedded] = (await document.embedPdf(donor, [page - 1])) as [PDFEmbeddedPage];
   return {
     naturalWidth: embedded.width,

@@ -1,5 +1,4 @@
 import {
-  decodePDFRawStream,
   PDFArray,
   PDFContentStream,
   PDFDict,
@@ -12,6 +11,7 @@ import {
   type PDFObject,
   type PDFPage,
 } from '@cantoo/pdf-lib';
+import { decodeBounded } from '../stream-bounds.js';
 import { PdfContentError } from './errors.js';
 
 /**
@@ -38,7 +38,7 @@ export function decodeContent(context: PDFContext, entry: PDFObject): Uint8Array
   const stream = context.lookup(entry);
   if (stream === undefined || !(stream instanceof PDFStream)) return new Uint8Array(0);
   try {
-    if (stream instanceof PDFRawStream) return decodePDFRawStream(stream).decode();
+    if (stream instanceof PDFRawStream) return decodeBounded(stream);
     if (stream instanceof PDFContentStream) return stream.getUnencodedContents();
   } catch (error) {
     throw new PdfContentError('damaged', `a page content stream cannot be decoded: ${(error as Error).message}`, { cause: error });

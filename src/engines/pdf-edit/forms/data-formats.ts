@@ -51,8 +51,19 @@ function parseXmlRoot(bytes: Buffer, field: string): Element {
   const document = parseDocument(text, { xmlMode: true });
   const root = document.children.find((node): node is Element => node.type === 'tag');
   if (!root) throw invalid(field, 'the XML document has no root element.');
+  // The readers below recurse per level and copy the name path at each: the nesting is bounded first
+  // (iteratively), so a hostile file cannot overflow the stack or make the copies quadratic.
+  const stack: { element: Element; depth: number }[] = [{ element: root, depth: 1 }];
+  while (stack.length > 0) {
+    const { element, depth } = stack.pop()!;
+    if (depth > MAX_NESTING) throw invalid(field, `the XML document nests elements more than ${MAX_NESTING} levels deep.`);
+    for (const child of elementChildren(element)) stack.push({ element: child, depth: depth + 1 });
+  }
   return root;
 }
+
+/** Deeper field trees are refused (real forms nest a few levels). */
+const MAX_NESTING = 256;
 
 const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
 const elementChildren = (el: Element): Element[] => el.children.filter((node): node is Element => node.type === 'tag');
@@ -122,7 +133,8 @@ async function parseFdf(bytes: Buffer, field: string): Promise<FieldData[]> {
   if (!fields) throw invalid(field, 'the FDF file has no /FDF /Fields.');
   const result: FieldData[] = [];
   const seen = new Set<PDFDict>();
-  const walk = (array: PDFArray, prefix: string[]) => {
+  const walk = (array: PDFArray, prefix: string[], depth: number) => {
+    if (depth > MAX_NESTING) throw invalid(field, `the FDF file nests fields more than ${MAX_NESTING} levels deep.`);
     for (const item of array.asArray()) {
       const dict = dictOf(context, item);
       if (!dict || seen.has(dict) || seen.size > 100_000) continue;
@@ -132,10 +144,10 @@ async function parseFdf(bytes: Buffer, field: string): Promise<FieldData[]> {
       const value = dict.lookup(PDFName.of('V'));
       if (value !== undefined) result.push({ name: name.join('.'), values: fdfValues(context, value) });
       const kids = arrayOf(context, dict.get(PDFName.of('Kids')));
-      if (kids) walk(kids, name);
+      if (kids) walk(kids, name, depth + 1);
     }
   };
-  walk(fields, []);
+  walk(fields, [], 1);
   return result;
 }
 

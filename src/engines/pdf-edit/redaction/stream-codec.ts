@@ -1,5 +1,6 @@
-import { constants, deflateSync, inflateSync } from 'node:zlib';
-import { decodePDFRawStream, PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFStream } from '@cantoo/pdf-lib';
+import { constants, deflateSync } from 'node:zlib';
+import { PDFArray, PDFContext, PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFObject, type PDFStream } from '@cantoo/pdf-lib';
+import { decodeBounded, inflateBounded, StreamTooLargeError } from '../stream-bounds.js';
 import { unpredictPngByte } from '../../pdf/png-predictor.js';
 
 /**
@@ -95,11 +96,13 @@ function decodeStep(data: Uint8Array, step: FilterStep): Uint8Array {
 /** zlib, tolerant of the truncated or trailing-garbage streams many writers produce. */
 function inflate(data: Uint8Array): Uint8Array {
   try {
-    return inflateSync(data);
-  } catch {
+    return inflateBounded(data);
+  } catch (first) {
+    if (first instanceof StreamTooLargeError) throw first;
     try {
-      return inflateSync(data, { finishFlush: constants.Z_SYNC_FLUSH });
+      return inflateBounded(data, { finishFlush: constants.Z_SYNC_FLUSH });
     } catch (error) {
+      if (error instanceof StreamTooLargeError) throw error;
       throw new StreamDecodeError(`damaged Flate data (${(error as Error).message})`);
     }
   }
@@ -112,8 +115,9 @@ function viaPdfLib(data: Uint8Array, step: FilterStep): Uint8Array {
   const dict = scratchContext.obj({ Filter: step.name });
   if (step.parms) dict.set(PDFName.of('DecodeParms'), step.parms);
   try {
-    return decodePDFRawStream(PDFRawStream.of(dict, data)).decode();
+    return decodeBounded(PDFRawStream.of(dict, data));
   } catch (error) {
+    if (error instanceof StreamTooLargeError) throw error;
     throw new StreamDecodeError(`damaged ${step.name} data (${(error as Error).message})`);
   }
 }
