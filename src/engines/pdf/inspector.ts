@@ -23,6 +23,7 @@ import type { QpdfCall } from './qpdf.js';
 import { ObjectFetcher, asArray, asBoolean, asDict, asName, asNumber, asText, isRef, parseJson } from './qpdf-json.js';
 import type { QDict, QValue } from './qpdf-json.js';
 import { readEncryptDictionary, readTrailerSize, scanForEncryptDictionary } from './trailer-reader.js';
+import { readNameTree, readNumberTree } from './trees.js';
 import type { EncryptLookup } from './trailer-reader.js';
 import type {
   Credentials,
@@ -280,7 +281,9 @@ export class QpdfInspector implements PdfInspector {
     // fetching the objects needed in batches.
     const objectCount = await readTrailerSize(absolute);
     let dumpAll = objectCount !== undefined && objectCount <= this.maxDumpObjects;
-    const mainArgs = ['--json=2', '--json-key=acroform', '--json-key=attachments', '--json-key=pagelabels', '--json-key=qpdf'];
+    // Not --json-key=attachments or =pagelabels: qpdf walks those trees without remembering nodes, and a
+    // node listed twice per level keeps it busy for its whole time limit. They are read in-process (trees.ts).
+    const mainArgs = ['--json=2', '--json-key=acroform', '--json-key=qpdf'];
     const mainJson = async (): Promise<QDict> => {
       try {
         return parseJson((await this.qpdf.run([...mainArgs, ...(dumpAll ? [] : ['--json-object=trailer']), absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
@@ -334,7 +337,7 @@ export class QpdfInspector implements PdfInspector {
     const xmp = await this.xmp(absolute, root['/Metadata'], call);
 
     // Pages.
-    const ranges = labelRanges(main.pagelabels);
+    const ranges = labelRanges(await pageLabels(fetcher, root['/PageLabels']));
     const pageNumbers = new Map(pageRefs.map((ref, index) => [ref, index + 1]));
     const pages: MetadataPage[] = pageRefs.map((ref, index) => {
       const inherited = (key: string): QValue | undefined => {
@@ -366,7 +369,7 @@ export class QpdfInspector implements PdfInspector {
     const formType = formTypeOf(root, acroFormDict, fields, fetcher);
     const view = openView(await fetcher.resolve(root['/OpenAction']), (ref) => pageNumbers.get(ref));
     const information: MetadataInformation = {
-      attachments: Object.keys(asDict(main.attachments) ?? {}).length,
+      attachments: (await readNameTree(fetcher, asDict(await fetcher.resolve(root['/Names']))?.['/EmbeddedFiles'])).size,
       description: description(resolvedInfo, xmp.creatorTool),
       docMDP: await docMdp(fetcher, root),
       encrypted: security.encrypted,
@@ -533,6 +536,17 @@ function unfetchedAncestors(fetcher: ObjectFetcher, refs: readonly string[]): st
     }
   }
   return [...out];
+}
+
+/** The /PageLabels number tree as qpdf's JSON gives it ({index, label} with the label's entries resolved). */
+async function pageLabels(fetcher: ObjectFetcher, root: QValue | undefined): Promise<QValue> {
+  const entries = await readNumberTree(fetcher, root);
+  await fetcher.fetch(entries.map((entry) => entry.value).filter(isRef));
+  return entries.map(({ key, value }) => {
+    const label: QDict = {};
+    for (const [name, item] of Object.entries(asDict(fetcher.peek(value)) ?? {})) label[name] = fetcher.peek(item) ?? null;
+    return { index: key, label };
+  });
 }
 
 function formTypeOf(root: QDict, acroForm: QDict | undefined, fields: readonly ParsedField[], fetcher: ObjectFetcher): FormType {

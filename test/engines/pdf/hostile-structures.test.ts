@@ -141,6 +141,23 @@ describe('outlines and pages read without qpdf\'s looping JSON keys', () => {
     expect(outlines.map((item) => [item.title, item.page])).toEqual([['Named', 2]]);
   });
 
+  it('counts attachments and reads page labels through trees whose nodes are listed twice per level', async () => {
+    // 40 levels, each node listing the next one twice: 2^40 paths for a walk that does not remember nodes.
+    const objects: Record<number, string | Buffer> = documentObjects({ pages: 2, catalogExtra: '/Names<</EmbeddedFiles 200 0 R>>/PageLabels 300 0 R' });
+    for (let i = 0; i < 40; i++) {
+      objects[200 + i] = `<</Kids[${201 + i} 0 R ${201 + i} 0 R 200 0 R]>>`;
+      objects[300 + i] = `<</Kids[${301 + i} 0 R ${301 + i} 0 R 300 0 R]>>`;
+    }
+    objects[240] = '<</Names[(a.txt) 250 0 R (b.txt) 251 0 R]>>';
+    objects[250] = `<</Type/Filespec/F(a.txt)/EF<</F 252 0 R>>>>`;
+    objects[251] = `<</Type/Filespec/F(b.txt)/EF<</F 252 0 R>>>>`;
+    objects[252] = stream('/Type/EmbeddedFile', 'attached');
+    objects[340] = '<</Nums[0 <</S/r>> 1 <</S/D/P(A-)/St 5>>]>>';
+    const metadata = await createPdfInspector().metadata(write('diamond-trees.pdf', buildPdf(objects)));
+    expect(metadata.information.attachments).toBe(2);
+    expect(metadata.pages.page.map((page) => page.label)).toEqual(['i', 'A-5']);
+  });
+
   it('inspects a cyclic outline and a lying page count with the real pages', async () => {
     const inspector = createPdfInspector();
     const cyclic = await inspector.metadata(file('outline-cycle.pdf'));

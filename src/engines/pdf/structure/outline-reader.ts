@@ -1,6 +1,7 @@
 import type { ObjectFetcher } from '../qpdf-json.js';
 import { asArray, asDict, asName, asNumber, asText, isRef } from '../qpdf-json.js';
 import type { QDict, QValue } from '../qpdf-json.js';
+import { readNameTree } from '../trees.js';
 
 /**
  * The outline (bookmark) tree of a document, read from its objects with bounds — not with qpdf's
@@ -28,7 +29,6 @@ export interface OutlineNode {
 export const OUTLINE_LIMITS = { maxItems: 100_000, maxDepth: 64 } as const;
 /** Rounds of fetching when the objects are not all in memory (each round one qpdf run). */
 const MAX_FETCH_ROUNDS = 256;
-const MAX_NAME_TREE_NODES = 10_000;
 
 export async function readOutlineTree(fetcher: ObjectFetcher, catalog: QDict, pages: readonly string[]): Promise<OutlineNode[]> {
   const root = asDict(await fetcher.resolve(catalog['/Outlines']));
@@ -120,32 +120,4 @@ class NamedDestinations {
     const dict = asDict(value);
     return asArray(dict ? await this.fetcher.resolve(dict['/D']) : value);
   }
-}
-
-/**
- * The entries of a name tree (first one wins for a key given twice). Each node is read once, so a
- * /Kids loop or a node listed twice cannot make the walk endless; nodes and entries are bounded.
- */
-export async function readNameTree(fetcher: ObjectFetcher, rootValue: QValue | undefined): Promise<Map<string, QValue>> {
-  const entries = new Map<string, QValue>();
-  const visited = new Set<string>();
-  const stack: { node: QValue | undefined; depth: number }[] = [{ node: rootValue, depth: 0 }];
-  for (let steps = 0; stack.length > 0 && steps < MAX_NAME_TREE_NODES && entries.size < OUTLINE_LIMITS.maxItems; steps++) {
-    const { node: value, depth } = stack.pop()!;
-    if (isRef(value)) {
-      if (visited.has(value)) continue;
-      visited.add(value);
-    }
-    const node = asDict(await fetcher.resolve(value));
-    if (!node || depth > OUTLINE_LIMITS.maxDepth) continue;
-    const pairs = asArray(await fetcher.resolve(node['/Names'])) ?? [];
-    for (let i = 0; i + 1 < pairs.length; i += 2) {
-      const key = asText(await fetcher.resolve(pairs[i]));
-      if (key !== undefined && !entries.has(key)) entries.set(key, pairs[i + 1]!);
-    }
-    const kids = asArray(await fetcher.resolve(node['/Kids'])) ?? [];
-    // Pushed in reverse so that the tree is read in order.
-    for (let i = kids.length - 1; i >= 0; i--) stack.push({ node: kids[i], depth: depth + 1 });
-  }
-  return entries;
 }
