@@ -51,13 +51,20 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   const deadline = options.durationMs ? Date.now() + options.durationMs : Infinity;
   const total = options.cases ?? Infinity;
   let next = 0;
-  const stopOnSignal = () => {
-    log('interrupted: finishing the current batch');
-    next = Math.max(next, total);
-    stopped = true;
-  };
+  // Ctrl-C finishes the current batch (then the summary); SIGTERM and a second Ctrl-C stop at once,
+  // taking the server and its processes down (they must not outlive the fuzzer).
   let stopped = false;
+  const stopOnSignal = () => {
+    log('interrupted: finishing the current batch (Ctrl-C again to stop now)');
+    stopped = true;
+    process.once('SIGINT', killNow);
+  };
+  const killNow = () => {
+    harness.killEverything();
+    process.exit(130);
+  };
   process.once('SIGINT', stopOnSignal);
+  process.once('SIGTERM', killNow);
   await harness.start();
   log(`server pid ${harness.server.pid} on ${harness.server.origin}, data dir ${harness.server.dataDir}`);
   log(`limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}`);
@@ -73,6 +80,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     }
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
+    process.removeListener('SIGINT', killNow);
+    process.removeListener('SIGTERM', killNow);
     await harness.stop();
   }
   return { stats, harness, durationMs: Date.now() - stats.startedAt };
@@ -122,7 +131,7 @@ async function afterBatch(options: CampaignOptions, harness: Harness, triage: Tr
   if (death) {
     const reaped = await harness.recover();
     const violation = crashViolation(death, reaped);
-    options.log(`server died (code ${death.exit.code}, signal ${death.exit.signal}); suspects ${death.suspects.join(', ')}; restarted`);
+    options.log(`${death.unresponsive ? 'server unresponsive, killed' : `server died (code ${death.exit.code}, signal ${death.exit.signal})`}; suspects ${death.suspects.join(', ')}; restarted`);
     await triage.batchFailure(violation, death.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined), triage.reproducesCrash);
   }
   const health = await checkHealth(harness.server);

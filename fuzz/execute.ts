@@ -11,7 +11,7 @@ import { withMargin, type Limits } from './limits.js';
 import { fillMarkers, limitMs, type HttpCall, type TargetGroup } from './targets.js';
 import type { FuzzCase } from './cases.js';
 
-export type ViolationKind = 'crash' | '5xx' | 'hang' | 'slow' | 'connection' | 'error-shape' | 'memory' | 'tmp' | 'stray-process' | 'sentinel' | 'health';
+export type ViolationKind = 'crash' | 'unresponsive' | '5xx' | 'hang' | 'slow' | 'connection' | 'error-shape' | 'memory' | 'tmp' | 'stray-process' | 'sentinel' | 'health';
 
 export interface Violation {
   kind: ViolationKind;

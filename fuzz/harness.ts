@@ -13,8 +13,13 @@ import type { ExecuteContext, Violation } from './execute.js';
 import { Sentinel } from './invariants.js';
 import { readServerConfig, type Limits } from './limits.js';
 import { MemoryMonitor, type MemoryBounds } from './monitor.js';
-import type { ProcInfo } from './proc.js';
+import { killKnown, type ProcInfo } from './proc.js';
 import { ServerUnderTest, type ExitInfo } from './server.js';
+
+/** How often the watchdog looks, how long a health probe may take, and how long unanswered is "stuck". */
+const WATCH_INTERVAL_MS = 5_000;
+const PROBE_TIMEOUT_MS = 5_000;
+const STUCK_MS = 20_000;
 
 export interface HarnessOptions {
   /** The checkout whose dist/ runs. */
@@ -32,6 +37,8 @@ export interface HarnessOptions {
 
 export interface Death {
   exit: ExitInfo;
+  /** Set when the fuzzer killed the server because it stopped answering (its event loop blocked). */
+  unresponsive?: { seconds: number };
   /** Case indices in flight when the server died. */
   suspects: number[];
   /** The last lines of its output (the V8 fatal error, a stack). */
@@ -40,7 +47,8 @@ export interface Death {
 
 export class Harness {
   readonly server: ServerUnderTest;
-  readonly inFlight = new Set<number>();
+  /** Case index → when it started. */
+  readonly inFlight = new Map<number, number>();
   /** Cases that ended lately: memory is given back late, a crash may follow the answer. */
   private readonly ended: { index: number; at: number }[] = [];
   monitor!: MemoryMonitor;
@@ -48,6 +56,10 @@ export class Harness {
   private tokens: string[] = [];
   private sentinel!: Sentinel;
   private lastDeath: Death | undefined;
+  private stuckSince: number | undefined;
+  private killedStuck: { seconds: number } | undefined;
+  private watchdog: NodeJS.Timeout | undefined;
+  private probing = false;
   readonly orphans: ProcInfo[] = [];
 
   constructor(readonly options: HarnessOptions) {
@@ -63,22 +75,57 @@ export class Harness {
     await this.sentinel.setup();
     this.tokens = [];
     for (let i = 0; i < this.options.sessions; i++) this.tokens.push(await login(this.server.rest));
+    this.watchdog = setInterval(() => void this.watch(), WATCH_INTERVAL_MS);
+    this.watchdog.unref();
+  }
+
+  /**
+   * A server whose event loop is blocked answers nothing, not even health: every later case would
+   * wait for its full limit. While a case has been running for a while, health is probed; when it
+   * stays unanswered for STUCK_MS the server is killed (and reported as unresponsive, not crashed).
+   */
+  private async watch(): Promise<void> {
+    if (this.probing || this.killedStuck || !this.server.alive) return;
+    const oldest = Math.min(...this.inFlight.values());
+    if (!this.inFlight.size || Date.now() - oldest < WATCH_INTERVAL_MS) {
+      this.stuckSince = undefined;
+      return;
+    }
+    this.probing = true;
+    try {
+      const status = await this.server.health(PROBE_TIMEOUT_MS);
+      if (status !== 0) {
+        this.stuckSince = undefined;
+        return;
+      }
+      this.stuckSince ??= Date.now() - PROBE_TIMEOUT_MS;
+      const seconds = Math.round((Date.now() - this.stuckSince) / 1000);
+      if (Date.now() - this.stuckSince >= STUCK_MS && this.server.alive) {
+        this.options.log(`the server has not answered GET health for ${seconds} s: killing it`);
+        this.killedStuck = { seconds };
+        this.server.killNow();
+      }
+    } finally {
+      this.probing = false;
+    }
   }
 
   private async bootServer(): Promise<void> {
     await this.server.start();
     this.lastDeath = undefined;
+    this.killedStuck = undefined;
+    this.stuckSince = undefined;
     const started = this.server.starts;
     void this.server.waitExit().then((exit) => {
       if (this.server.starts !== started) return;
       const output = this.server.output();
-      this.lastDeath = { exit, suspects: this.suspects(), lastWords: lastWords(output) };
+      this.lastDeath = { exit, suspects: this.suspects(), lastWords: lastWords(output), ...(this.killedStuck ? { unresponsive: this.killedStuck } : {}) };
     });
   }
 
   /** Marks a case as running. */
   begin(index: number): void {
-    this.inFlight.add(index);
+    this.inFlight.set(index, Date.now());
   }
 
   /** Marks a case as done. */
@@ -91,7 +138,7 @@ export class Harness {
   /** The cases in flight, and those that ended in the last two seconds. */
   suspects(): number[] {
     const since = Date.now() - 2_000;
-    return [...new Set([...this.inFlight, ...this.ended.filter((e) => e.at >= since).map((e) => e.index)])];
+    return [...new Set([...this.inFlight.keys(), ...this.ended.filter((e) => e.at >= since).map((e) => e.index)])];
   }
 
   /** The death since the last recovery, if the server died. */
@@ -134,7 +181,15 @@ export class Harness {
     return this.sentinel.check();
   }
 
+  /** Synchronous last resort: SIGKILL to the server and every descendant seen (signal handlers). */
+  killEverything(): void {
+    const descendants = this.server.descendants();
+    this.server.killNow();
+    for (const proc of [...descendants, ...(this.monitor?.lastDescendants ?? [])]) killKnown(proc);
+  }
+
   async stop(): Promise<void> {
+    if (this.watchdog) clearInterval(this.watchdog);
     this.monitor?.stop();
     await this.server.stop();
     this.server.reapOrphans(this.monitor?.lastDescendants ?? []);
@@ -142,9 +197,12 @@ export class Harness {
   }
 }
 
-/** The crash as a violation: exit, orphans killed, last words. */
+/** The crash (or the kill of an unresponsive server) as a violation: exit, orphans killed, last words. */
 export function crashViolation(death: Death, reaped: ProcInfo[]): Violation {
   const orphans = reaped.length ? `; ${reaped.length} orphan processes killed (${[...new Set(reaped.map((p) => p.comm))].join(', ')})` : '';
+  if (death.unresponsive) {
+    return { kind: 'unresponsive', target: 'server', detail: `the server did not answer GET health for ${death.unresponsive.seconds} s (event loop blocked) and was killed${orphans}` };
+  }
   return { kind: 'crash', target: 'server', detail: `server exited (code ${death.exit.code}, signal ${death.exit.signal})${orphans}:\n${death.lastWords}` };
 }
 

@@ -33,7 +33,7 @@ export function signatureOf(v: Violation): string {
     .replace(/\d+/g, 'N')
     .replace(/\s+/g, ' ')
     .slice(0, 100);
-  const message = v.kind === 'crash' || v.kind === 'hang' || v.kind === 'slow' || v.kind === 'memory' || v.kind === 'stray-process' ? '' : gist;
+  const message = v.kind === 'crash' || v.kind === 'unresponsive' || v.kind === 'hang' || v.kind === 'slow' || v.kind === 'memory' || v.kind === 'stray-process' ? '' : gist;
   return [v.kind, v.target, v.status ?? '', v.errorCode ?? '', message].join('|');
 }
 

@@ -11,6 +11,7 @@
  *   npm run fuzz -- --slice                    the fixed-seed slice of the test suite
  *   npm run fuzz -- --save-crashers            … then copy the reproducers to test/fixtures/fuzz/crashers/
  *   npm run fuzz -- --save-crashers=<results dir>   only copy those of an earlier run
+ *   npm run fuzz -- --replay=<reproducer.json>      send one saved reproducer to a fresh server, print the outcome
  *
  * Options: --concurrency=2 --batch=16 --settle=10s --margin=0s --root=<checkout whose dist runs>
  *   --stock-config (no fuzz profile) --no-build --no-minimise --minimise-crashes --no-isolate
@@ -28,6 +29,7 @@ import { Corpus, loadSeedDir } from './corpus/corpus.js';
 import { ensureGeneratedCorpus } from './corpus/generate.js';
 import { DEFAULT_BOUNDS, FUZZ_PROFILE } from './profile.js';
 import { renderReport } from './report.js';
+import { replayOne } from './replay-cli.js';
 import { ResultsDir, saveCrashers } from './results.js';
 import { CRASHERS_DIR, REPO_ROOT, SEEDS_DIR, SLICE_PROFILE, SLICE_SEED, carriersOf, runSlice, validPdf } from './slice.js';
 
@@ -73,6 +75,7 @@ async function main(): Promise<void> {
       results: { type: 'string' },
       'save-crashers': { type: 'string' },
       'keep-data': { type: 'boolean', default: false },
+      replay: { type: 'string' },
     },
   });
   if (values['save-crashers']) {
@@ -83,6 +86,17 @@ async function main(): Promise<void> {
 
   const root = path.resolve(values.root ?? REPO_ROOT);
   if (!values['no-build']) ensureBuilt(root, log);
+  const bounds = {
+    serverBytes: values['max-server-rss'] ? size(values['max-server-rss']) : DEFAULT_BOUNDS.serverBytes,
+    childBytes: values['max-child-rss'] ? size(values['max-child-rss']) : DEFAULT_BOUNDS.childBytes,
+    killChildBytes: values['kill-child-rss'] ? size(values['kill-child-rss']) : DEFAULT_BOUNDS.killChildBytes,
+  };
+  if (values.replay) {
+    const fixed = await replayOne({ file: values.replay, root, settings: values['stock-config'] ? {} : FUZZ_PROFILE, bounds, seedsDir: SEEDS_DIR, log });
+    log(fixed ? 'no invariant broken' : 'invariants broken');
+    process.exitCode = fixed ? 0 : 1;
+    return;
+  }
   const runSeed = values.slice ? SLICE_SEED : values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000_007;
   if (!Number.isSafeInteger(runSeed)) throw new Error(`--seed must be an integer: ${values.seed}`);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
@@ -111,11 +125,7 @@ async function main(): Promise<void> {
       harness: {
         root,
         settings: profile,
-        bounds: {
-          serverBytes: values['max-server-rss'] ? size(values['max-server-rss']) : DEFAULT_BOUNDS.serverBytes,
-          childBytes: values['max-child-rss'] ? size(values['max-child-rss']) : DEFAULT_BOUNDS.childBytes,
-          killChildBytes: values['kill-child-rss'] ? size(values['kill-child-rss']) : DEFAULT_BOUNDS.killChildBytes,
-        },
+        bounds,
         extraMarginMs: duration(values.margin),
         sentinelPdf: readFileSync(path.join(SEEDS_DIR, 'outline.pdf')),
         validPdf: validPdf(),
