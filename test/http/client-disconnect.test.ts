@@ -10,7 +10,7 @@ import { buildPdf, documentObjects } from '../helpers/hostile-pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Job } from '../helpers/jobs.js';
 
-// A synchronous toolbox call whose client disconnects before the answer: its qpdf is killed at once
+// A synchronous web-service call whose client disconnects before the answer: its tool is killed at once
 // instead of running for nobody, and the stored document stays as it was. The server runs in this
 // process, so its tools are children of process.pid (read from /proc).
 
@@ -35,8 +35,8 @@ async function upload(session: TestSession): Promise<string> {
   return locationId(outcome.response!.headers);
 }
 
-describe('a synchronous toolbox call whose client disconnects', () => {
-  it('kills its qpdf, leaves no child running and the document unchanged', async () => {
+describe('a synchronous web-service call whose client disconnects', () => {
+  it('toolbox: kills its qpdf, leaves no child running and the document unchanged', async () => {
     const session = await openSession(server.rest);
     const id = await upload(session);
     const client = new AbortController();
@@ -60,11 +60,36 @@ describe('a synchronous toolbox call whose client disconnects', () => {
     expect(sha256(readFileSync(file))).toBe(sha256(pdf));
     expect(execFileSync('qpdf', ['--show-npages', file], { encoding: 'utf8' }).trim()).toBe(String(PAGES));
     expect(execFileSync('pdfinfo', ['-f', '1', '-l', '1', file], { encoding: 'utf8' })).toMatch(/Page\s+1 rot:\s+0/);
-    // Nothing left in the call's scratch: the toolbox removed its working copy.
-    expect(readdirSync(path.join(server.dataDir, 'tmp'))).toEqual([]);
+    // Nothing left in the call's scratch: the toolbox removes its working copy as it unwinds.
+    const tmp = path.join(server.dataDir, 'tmp');
+    for (let i = 0; i < 200 && readdirSync(tmp).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(readdirSync(tmp)).toEqual([]);
     // The call released the document.
     const described = await fetch(`${server.rest}/documents/${id}/info`, { headers: session.headers });
     expect(((await described.json()) as { isFileLocked: boolean }).isFileLocked).toBe(false);
+  });
+
+  it('converter: a PostScript that never ends stops its Ghostscript at once instead of after the time limit', async () => {
+    const session = await openSession(server.rest);
+    const endless = Buffer.from('%!PS-Adobe-3.0\n%%Pages: 1\n{ } loop\nshowpage\n', 'latin1');
+    const outcome = await postDocument(server.rest, session.token, endless, 'endless.ps');
+    expect(outcome.response?.status).toBe(303);
+    const id = locationId(outcome.response!.headers);
+    const client = new AbortController();
+    const call = fetch(`${server.rest}/converter/${id}`, {
+      method: 'POST',
+      headers: { ...session.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ converter: {} }),
+      redirect: 'manual',
+      signal: client.signal,
+    }).catch((error: unknown) => error);
+    const running = await waitForChild('gs', () => true, 30_000);
+    expect(running).toBeDefined();
+    client.abort();
+    expect(await call).toBeInstanceOf(Error);
+    expect(await waitUntilGone(running!.pid, BOUND_MS)).toBe(true);
+    const file = await downloadToFile(server.rest, session.token, id, 'ps');
+    expect(readFileSync(file).equals(endless)).toBe(true);
   });
 
   it('does not disturb asynchronous jobs (replayed in-process, no client to lose)', async () => {
