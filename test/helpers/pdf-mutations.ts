@@ -102,7 +102,8 @@ export function* mutants(seeds: readonly Buffer[], seed: number, count: number):
 /**
  * Seed documents written without object streams or compression (pdf-lib's and the hand-built ones),
  * so that the mutations hit dictionaries, arrays, numbers and strings rather than deflate data: two
- * pages with text, a rotation, an inherited media box, a link annotation, an outline and a text field.
+ * pages with text, a rotation, an inherited media box, a link and a redaction annotation, an outline
+ * and a text field; and the pdf-lib one again with object streams, for the cross-reference stream paths.
  */
 export async function seedDocuments(): Promise<Buffer[]> {
   // Fixed dates and no generated metadata: the same bytes on every run, so a seed finds the same mutants.
@@ -117,7 +118,9 @@ export async function seedDocuments(): Promise<Buffer[]> {
   second.setRotation(degrees(90));
   const context = document.context;
   const link = context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [50, 700, 150, 724], Border: [0, 0, 0], A: { S: 'URI', URI: PDFString.of('https://example.org/') } });
-  first.node.set(PDFName.of('Annots'), context.obj([context.register(link)]));
+  // A redaction mark over part of the text, so that redact has work to do.
+  const redaction = context.obj({ Type: 'Annot', Subtype: 'Redact', Rect: [45, 695, 90, 730], IC: [0, 0, 0] });
+  first.node.set(PDFName.of('Annots'), context.obj([context.register(link), context.register(redaction)]));
   const outlines = context.nextRef();
   const item = context.register(context.obj({ Title: PDFString.of('Chapter'), Parent: outlines, Dest: [first.ref, 'Fit'] }));
   context.assign(outlines, context.obj({ Type: 'Outlines', First: item, Last: item, Count: 1 }));
@@ -131,5 +134,7 @@ export async function seedDocuments(): Promise<Buffer[]> {
   objects[10] = '<</Type/Page/Parent 4 0 R/Contents 11 0 R/Resources<</Font<</F1 3 0 R>>>>>>';
   objects[12] = '<</Type/Page/Parent 4 0 R/Contents[13 0 R 5 0 R]/Resources<</Font<</F1 3 0 R>>>>/CropBox[10 10 400 600]>>';
   objects[5] = stream('', 'q 1 0 0 RG 10 10 100 100 re S Q');
-  return [withPdfLib, buildPdf(objects)];
+  // The same pdf-lib document with object streams and a cross-reference stream, as pdf-lib writes by default.
+  const compact = Buffer.from(await document.save());
+  return [withPdfLib, buildPdf(objects), compact];
 }

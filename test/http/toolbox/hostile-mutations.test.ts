@@ -50,6 +50,9 @@ const OPERATIONS: Record<string, (merged: string) => unknown[]> = {
   headerFooter: () => [{ options: { headerFooter: { add: { headerFooterContent: { header: { center: 'H' } } } } } }],
   forms: () => [{ forms: { export: { format: 'xfdf' } } }],
   description: () => [{ description: { title: 'T' } }],
+  boxes: () => [{ options: { boxes: { resize: [{ boxesResize: { box: 'crop_box', pages: '*', dimensions: { x: 10, y: 20, width: 100, height: 150, metrics: 'mm' } } }], remove: [{ boxesRemove: { box: 'trim_box', pages: '*' } }] } } }],
+  attachment: () => [{ attachment: { add: { file: [{ fileName: 'a.txt', data: { value: Buffer.from('attached').toString('base64') } }] } } }],
+  redact: () => [{ redact: { blacken: { collisionRatio: 30, redactAnnotations: true, redactImages: true, redactPaths: true, redactTexts: true } } }],
   text: () => [{ extraction: { text: { fileFormat: 'text' } } }],
   image: () => [{ image: { pages: '1', png: { dpi: 18 } } }],
 };

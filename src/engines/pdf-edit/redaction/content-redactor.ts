@@ -1,4 +1,4 @@
-import { PDFArray, PDFDict, PDFNumber, PDFRawStream, type PDFContext, type PDFObject, type PDFRef, type PDFStream } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFNumber, PDFRawStream, type PDFContext, type PDFObject, type PDFRef, PDFStream } from '@cantoo/pdf-lib';
 import { formatHexString, formatName, formatNumber, formatOp, parseContent, type CsOp, type CsValue } from './content-lexer.js';
 import { fontInfo, MISSING_FONT, type FontInfo } from './fonts.js';
 import { coveredShare, meetsRatio, overlapsAny, overlapsStrictly, transformedBounds, type Rect } from './geometry.js';
@@ -362,11 +362,11 @@ export class ContentRedactor {
     const name = op.args[0];
     const xobjects = dictValue(this.context, this.resources?.get(N('XObject')));
     const stream = name?.t === 'name' ? resolve(this.context, xobjects?.get(N(name.v))) : undefined;
-    if (!stream || !('dict' in stream)) {
+    if (!(stream instanceof PDFStream)) {
       this.emit(original);
       return;
     }
-    const xobject = stream as PDFStream;
+    const xobject = stream;
     const subtype = nameValue(this.context, xobject.dict.get(N('Subtype')));
     if (subtype === 'Image') {
       if (!this.settings.images) {
@@ -577,12 +577,13 @@ function pushNumber(out: (Uint8Array | number)[], value: number): void {
 export function pageContent(context: PDFContext, contents: unknown): Uint8Array {
   const resolved = resolve(context, contents as never);
   const streams: PDFStream[] = [];
+  // Only streams: a damaged /Contents may name a dictionary (which has a `dict` too, but no data).
   if (resolved instanceof PDFArray) {
     for (let i = 0; i < resolved.size(); i++) {
       const item = resolve(context, resolved.get(i));
-      if (item && 'dict' in item) streams.push(item as PDFStream);
+      if (item instanceof PDFStream) streams.push(item);
     }
-  } else if (resolved && 'dict' in resolved) streams.push(resolved as PDFStream);
+  } else if (resolved instanceof PDFStream) streams.push(resolved);
   const parts: Uint8Array[] = [];
   for (const stream of streams) {
     parts.push(decodeStream(stream).data, Buffer.from('\n'));
