@@ -12,7 +12,11 @@ import { rm, writeFile } from 'node:fs/promises';
  */
 
 export interface QpdfRunnerOptions {
-  /** The qpdf binary; default "qpdf" from PATH. */
+  /**
+   * The qpdf binary. The bare name "qpdf" stands for `engines.qpdf.executable`, and every run is capped
+   * at `engines.qpdf.maxMemory` (engines/process/tools.ts): a run that hits the cap rejects with
+   * `MemoryLimitError`, never with a "damaged PDF" (qpdf reports allocations that failed as damage).
+   */
   qpdfPath: string;
   /** Per-invocation timeout. */
   timeoutMs: number;
