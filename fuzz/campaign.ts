@@ -11,7 +11,7 @@ import type { Corpus, Seed } from './corpus/corpus.js';
 import { execute, replayableOf, type Violation } from './execute.js';
 import { Harness, crashViolation, type HarnessOptions } from './harness.js';
 import { attachCauses } from './server-log.js';
-import { checkHealth, settle } from './invariants.js';
+import { settle } from './invariants.js';
 import type { ResultsDir } from './results.js';
 import { Stats } from './stats.js';
 import { Triage, type TriageOptions } from './triage.js';
@@ -75,7 +75,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       const batch = await runBatch(options, harness, stats, triage, first, last, deadline);
       // Cases the batch did not reach because the server died run in the next batch.
       next = Math.max(next, batch.resumeAt);
-      await afterBatch(options, harness, triage, batch.ran, known);
+      await afterBatch(options, harness, triage, batch.ran, batch.hung, known);
       log(`cases ${stats.cases}, failures ${stats.failures.length} (${stats.distinct.size} distinct), crashes ${stats.crashes}, peak RSS server ${mb(harness.monitor.peakServer)} child ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'})`);
     }
   } finally {
@@ -98,8 +98,9 @@ async function runBatch(
   first: number,
   last: number,
   deadline: number,
-): Promise<{ ran: FuzzCase[]; resumeAt: number }> {
+): Promise<{ ran: FuzzCase[]; hung: FuzzCase[]; resumeAt: number }> {
   const ran: FuzzCase[] = [];
+  const hung: FuzzCase[] = [];
   let cursor = first;
   const worker = async (session: number) => {
     while (cursor < last && Date.now() < deadline && harness.server.alive) {
@@ -116,26 +117,32 @@ async function runBatch(
       await attachCauses(harness.server, mark, result.violations);
       stats.cases++;
       stats.addCalls(index, result.calls);
+      if (result.violations.some((v) => v.kind === 'hang')) hung.push(c);
       const own = harness.death() ? result.violations.filter((v) => v.kind !== 'connection') : result.violations;
       for (const violation of own) await triage.caseFailure(c, violation);
       if (harness.server.alive) await deleteAll(harness.server.rest, harness.token(session)).catch(() => 0);
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, (_, session) => worker(session)));
-  return { ran, resumeAt: cursor };
+  return { ran, hung, resumeAt: cursor };
 }
 
-async function afterBatch(options: CampaignOptions, harness: Harness, triage: Triage, batch: FuzzCase[], known: Set<string>): Promise<void> {
+async function afterBatch(options: CampaignOptions, harness: Harness, triage: Triage, batch: FuzzCase[], hung: FuzzCase[], known: Set<string>): Promise<void> {
   const byIndex = new Map(batch.map((c) => [c.index, c]));
+  // A server that answers nothing after the batch (a call that timed out on our side still blocks
+  // its event loop) is killed, like one that stops answering while cases run.
+  const status = harness.server.alive ? await harness.ensureResponsive() : 0;
   const death = harness.death();
   if (death) {
     const reaped = await harness.recover();
     const violation = crashViolation(death, reaped);
-    options.log(`${death.unresponsive ? 'server unresponsive, killed' : `server died (code ${death.exit.code}, signal ${death.exit.signal})`}; suspects ${death.suspects.join(', ')}; restarted`);
-    await triage.batchFailure(violation, death.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined), triage.reproducesCrash);
+    let suspects = death.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined);
+    if (!suspects.length) suspects = hung.length ? hung : batch;
+    options.log(`${death.unresponsive ? 'server unresponsive, killed' : `server died (code ${death.exit.code}, signal ${death.exit.signal})`}; suspects ${suspects.map((c) => c.index).join(', ')}; restarted`);
+    await triage.batchFailure(violation, suspects, triage.reproducesCrash);
+  } else if (status !== 200) {
+    await triage.batchFailure({ kind: 'health', target: 'server', detail: `GET health answered ${status}`, status }, []);
   }
-  const health = await checkHealth(harness.server);
-  if (health) await triage.batchFailure(health, []);
   for (const event of harness.monitor.drain()) {
     const violation: Violation = {
       kind: 'memory',

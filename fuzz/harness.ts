@@ -123,6 +123,26 @@ export class Harness {
     });
   }
 
+  /**
+   * Health after a batch: the status, or 0 when the server stayed silent for STUCK_MS — then it is
+   * killed (an unresponsive death, handled like a crash).
+   */
+  async ensureResponsive(): Promise<number> {
+    const started = Date.now();
+    for (;;) {
+      const status = await this.server.health(PROBE_TIMEOUT_MS);
+      if (status !== 0 || !this.server.alive) return status;
+      if (Date.now() - started >= STUCK_MS) {
+        this.options.log(`the server has not answered GET health for ${Math.round((Date.now() - started) / 1000)} s: killing it`);
+        this.killedStuck = { seconds: Math.round((Date.now() - started) / 1000) };
+        this.server.killNow();
+        await this.server.waitExit();
+        await sleep(50);
+        return 0;
+      }
+    }
+  }
+
   /** Marks a case as running. */
   begin(index: number): void {
     this.inFlight.set(index, Date.now());

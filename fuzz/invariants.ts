@@ -75,12 +75,6 @@ export async function settle(server: ServerUnderTest, settleMs: number, known: S
   }
 }
 
-export async function checkHealth(server: ServerUnderTest): Promise<Violation | undefined> {
-  if (!server.alive) return undefined; // reported as a crash
-  const status = await server.health(10_000);
-  return status === 200 ? undefined : { kind: 'health', target: 'server', detail: `GET health answered ${status || 'nothing'}`, status };
-}
-
 /**
  * A document in another session (the admin's) whose bytes must not change whatever the fuzz
  * sessions do. After a violation it is uploaded again, so that one loss is reported once.

@@ -45,13 +45,13 @@ export class Triage {
     this.options.log(`  new failure: ${violation.kind} ${violation.target} (case ${c.index}): ${(violation.cause ?? violation.message ?? violation.detail).split('\n')[0]!.slice(0, 200)}`);
     let input = c.input;
     const cheap = violation.kind === '5xx' || violation.kind === 'error-shape' || violation.kind === 'connection';
-    if (this.options.minimise && (cheap || (violation.kind === 'crash' && this.options.minimiseCrashes))) {
-      const crash = violation.kind === 'crash';
+    if (this.options.minimise && (cheap || ((violation.kind === 'crash' || violation.kind === 'unresponsive') && this.options.minimiseCrashes))) {
+      const crash = violation.kind === 'crash' || violation.kind === 'unresponsive';
       const result = await minimise(
         c.input,
         async (candidate) => {
           const replay = replayableOf({ ...c, input: candidate });
-          return crash ? this.crashes(replay) : (await this.replay(replay)).some((v) => signatureOf(v) === signature);
+          return crash ? this.crashes(replay, c.index) : (await this.replay(replay)).some((v) => signatureOf(v) === signature);
         },
         crash ? { attempts: 6, ms: 240_000 } : { attempts: 48, ms: 90_000 },
       );
@@ -89,9 +89,11 @@ export class Triage {
       this.results.appendFailure({ runSeed: this.options.runSeed, ...line });
       return;
     }
-    let culprit: FuzzCase | undefined = suspects.length === 1 ? suspects[0] : undefined;
-    const alreadyKnown = this.stats.distinct.has(signatureOf({ ...violation, target: suspects[0]!.target }));
-    if (!culprit && reproduces && this.options.isolate && !alreadyKnown) {
+    // One suspect is the culprit; a suspect whose target already broke this way is taken for it
+    // (replaying every suspect of a known failure again would cost minutes for nothing new).
+    let culprit: FuzzCase | undefined =
+      suspects.length === 1 ? suspects[0] : suspects.find((s) => this.stats.distinct.has(signatureOf({ ...violation, target: s.target })));
+    if (!culprit && reproduces && this.options.isolate) {
       const deadline = Date.now() + 300_000;
       for (const suspect of suspects.slice(0, 16)) {
         if (Date.now() > deadline) break;
@@ -129,12 +131,16 @@ export class Triage {
     return result.violations;
   }
 
-  /** Replays a case alone and says whether the server died of it (and brings it back). */
-  async crashes(replay: Replayable): Promise<boolean> {
+  /**
+   * Replays a case alone and says whether the server died of it, or stopped answering (the watchdog
+   * kills it then: the case counts as in flight for it); brings it back either way.
+   */
+  async crashes(replay: Replayable, index = -1): Promise<boolean> {
     await this.harness.ensureUp();
-    await execute(this.harness.context(0), replay);
-    await sleep(500);
-    if (this.harness.server.alive) {
+    this.harness.begin(index);
+    await execute(this.harness.context(0), replay).finally(() => this.harness.end(index));
+    await Promise.race([this.harness.server.waitExit(), sleep(1_000)]);
+    if (this.harness.server.alive && (await this.harness.ensureResponsive()) !== 0) {
       await deleteAll(this.harness.server.rest, this.harness.token(0)).catch(() => 0);
       return false;
     }
@@ -142,8 +148,8 @@ export class Triage {
     return true;
   }
 
-  /** Reproduces: the server dies. */
-  readonly reproducesCrash: Reproduces = (_c, replay) => this.crashes(replay);
+  /** Reproduces: the server dies or stops answering. */
+  readonly reproducesCrash: Reproduces = (c, replay) => this.crashes(replay, c.index);
 
   /** Reproduces: a memory bound is passed while the case runs alone. */
   readonly reproducesMemory: Reproduces = async (c, replay) => {

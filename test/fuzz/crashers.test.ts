@@ -2,7 +2,8 @@
  * Every reproducer the fuzzer found and `npm run fuzz -- --save-crashers` committed to
  * test/fixtures/fuzz/crashers/ is replayed through a real server (the built one, as the slice runs
  * it): no 5xx, no malformed error, an answer within the configured limit plus the margin, the
- * server still up and healthy afterwards, and no process above its memory bound meanwhile.
+ * server still up and healthy afterwards, no process above its memory bound meanwhile, and no tmp
+ * entry or tool process left once it settled.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../../fuzz/build.js';
 import { execute } from '../../fuzz/execute.js';
 import { Harness } from '../../fuzz/harness.js';
+import { settle } from '../../fuzz/invariants.js';
 import { DEFAULT_BOUNDS } from '../../fuzz/profile.js';
 import { loadReproducers } from '../../fuzz/replay.js';
 import { CRASHERS_DIR, SEEDS_DIR, SERVER_ROOT, SLICE_PROFILE, validPdf } from '../../fuzz/slice.js';
@@ -47,6 +49,9 @@ describe('fuzz crashers', () => {
       `${name}: ${reproducer.broke[0]?.kind ?? ''} in ${reproducer.target} stays fixed`,
       async () => {
         await harness.ensureUp();
+        // What is left over already is not this reproducer's doing.
+        const known = new Set<string>();
+        await settle(harness.server, 0, known);
         harness.monitor.drain();
         const result = await execute(harness.context(0), replay);
         // A server that dies of the request may take a moment to exit after the connection drops.
@@ -58,6 +63,8 @@ describe('fuzz crashers', () => {
         expect(broken).toEqual([]);
         const memory = harness.monitor.drain().map((e) => `${e.who} ${e.comm} ${Math.round(e.rssBytes / 1048576)} MB${e.killed ? ' (killed)' : ''}`);
         expect(memory, 'resident memory above the bound while it ran').toEqual([]);
+        const leftovers = (await settle(harness.server, 10_000, known)).map((v) => v.detail);
+        expect(leftovers, 'tmp entries or tool processes left behind').toEqual([]);
       },
       240_000,
     );
