@@ -36,8 +36,9 @@ interface FixtureEntry {
   found: string;
 }
 
-/** The operations exercised, by engine: qpdf, pdf-lib, poppler. */
+/** The operations exercised, by engine: the inspector (GET info), qpdf, pdf-lib, poppler. */
 const OPERATIONS: Record<string, (merged: string) => unknown[]> = {
+  info: () => [], // GET documents/{id}/info, not a toolbox call
   delete: () => [{ delete: { pages: '1' } }],
   rotate: () => [{ rotate: { pages: '*', degrees: 90 } }],
   split: () => [{ split: { mode: 'burst' } }],
@@ -98,6 +99,15 @@ describe('hostile PDFs through the toolbox', () => {
         return upload.response && upload.response.status < 500 ? undefined : `upload answered ${upload.response?.status ?? upload.error?.message}`;
       }
       const documentId = locationId(upload.response.headers);
+      if (operation === 'info') {
+        // GET info inspects the PDF (qpdf and the bounded in-process tree walks): an error it reports must be the document's, not -1.
+        const response = await fetch(`${quire.rest}/documents/${documentId}/info`, { headers: session.headers });
+        const body = (await response.json()) as { error?: { errorCode: number; errorMessage: string } };
+        await fetch(`${quire.rest}/documents/${documentId}`, { method: 'DELETE', headers: session.headers });
+        seen.set(`info ${response.status} ${body.error?.errorCode ?? ''}`, (seen.get(`info ${response.status} ${body.error?.errorCode ?? ''}`) ?? 0) + 1);
+        if (response.status !== 200 || body.error?.errorCode === -1) return `GET info: ${response.status} ${JSON.stringify(body.error)}`;
+        return undefined;
+      }
       const outcome = await postWebService(`${quire.rest}/toolbox/${documentId}`, session.token, { toolbox: OPERATIONS[operation]!(other) });
       // The session's document limit must not end the loop.
       await fetch(`${quire.rest}/documents/${documentId}`, { method: 'DELETE', headers: session.headers });
