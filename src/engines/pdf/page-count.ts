@@ -24,6 +24,8 @@ export interface PageList {
   refs: string[];
   /** qpdf had to repair something on the way (exit status 3: its warnings are in stderr). */
   warnings: boolean;
+  /** Pages qpdf made as copies because the tree lists the same page object again (as far as its warnings were kept). */
+  copies: number;
 }
 
 /** Bound of qpdf's listing (~40 bytes per page and a line per content stream): ~1.5 million pages. */
@@ -34,6 +36,8 @@ const MAX_LISTING_BYTES = 64 * 1024 * 1024;
  * could not resolve): qpdf counts it, and its page operations number the pages that way.
  */
 const PAGE_LINE = /^page \d+: (.*)$/gm;
+/** qpdf's warning for a page object listed again in the tree (it then copies the page). */
+const DUPLICATE_PAGE = 'appears more than once in the pages tree';
 
 export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, options: { maxRefs?: number } = {}): Promise<PageList> {
   const maxRefs = options.maxRefs ?? Number.POSITIVE_INFINITY;
@@ -55,7 +59,8 @@ export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, 
     if (count < maxRefs) refs.push(match[1]!);
     count++;
   }
-  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs, warnings: result.warnings };
+  const copies = result.warnings ? result.stderr.split(DUPLICATE_PAGE).length - 1 : 0;
+  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs, warnings: result.warnings, copies };
 }
 
 /** The real number of pages of the PDF (see above): never the /Count it declares. */

@@ -88,6 +88,16 @@ describe('PdfRewriter.repaired', () => {
     expect(pdfinfoPages(output)).toBe(2);
   });
 
+  it('refuses a small file that lists the same page thousands of times, and copies a page listed twice', async () => {
+    const kids = Array.from({ length: 2000 }, () => '10 0 R').join(' ');
+    const amplified = write('same-page-2000.pdf', buildPdf(documentObjects({ pagesDictionary: `<</Type/Pages/Kids[${kids}]/Count 2000>>` })));
+    await expect(rewriter.repaired(amplified, file('same-page-out.pdf'))).rejects.toMatchObject({ kind: 'invalidPdf', message: /same page objects more than 1000 times/ });
+    const twice = write('twice-repaired.pdf', buildPdf(documentObjects({ pagesDictionary: '<</Type/Pages/Kids[10 0 R 10 0 R]/Count 2>>' })));
+    const output = await rewriter.repaired(twice, file('twice-out.pdf'));
+    expect(pdfinfoPages(output)).toBe(2);
+    expect(pdftotext(output).match(new RegExp(pageText(1), 'g'))).toHaveLength(2);
+  });
+
   it('writes out what qpdf recovers from damage, so that other readers see it too', async () => {
     // A page dictionary with a stray token and a content stream whose /Length lies.
     const objects = documentObjects({ pages: 2 });
