@@ -1,14 +1,24 @@
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { run, RunError } from '../process/run.js';
 import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
+import { seedProfile } from './profile.js';
 import { UnoJobError, type UnoJob, type UnoResult } from './uno-worker.js';
+
+/** How a one-shot soffice is walled in (see isolation.ts). */
+export interface OneShotIsolation {
+  /** argv prefix of the network namespace; empty: none. */
+  launcher: readonly string[];
+  /** argv prefix of the Landlock sandbox that may write to these folders; empty: none. */
+  sandbox: (writable: readonly string[]) => readonly string[];
+}
 
 /**
  * The fallback when no UNO listener can start: one `soffice --convert-to pdf` per job, with a fresh
  * profile per job (concurrent runs on one profile fail). About 1 s per document instead of ~30 ms,
  * but it converts. It sits in the same pool as the warm workers, so the queue, time limits and
- * metrics stay the same.
+ * metrics stay the same. It has the profile's settings but not the content broker guard of the
+ * warm workers, so the engine runs it only inside a network namespace.
  */
 export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
   readonly ended: Promise<Error>;
@@ -21,6 +31,7 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
     private readonly soffice: string,
     private readonly workDir: string,
     private readonly env: NodeJS.ProcessEnv,
+    private readonly isolation: OneShotIsolation = { launcher: [], sandbox: () => [] },
   ) {
     this.ended = new Promise<Error>((resolve) => (this.endWorker = resolve));
   }
@@ -31,6 +42,8 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
     this.abort = new AbortController();
     try {
       const outDir = path.join(dir, 'out');
+      await seedProfile(path.join(dir, 'profile'));
+      await mkdir(path.join(dir, 'tmp'));
       const filter = `pdf:${exportFilterFor(job.input)}:${JSON.stringify(filterOptions(job.filterData))}`;
       const args = [
         '--headless', '--invisible', '--nologo', '--norestore', '--nolockcheck',
@@ -40,7 +53,11 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
       ];
       let result;
       try {
-        result = await run(this.soffice.replace(/\.bin$/, ''), args, { env: this.env, signal: this.abort.signal, maxOutputBytes: 64 * 1024 });
+        const [command, ...prefix] = [...this.isolation.launcher, ...this.isolation.sandbox([dir, path.dirname(job.input)]), this.soffice.replace(/\.bin$/, '')];
+        // Temporary files and $HOME in the job's folder: the sandbox lets soffice write nowhere else.
+        const env = { ...this.env, TMPDIR: path.join(dir, 'tmp'), HOME: dir };
+        // `tool` keeps the memory cap and cancellation of LibreOffice when the command is a wrapper.
+        result = await run(command!, [...prefix, ...args], { env, signal: this.abort.signal, maxOutputBytes: 64 * 1024, tool: 'libreoffice' });
       } catch (error) {
         if (error instanceof RunError && error.kind === 'aborted') throw new WorkerDiedError('one-shot LibreOffice killed');
         throw error;

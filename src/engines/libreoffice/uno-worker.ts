@@ -46,6 +46,10 @@ export interface UnoWorkerOptions {
   profileDir: string;
   env: NodeJS.ProcessEnv;
   startTimeoutMs: number;
+  /** argv prefix the worker runs under (the network namespace, see isolation.ts); empty: none. */
+  launcher?: readonly string[];
+  /** argv prefix soffice runs under (the Landlock sandbox); empty: none. */
+  sandbox?: readonly string[];
 }
 
 interface Reply {
@@ -75,7 +79,9 @@ export class UnoWorker implements PoolWorker<UnoJob, UnoResult> {
 
   static async start(options: UnoWorkerOptions, pipeName: string): Promise<UnoWorker> {
     const profileUrl = `file://${options.profileDir}`;
-    const child = spawn(options.python, [options.script, options.soffice, profileUrl, pipeName], {
+    // The launcher execs the Python script (same pid): it stays the leader of the process group.
+    const [command, ...args] = [...(options.launcher ?? []), options.python, options.script, options.soffice, profileUrl, pipeName, JSON.stringify(options.sandbox ?? [])];
+    const child = spawn(command!, args, {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
       env: options.env,
