@@ -71,13 +71,26 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
       soffice: lo.executable,
       python: config.engines.python,
       env,
+      isolation: lo.isolation,
+      sandboxRead: [fonts.folder],
+      sandboxWrite: [path.join(work, 'fontconfig-cache')],
       onFallback: (reason) =>
         logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
     });
     try {
       await engine.start();
       libreoffice = engine;
-      logger.info({ workers: lo.workers, mode: engine.running }, 'LibreOffice engine started');
+      const { network, landlock, missing } = engine.isolation;
+      logger.info(
+        { workers: lo.workers, mode: engine.running, networkNamespace: network.length > 0, landlock, isolation: lo.isolation },
+        'LibreOffice engine started',
+      );
+      if (missing.length > 0) {
+        logger.warn(
+          { missing },
+          `LibreOffice isolation incomplete (${missing.join('; ')}): what is missing is left to LibreOffice's own settings (see docs/converter.md; engines.libreoffice.isolation: required refuses to run like this)`,
+        );
+      }
     } catch (error) {
       logger.error({ err: error }, 'LibreOffice engine could not start: Office conversion is unavailable');
     }

@@ -60,7 +60,7 @@ export interface Config {
     archive: { maxEntries: number; maxRatio: number; allowNested: boolean };
   };
   engines: {
-    libreoffice: EngineConfig;
+    libreoffice: EngineConfig & { isolation: 'auto' | 'required' | 'off' };
     chromium: EngineConfig;
     python: string;
     qpdf: ToolConfig;
@@ -293,7 +293,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       archive: { ...raw.documents.archive },
     },
     engines: {
-      libreoffice: engine(raw.engines.libreoffice),
+      libreoffice: { ...engine(raw.engines.libreoffice), isolation: raw.engines.libreoffice.isolation },
       chromium: engine(raw.engines.chromium),
       python: raw.engines.python,
       qpdf: tool(raw.engines.qpdf),
@@ -322,7 +322,7 @@ function freeSpaceFloor(value: number | string): { bytes: number; percent: numbe
   return percent ? { bytes: 0, percent: Number(percent[1]) } : { bytes: parseSize(value), percent: 0 };
 }
 
-function engine(raw: RawConfig['engines']['libreoffice']): EngineConfig {
+function engine(raw: RawConfig['engines']['chromium']): EngineConfig {
   return {
     enabled: raw.enabled,
     workers: raw.workers === 0 ? Math.max(1, availableParallelism()) : raw.workers,

@@ -186,7 +186,17 @@ export const ConfigSchema = Type.Object(
     ),
     engines: Type.Object(
       {
-        libreoffice: engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }),
+        libreoffice: Type.Object(
+          {
+            ...engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }).properties,
+            isolation: Type.Enum(['auto', 'required', 'off'], {
+              default: 'auto',
+              description:
+                'kernel walls around LibreOffice (empty network namespace, Landlock filesystem sandbox): auto = what the system allows, with a warning for what is missing; required = no Office conversion without both; off = none (LibreOffice settings only)',
+            }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/bin/chromium' }),
         python: Type.String({ minLength: 1, default: '/usr/bin/python3', description: 'Python with the uno module (Debian python3-uno) that drives LibreOffice' }),
         qpdf: toolSchema({ executable: 'qpdf', maxMemory: '2GB' }),
