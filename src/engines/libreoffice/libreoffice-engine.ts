@@ -92,12 +92,14 @@ export class LibreOfficeEngine {
       this.pool = this.createPool((slot) => this.startUnoWorker(slot));
       await this.pool.start();
     } catch (error) {
-      // Without its content broker guard, one-shot LibreOffice follows network links in documents:
-      // it runs only where the network namespace takes the network away (or when isolation is off).
-      if (mode !== 'off' && this.walls.network.length === 0) {
-        throw new Error(`LibreOffice listeners could not start (${(error as Error).message}), and the one-shot fallback needs a network namespace`, {
-          cause: error,
-        });
+      // Without the content broker guard, one-shot LibreOffice follows some links in documents (ODF
+      // drawings, RTF fields) to the network and the disk: it runs only inside both walls (or when
+      // isolation is off).
+      if (mode !== 'off' && this.walls.missing.length > 0) {
+        throw new Error(
+          `LibreOffice listeners could not start (${(error as Error).message}), and the one-shot fallback needs both walls, but this system offers ${this.walls.missing.join(' and ')}`,
+          { cause: error },
+        );
       }
       this.mode = 'oneShot';
       this.options.onFallback?.(error as Error);

@@ -18,7 +18,7 @@ export interface OneShotIsolation {
  * profile per job (concurrent runs on one profile fail). About 1 s per document instead of ~30 ms,
  * but it converts. It sits in the same pool as the warm workers, so the queue, time limits and
  * metrics stay the same. It has the profile's settings but not the content broker guard of the
- * warm workers, so the engine runs it only inside a network namespace.
+ * warm workers, so the engine runs it only inside the network namespace and the Landlock sandbox.
  */
 export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
   readonly ended: Promise<Error>;
