@@ -318,13 +318,14 @@ const ODF_NS =
   'xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" ' +
   'xmlns:config="urn:oasis:names:tc:opendocument:xmlns:config:1.0" office:version="1.3"';
 
-function odfPackage(mimetype: string, content: string, styles: string, settings: string): Promise<Buffer> {
+function odfPackage(mimetype: string, content: string, styles: string, settings: string, meta?: string): Promise<Buffer> {
   const manifest =
     `${XML}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">` +
     `<manifest:file-entry manifest:full-path="/" manifest:media-type="${mimetype}"/>` +
     '<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/>' +
     '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/>' +
     '<manifest:file-entry manifest:full-path="settings.xml" manifest:media-type="text/xml"/>' +
+    (meta ? '<manifest:file-entry manifest:full-path="meta.xml" manifest:media-type="text/xml"/>' : '') +
     '</manifest:manifest>';
   return zipParts({
     mimetype,
@@ -332,6 +333,7 @@ function odfPackage(mimetype: string, content: string, styles: string, settings:
     'content.xml': content,
     'styles.xml': styles,
     'settings.xml': settings,
+    ...(meta ? { 'meta.xml': meta } : {}),
   });
 }
 
@@ -381,7 +383,16 @@ export async function hostileOdt(t: HostileTargets): Promise<HostileDocument> {
   return {
     name: 'hostile.odt',
     marker,
-    content: await odfPackage('application/vnd.oasis.opendocument.text', content, styles, eagerLinkSettings()),
+    // The template the document says it came from, remote: LibreOffice offers to update styles from it.
+    content: await odfPackage(
+      'application/vnd.oasis.opendocument.text',
+      content,
+      styles,
+      eagerLinkSettings(),
+      `${XML}<office:document-meta ${ODF_NS} xmlns:meta="urn:oasis:names:tc:opendocument:xmlns:meta:1.0"><office:meta>` +
+        `<meta:template xlink:type="simple" xlink:actuate="onRequest" xlink:href="${escapeXml(url('template'))}.ott" xlink:title="remote" meta:date="2024-01-01T00:00:00"/>` +
+        '</office:meta></office:document-meta>',
+    ),
   };
 }
 
