@@ -34,7 +34,8 @@ export interface LoadedAppearance {
   draw(rect: Box, opacity: number): Promise<{ rect: Box; ref: PDFRef }>;
 }
 
-const MAX_PIXELS = 64_000_000;
+/** Pixels of an appearance image: pdf-lib decodes the PNG on the event loop (~1 s for 4000 × 4000). */
+const MAX_PIXELS = 16_000_000;
 /** Longest side of a rasterised SVG. */
 const MAX_SVG_SIDE = 4000;
 
@@ -74,12 +75,15 @@ async function embedImage(document: PDFDocument, source: AppearanceSource): Prom
   const format = sniffImageFormat(source.bytes.subarray(0, 32));
   const field = `${source.field}.data`;
   try {
-    if (format === 'png') return await document.embedPng(source.bytes);
+    // pdf-lib reads only the markers of a JPEG (its data goes in as it is).
     if (format === 'jpeg') return await document.embedJpg(source.bytes);
   } catch (error) {
     throw invalid(field, `the image cannot be read (${(error as Error).message.split('\n')[0]}).`);
   }
-  if (format === 'gif' || format === 'webp' || format === 'tiff') {
+  // Everything else is decoded by sharp first, off the event loop and within the pixel limit: pdf-lib
+  // decodes PNGs in JavaScript on the event loop, and a header claiming 65535 × 2147483647 pixels held
+  // it for good (issue 11). It then gets sharp's PNG, whose size is known to be within the limit.
+  if (format === 'png' || format === 'gif' || format === 'webp' || format === 'tiff') {
     const sharp = await loadSharp();
     try {
       const png = await sharp(source.bytes, decodeOptions(MAX_PIXELS, { sequentialRead: false })).png().toBuffer();
