@@ -7,6 +7,9 @@ import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPdfLibFault, loadPdf, PdfLibError, savePdf } from '../../../src/engines/pdf-edit/pdf-lib-io.js';
 import { decodeBounded } from '../../../src/engines/pdf-edit/stream-bounds.js';
+import { scanContent } from '../../../src/engines/pdf-edit/content/content-scanner.js';
+import { parseContent } from '../../../src/engines/pdf-edit/redaction/content-lexer.js';
+import { StreamDecodeError } from '../../../src/engines/pdf-edit/redaction/stream-codec.js';
 import { buildPdf, documentObjects, kidsCyclePdf, lyingCountPdf, pageText, parentCyclePdf, sharedNodePdf, stream } from '../../helpers/hostile-pdf.js';
 
 /**
@@ -185,5 +188,21 @@ describe('isPdfLibFault', () => {
     // Our own mistakes stay server errors.
     expect(isPdfLibFault(new TypeError("Cannot read properties of undefined (reading 'x')"))).toBe(false);
     expect(isPdfLibFault('text')).toBe(false);
+  });
+});
+
+describe('content streams that nest without end', () => {
+  // A million brackets: one container object each (and, for the redaction lexer, a search of the open
+  // containers per closer) would take the heap or quadratic time.
+  const brackets = Buffer.from(`BT ${'['.repeat(1_000_000)}${']'.repeat(1_000_000)} TJ ET q 1 0 0 1 0 0 cm Q`);
+
+  it('the redaction lexer refuses them as undecodable content (the page is then rasterised or left alone)', () => {
+    expect(() => parseContent(brackets)).toThrow(StreamDecodeError);
+    expect(parseContent(Buffer.from('BT [(a) 10 (b)] TJ ET /P <</MCID 0 /A [1 [2]]>> BDC EMC')).ops.map((op) => op.op)).toEqual(['BT', 'TJ', 'ET', 'BDC', 'EMC']);
+  });
+
+  it('the content scanner ends its scan there', () => {
+    expect(scanContent(brackets).map((op) => op.operator)).toEqual(['BT']);
+    expect(scanContent(Buffer.from('q /Im0 Do Q')).map((op) => op.operator)).toEqual(['q', 'Do', 'Q']);
   });
 });

@@ -102,6 +102,9 @@ class Lexer {
   }
 }
 
+/** Operands nest this deep at most; deeper nesting is malformed input. */
+const MAX_NESTING = 256;
+
 /** Every operation of a content stream, in order. Malformed input ends the scan early, never throws. */
 export function scanContent(bytes: Uint8Array): ContentOperation[] {
   const lexer = new Lexer(bytes);
@@ -131,6 +134,8 @@ export function scanContent(bytes: Uint8Array): ContentOperation[] {
         break;
       case 'dictStart':
       case 'arrayStart':
+        // A stream of brackets would otherwise build one container per byte (hundreds of MB of them).
+        if (stack.length >= MAX_NESTING) return operations;
         stack.push({ kind: token.kind === 'dictStart' ? 'dict' : 'array', items: [] });
         break;
       case 'dictEnd':

@@ -5,6 +5,8 @@
  * possible; only changed operations are written anew (see `serialize`).
  */
 
+import { StreamDecodeError } from './stream-codec.js';
+
 export type CsValue =
   | { t: 'num'; v: number }
   | { t: 'name'; v: string }
@@ -50,6 +52,13 @@ const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 type Container = { kind: 'arr'; items: CsValue[] } | { kind: 'dict'; items: CsValue[] };
 
 /** Reads a content stream. Never throws: malformed input yields fewer or odd operations, which the callers treat as unknown. */
+/**
+ * Arrays and dictionaries nest this deep at most: a closer searches the open containers, and the
+ * values are later written out recursively, so deeper nesting (a hostile stream of brackets) would
+ * cost quadratic time and the stack. Content that nests deeper cannot be decoded here.
+ */
+const MAX_NESTING = 256;
+
 export function parseContent(bytes: Uint8Array): ParsedContent {
   const ops: CsOp[] = [];
   let pos = 0;
@@ -94,6 +103,7 @@ export function parseContent(bytes: Uint8Array): ParsedContent {
     }
     if (c === 0x3c /* < */) {
       if (bytes[pos + 1] === 0x3c) {
+        if (containers.length >= MAX_NESTING) throw new StreamDecodeError(`content nested more than ${MAX_NESTING} levels deep`);
         containers.push({ kind: 'dict', items: [] });
         pos += 2;
       } else {
@@ -111,6 +121,7 @@ export function parseContent(bytes: Uint8Array): ParsedContent {
       continue;
     }
     if (c === 0x5b /* [ */) {
+      if (containers.length >= MAX_NESTING) throw new StreamDecodeError(`content nested more than ${MAX_NESTING} levels deep`);
       containers.push({ kind: 'arr', items: [] });
       pos++;
       continue;
