@@ -124,7 +124,9 @@ export class LibreOfficeEngine {
     if (!pool) throw new Error('LibreOffice engine not started');
     const dir = await mkdtemp(path.join(this.jobsDir, 'job-'));
     try {
-      const input = path.join(dir, path.basename(job.input));
+      // The input keeps its name (the one-shot fallback reads the type from it) in a folder of its own, apart from the output.
+      await mkdir(path.join(dir, 'in'));
+      const input = path.join(dir, 'in', path.basename(job.input));
       await link(job.input, input).catch(() => copyFile(job.input, input));
       const output = path.join(dir, 'output.pdf');
       const result = await pool.run({ ...job, input, output }, options);
