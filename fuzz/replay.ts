@@ -1,5 +1,6 @@
 /** Saved reproducers (results dir or test/fixtures/fuzz/crashers/) turned back into calls. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import type { Replayable } from './execute.js';
 import type { Reproducer } from './results.js';
@@ -10,10 +11,11 @@ export interface SavedCase {
   replay: Replayable;
 }
 
-/** Reads <name>.json and <name>.bin; a payload reproducer's document is the committed seed it names. */
+/** Reads <name>.json and <name>.bin (or <name>.bin.gz); a payload reproducer's document is the committed seed it names. */
 export function loadReproducer(jsonFile: string, seedsDir: string): SavedCase {
   const reproducer = JSON.parse(readFileSync(jsonFile, 'utf8')) as Reproducer;
-  const input = readFileSync(jsonFile.replace(/\.json$/, '.bin'));
+  const bin = jsonFile.replace(/\.json$/, '.bin');
+  const input = existsSync(bin) ? readFileSync(bin) : gunzipSync(readFileSync(`${bin}.gz`));
   const document = reproducer.document === 'input' ? input : readFileSync(path.join(seedsDir, reproducer.document.replace(/^seeds\//, '')));
   return {
     name: path.basename(jsonFile, '.json'),

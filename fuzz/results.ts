@@ -3,8 +3,10 @@
  * bytes plus a JSON description per distinct failure, replayable by test/fuzz/crashers.test.ts),
  * summary.md. `--save-crashers` copies the reproducers into test/fixtures/fuzz/crashers/.
  */
+import { createHash } from 'node:crypto';
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { HttpCall, TargetGroup } from './targets.js';
 import type { Violation } from './execute.js';
 
@@ -72,20 +74,36 @@ export class ResultsDir {
   }
 }
 
+/** Committed inputs above this size are stored gzipped (<name>.bin.gz). */
+const GZIP_ABOVE = 64 * 1024;
+
 /** Copies every reproducer of a results dir into the committed crashers dir; returns the names copied. */
 export function saveCrashers(resultsDir: string, crashersDir: string): string[] {
   const from = path.join(resultsDir, 'reproducers');
   if (!existsSync(from)) return [];
   mkdirSync(crashersDir, { recursive: true });
+  // What is there already: by signature, and by input and call (one input that broke two invariants is one crasher).
+  const signatures = new Set<string>();
+  const inputs = new Set<string>();
+  const key = (input: Buffer, reproducer: Reproducer) => `${createHash('sha256').update(input).digest('hex')}:${JSON.stringify(reproducer.call)}`;
+  for (const file of readdirSync(crashersDir).filter((f) => f.endsWith('.json'))) {
+    const reproducer = JSON.parse(readFileSync(path.join(crashersDir, file), 'utf8')) as Reproducer;
+    const bin = path.join(crashersDir, file.replace(/\.json$/, '.bin'));
+    const input = existsSync(bin) ? readFileSync(bin) : gunzipSync(readFileSync(`${bin}.gz`));
+    signatures.add(reproducer.signature);
+    inputs.add(key(input, reproducer));
+  }
   const copied: string[] = [];
   for (const file of readdirSync(from).filter((f) => f.endsWith('.json')).sort()) {
     const name = file.slice(0, -5);
     const reproducer = JSON.parse(readFileSync(path.join(from, file), 'utf8')) as Reproducer;
-    const existing = existsSync(crashersDir)
-      ? readdirSync(crashersDir).filter((f) => f.endsWith('.json')).map((f) => (JSON.parse(readFileSync(path.join(crashersDir, f), 'utf8')) as Reproducer).signature)
-      : [];
-    if (existing.includes(reproducer.signature)) continue;
-    copyFileSync(path.join(from, `${name}.bin`), path.join(crashersDir, `${name}.bin`));
+    const input = readFileSync(path.join(from, `${name}.bin`));
+    if (signatures.has(reproducer.signature) || inputs.has(key(input, reproducer))) continue;
+    signatures.add(reproducer.signature);
+    inputs.add(key(input, reproducer));
+    // Large inputs (page trees repeating a page 100,000 times) are highly repetitive: kept gzipped.
+    if (input.length > GZIP_ABOVE) writeFileSync(path.join(crashersDir, `${name}.bin.gz`), gzipSync(input, { level: 9 }));
+    else writeFileSync(path.join(crashersDir, `${name}.bin`), input);
     copyFileSync(path.join(from, file), path.join(crashersDir, file));
     copied.push(name);
   }
