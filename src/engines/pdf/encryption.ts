@@ -61,7 +61,7 @@ export function encryptionParameters(dict: PdfDict): EncryptionParameters {
   } else if (v === 4 || v === 5 || v === 6) {
     const streamFilter = nameOf(dict.entries.get('StmF'));
     const { method, length: cfLength, filter: cf } = cryptFilterMethod(dict, streamFilter ?? 'Identity');
-    if (cf) recipients.push(...stringsOf(cf.entries.get('Recipients')));
+    if (cf) for (const recipient of stringsOf(cf.entries.get('Recipients'))) recipients.push(recipient);
     switch (method) {
       case 'AESV3':
         keyAlgorithm = 'aes';
@@ -87,7 +87,7 @@ export function encryptionParameters(dict: PdfDict): EncryptionParameters {
     // The public-key handler may keep /Recipients in any crypt filter, not only the stream filter's.
     const filters = dict.entries.get('CF');
     if (recipients.length === 0 && isDict(filters)) {
-      for (const value of filters.entries.values()) if (isDict(value)) recipients.push(...stringsOf(value.entries.get('Recipients')));
+      for (const value of filters.entries.values()) if (isDict(value)) for (const recipient of stringsOf(value.entries.get('Recipients'))) recipients.push(recipient);
     }
   } else {
     keyAlgorithm = 'none';

@@ -180,3 +180,17 @@ describe('outlines and pages read without qpdf\'s looping JSON keys', () => {
     expect(parent.information.pages).toBe(1);
   });
 });
+
+describe('large object counts', () => {
+  it('packs 200,000 objects into object streams (no argument spread of the entries)', async () => {
+    const { packObjectStreams } = await import('../../../src/engines/pdf/compress/object-streams.js');
+    const objects: Record<number, string | Buffer> = documentObjects({ catalogExtra: '/Many 20 0 R' });
+    const many = 200_000;
+    objects[20] = `[${Array.from({ length: many }, (_, i) => `${21 + i} 0 R`).join(' ')}]`;
+    for (let i = 0; i < many; i++) objects[21 + i] = `<</N ${i}>>`;
+    const input = write('many-objects.pdf', buildPdf(objects));
+    await packObjectStreams(input, file('many-objects-packed.pdf'), { objectsPerStream: 100 });
+    expect(execFileSync('qpdf', ['--check', file('many-objects-packed.pdf')], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })).toMatch(/No syntax or stream encoding errors/);
+    expect(pdftotext(file('many-objects-packed.pdf'))).toContain(pageText(1));
+  }, 120_000);
+});

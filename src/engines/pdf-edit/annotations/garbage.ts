@@ -23,7 +23,7 @@ export function dropUnreachableObjects(document: PDFDocument): number {
     } else if (object instanceof PDFDict) {
       for (const [, value] of object.entries()) stack.push(value);
     } else if (object instanceof PDFArray) {
-      stack.push(...object.asArray());
+      for (const item of object.asArray()) stack.push(item); // not push(...): a long array would overflow the stack
     }
   }
   let dropped = 0;

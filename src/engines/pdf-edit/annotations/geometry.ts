@@ -98,9 +98,15 @@ export function normalise(box: Box): Box {
 
 /** The smallest box holding all points. */
 export function boundsOf(points: readonly (readonly [number, number])[]): Box {
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  return [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  // A loop, not Math.min(...xs): spreading a long point list as arguments overflows the stack.
+  let [x0, y0, x1, y1] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, Number.NEGATIVE_INFINITY];
+  for (const [x, y] of points) {
+    x0 = Math.min(x0, x);
+    y0 = Math.min(y0, y);
+    x1 = Math.max(x1, x);
+    y1 = Math.max(y1, y);
+  }
+  return [x0, y0, x1, y1];
 }
 
 export function grow(box: Box, by: number): Box {

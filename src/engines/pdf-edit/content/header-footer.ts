@@ -50,7 +50,8 @@ export async function addHeaderFooter(document: PDFDocument, spec: HeaderFooterS
     }
     removed = removeArtifacts(document, KINDS);
   }
-  const first = Math.min(...spec.pages);
+  // reduce, not Math.min(...pages): a spread of 100,000+ pages overflows the stack.
+  const first = spec.pages.reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
   const texts = new Map<number, { header: HeaderFooterTexts; footer: HeaderFooterTexts }>();
   for (const number of spec.pages) {
     const values = { page: spec.firstPageNumber + (number - first), pageCount: pages.length, date: spec.date };

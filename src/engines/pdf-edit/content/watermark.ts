@@ -111,7 +111,7 @@ async function textForm(document: PDFDocument, spec: TextWatermark, fonts: Locat
   const size = spec.size;
   const lineHeight = (font.ascent - font.descent) * size;
   const widths = lines.map((line) => font.widthOf(line, size));
-  const width = Math.max(...widths, 1);
+  const width = widths.reduce((a, b) => Math.max(a, b), 1);
   const height = lineHeight * lines.length;
   const state = opacityState(spec.opacity);
   const operators = [state ? '/GS1 gs' : ''];

@@ -198,7 +198,7 @@ export async function extractAttachments(input: string, selections: readonly Att
   if (selections.some(involvesDocument)) {
     const tree = await readEmbeddedFiles(objects, catalog);
     const documentSelections = selections.filter(involvesDocument);
-    chosen.push(...tree.entries.filter((entry) => documentSelections.some((s) => s.matches(entry.name))));
+    for (const entry of tree.entries) if (documentSelections.some((s) => s.matches(entry.name))) chosen.push(entry);
   }
   const pageSelections = selections.filter(involvesPages);
   if (pageSelections.length > 0) {

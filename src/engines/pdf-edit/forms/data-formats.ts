@@ -98,7 +98,7 @@ function readElementTree(elements: Element[], prefix: string[]): FieldData[] {
     const name = [...prefix, part];
     const children = elementChildren(el);
     if (children.length > 0) {
-      result.push(...readElementTree(children, name));
+      for (const entry of readElementTree(children, name)) result.push(entry);
       continue;
     }
     const key = name.join('.');

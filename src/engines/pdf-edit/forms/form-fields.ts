@@ -203,9 +203,10 @@ export function drawable(field: PDFField, charset: ReadonlySet<number>): boolean
       texts.push(textOf(field.acroField.dict.lookup(PDFName.of('V'))) ?? '');
     }
   } else if (field instanceof PDFDropdown) {
-    texts.push(...field.getSelected());
+    texts.push(field.getSelected().join('\n'));
   } else if (field instanceof PDFOptionList) {
-    texts.push(...field.getOptions(), ...field.getSelected());
+    // Joined, not spread into push(...): a field may list more options than a call takes arguments.
+    texts.push(field.getOptions().join('\n'), field.getSelected().join('\n'));
   }
   return texts.every((text) => [...text].every((char) => char === '\n' || char === '\r' || charset.has(char.codePointAt(0)!)));
 }

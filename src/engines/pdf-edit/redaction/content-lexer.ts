@@ -327,7 +327,7 @@ function collectValues(bytes: Uint8Array, into: CsValue[]): void {
   withOp.set([0x20, 0x51, 0x5f], bytes.length); // " Q_"
   const parsed = parseContent(withOp);
   const last = parsed.ops[parsed.ops.length - 1];
-  if (last) into.push(...last.args);
+  if (last) for (const arg of last.args) into.push(arg); // not push(...): operand lists can be long
 }
 
 /** After a candidate `EI`: the next bytes should be printable content-stream text, not image data. */

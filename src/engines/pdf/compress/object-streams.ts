@@ -69,8 +69,13 @@ export async function packObjectStreams(source: string, target: string, options:
     const xrefNumber = nextNumber++;
     entries.set(xrefNumber, { type: 1, field2: output.position, field3: 0 });
     const size = nextNumber;
-    const maxField2 = Math.max(...[...entries.values()].map((e) => e.field2));
-    const maxField3 = Math.max(...[...entries.values()].map((e) => e.field3));
+    // A loop, not Math.max(...values): spreading 100,000+ entries as arguments overflows the stack.
+    let maxField2 = 0;
+    let maxField3 = 0;
+    for (const entry of entries.values()) {
+      if (entry.field2 > maxField2) maxField2 = entry.field2;
+      if (entry.field3 > maxField3) maxField3 = entry.field3;
+    }
     const w = [1, bytesFor(maxField2), Math.max(2, bytesFor(maxField3))] as const;
     const rows = Buffer.alloc(size * (w[0] + w[1] + w[2]));
     let at = 0;

@@ -69,21 +69,22 @@ export async function writeMergedOutlines(qpdf: QpdfRunner, input: string, outpu
     const first = plan.inserted[0];
     if (segments.length === 0 || first === undefined) return perDocument.flatMap((entry) => entry.items);
     const leaf = pathLeaf(root, segments, first.firstPage);
-    if (perDocument.length === 1) leaf.push(...perDocument[0]!.items);
+    if (perDocument.length === 1) for (const item of perDocument[0]!.items) leaf.push(item);
     else for (const { d, items } of perDocument) leaf.push({ kind: 'new', title: d.title, page: d.firstPage, view: [], open: true, children: items, path: false });
     return [];
   };
   const placeBase = () => {
     const segments = pathSegments(plan.basePath);
-    if (segments.length > 0 && plan.baseFirstPage !== undefined) pathLeaf(root, segments, plan.baseFirstPage).push(...baseNodes);
-    else root.push(...baseNodes);
+    // Loops, not push(...): an outline may have more items at one level than a call takes arguments.
+    const into = segments.length > 0 && plan.baseFirstPage !== undefined ? pathLeaf(root, segments, plan.baseFirstPage) : root;
+    for (const node of baseNodes) into.push(node);
   };
   if (plan.insertedFirst) {
-    root.push(...insertedNodes());
+    for (const node of insertedNodes()) root.push(node);
     placeBase();
   } else {
     placeBase();
-    root.push(...insertedNodes());
+    for (const node of insertedNodes()) root.push(node);
   }
 
   const updates = new ObjectUpdates(document.maxObjectId);
