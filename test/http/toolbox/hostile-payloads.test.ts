@@ -39,7 +39,7 @@ describe('hostile payloads of toolbox operations', () => {
   afterAll(() => server?.stop());
 
   it('refuses appearance PNGs whose header claims a pixel flood, without stalling the server', async () => {
-    for (const [width, height] of [[65535, 2147483647], [2147483647, 1], [65536, 100000], [5000, 5000]]) {
+    for (const [width, height] of [[65535, 2147483647], [2147483647, 1], [65536, 100000], [5000, 5000]] as const) {
       const doc = await uploadFile(server.rest, session.token, await numberedPdf(1), 'doc.pdf');
       const outcome = await runToolbox(server.rest, session.token, doc.documentId, stamp(pngClaiming(width, height)));
       expect(outcome.status, `${width} × ${height}`).toBe(400);
