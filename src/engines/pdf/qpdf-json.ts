@@ -149,12 +149,45 @@ export class ObjectFetcher {
 }
 
 export function parseJson(stdout: Buffer): QDict {
+  const text = stdout.toString('utf8');
+  let value: QValue;
   try {
-    const value = JSON.parse(stdout.toString('utf8')) as QValue;
-    const dict = asDict(value);
-    if (!dict) throw new Error('not an object');
-    return dict;
-  } catch (error) {
-    throw new PdfEngineError('toolFailed', 'qpdf printed JSON that cannot be parsed', { cause: error });
+    value = JSON.parse(text) as QValue;
+  } catch (first) {
+    // qpdf 11.3 writes a real number as the file spells it, and PDF allows spellings JSON does not
+    // ("4899.", ".5", "+3", "007"): a damaged file can make its output invalid JSON (issue 11).
+    try {
+      value = JSON.parse(normaliseNumbers(text)) as QValue;
+    } catch {
+      throw new PdfEngineError('invalidPdf', 'The PDF cannot be read: qpdf could not describe its objects.', { cause: first });
+    }
   }
+  const dict = asDict(value);
+  if (!dict) throw new PdfEngineError('toolFailed', 'qpdf printed JSON that is not an object');
+  return dict;
+}
+
+/** JSON text with every number token outside strings rewritten in JSON's spelling (null when it is no number). */
+export function normaliseNumbers(text: string): string {
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+      continue;
+    }
+    if (!(c === 0x2d || c === 0x2b || c === 0x2e || (c >= 0x30 && c <= 0x39))) continue;
+    let end = i;
+    while (end < text.length && /[0-9+\-.eE]/.test(text[end]!)) end++;
+    const token = text.slice(i, end);
+    const number = Number(token.startsWith('+') ? token.slice(1) : token);
+    const spelled = Number.isFinite(number) ? JSON.stringify(number) : 'null';
+    if (spelled !== token) {
+      out += text.slice(from, i) + spelled;
+      from = end;
+    }
+    i = end - 1;
+  }
+  return out + text.slice(from);
 }

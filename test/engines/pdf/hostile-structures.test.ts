@@ -181,6 +181,18 @@ describe('outlines and pages read without qpdf\'s looping JSON keys', () => {
   });
 });
 
+describe('numbers qpdf\'s JSON spells as the file does', () => {
+  it('inspects a page whose media box says "612." (valid PDF, invalid JSON in qpdf 11.3\'s output)', async () => {
+    const objects = documentObjects();
+    objects[10] = String(objects[10]).replace('/MediaBox[0 0 612 792]', '/MediaBox[0 0 612. 792]/Extra +3/Half .5/Padded 007');
+    const pdf = write('reals.pdf', buildPdf(objects));
+    const raw = execFileSync('qpdf', ['--json=2', '--json-key=qpdf', pdf], { encoding: 'utf8' });
+    expect(() => JSON.parse(raw)).toThrow();
+    const metadata = await createPdfInspector().metadata(pdf);
+    expect(metadata.pages.page[0]).toMatchObject({ width: 612, height: 792 });
+  });
+});
+
 describe('large object counts', () => {
   it('packs 200,000 objects into object streams (no argument spread of the entries)', async () => {
     const { packObjectStreams } = await import('../../../src/engines/pdf/compress/object-streams.js');
