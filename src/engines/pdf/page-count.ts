@@ -24,8 +24,6 @@ export interface PageList {
   refs: string[];
   /** qpdf had to repair something on the way (exit status 3: its warnings are in stderr). */
   warnings: boolean;
-  /** Pages qpdf made as copies because the tree lists the same page object again (as far as its warnings were kept). */
-  copies: number;
 }
 
 /** Bound of qpdf's listing (~40 bytes per page and a line per content stream): ~1.5 million pages. */
@@ -36,6 +34,8 @@ const MAX_LISTING_BYTES = 64 * 1024 * 1024;
  * could not resolve): qpdf counts it, and its page operations number the pages that way.
  */
 const PAGE_LINE = /^page \d+: (.*)$/gm;
+/** Copies of pages listed more than once that a document may need (qpdf makes them, see below). */
+export const MAX_PAGE_COPIES = 1000;
 /** qpdf's warning for a page object listed again in the tree (it then copies the page). */
 const DUPLICATE_PAGE = 'appears more than once in the pages tree';
 
@@ -60,7 +60,13 @@ export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, 
     count++;
   }
   const copies = result.warnings ? result.stderr.split(DUPLICATE_PAGE).length - 1 : 0;
-  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs, warnings: result.warnings, copies };
+  // A kilobyte-sized file that lists one page ten thousand times: qpdf copies it that often (its page
+  // assembly then slows down with the square of the pages), every reader lists the copies. The pages
+  // a file can hold are capped by the page objects it has; no real document repeats them like that.
+  if (copies > MAX_PAGE_COPIES) {
+    throw new PdfEngineError('invalidPdf', `The page tree lists the same page objects more than ${MAX_PAGE_COPIES} times over.`, { detail: result.stderr.slice(-4000) });
+  }
+  return { count, declared: declared === undefined ? Number.NaN : Number(declared), refs, warnings: result.warnings };
 }
 
 /** The real number of pages of the PDF (see above): never the /Count it declares. */

@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { countPages, listPages } from './page-count.js';
 import { declaresWrongCount, repairPageCount } from './page-count-repair.js';
-import { PdfEngineError } from './errors.js';
 import { classifyFailure, QpdfRunner } from './qpdf.js';
 import { readEncryptDictionary } from './trailer-reader.js';
 
@@ -51,11 +50,6 @@ export class PdfRewriter {
    */
   async repaired(input: string, output: string, options: { deadline?: number } = {}): Promise<string> {
     const listing = await listPages(this.qpdf, input, options, { maxRefs: 0 });
-    // A kilobyte-sized file that lists one page ten thousand times: qpdf would copy it that often, and
-    // its page assembly slows down with the square of the pages. No real document does that.
-    if (listing.copies > MAX_PAGE_COPIES) {
-      throw new PdfEngineError('invalidPdf', `The page tree lists the same page objects more than ${MAX_PAGE_COPIES} times over.`);
-    }
     if (declaresWrongCount(listing)) await repairPageCount(this.qpdf, input, output, listing, options);
     else if (listing.warnings) await this.qpdf.run([input, output], options);
     else {
@@ -134,9 +128,6 @@ export class PdfRewriter {
     await this.qpdf.run(['--empty', output]);
   }
 }
-
-/** Copies of pages listed more than once that a document may need (see `repaired`). */
-const MAX_PAGE_COPIES = 1000;
 
 /** Page counts remembered (the newest ones; each toolbox call adds one or two). */
 const REMEMBERED_COUNTS = 512;

@@ -92,6 +92,8 @@ describe('PdfRewriter.repaired', () => {
     const kids = Array.from({ length: 2000 }, () => '10 0 R').join(' ');
     const amplified = write('same-page-2000.pdf', buildPdf(documentObjects({ pagesDictionary: `<</Type/Pages/Kids[${kids}]/Count 2000>>` })));
     await expect(rewriter.repaired(amplified, file('same-page-out.pdf'))).rejects.toMatchObject({ kind: 'invalidPdf', message: /same page objects more than 1000 times/ });
+    // The same for every reader of the pages (GET info too).
+    await expect(createPdfInspector().metadata(amplified)).rejects.toMatchObject({ kind: 'invalidPdf' });
     const twice = write('twice-repaired.pdf', buildPdf(documentObjects({ pagesDictionary: '<</Type/Pages/Kids[10 0 R 10 0 R]/Count 2>>' })));
     const output = await rewriter.repaired(twice, file('twice-out.pdf'));
     expect(pdfinfoPages(output)).toBe(2);
