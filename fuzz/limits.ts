@@ -22,12 +22,42 @@ export interface Limits {
 /** The part of the server's Config the fuzzer reads (older and newer servers alike). */
 interface ServerConfigView {
   documents: { metadataBudgetMs: number; toolTimeoutMs: number };
-  engines: { libreoffice: { timeoutMs: number }; chromium: { timeoutMs: number } };
+  engines: {
+    libreoffice: { timeoutMs: number; memoryLimitBytes?: number };
+    chromium: { timeoutMs: number; memoryLimitBytes?: number };
+    qpdf?: { maxMemoryBytes?: number };
+    poppler?: { maxMemoryBytes?: number };
+    ghostscript?: { maxMemoryBytes?: number } | string;
+  };
   toolbox: { timeoutMs: number };
   server: { restBase: string; contextPath: string };
 }
 
-export async function readServerConfig(serverRoot: string, env: Record<string, string>): Promise<{ limits: Limits; restBase: string; contextPath: string }> {
+/** Process names of each engine, as /proc shows them (comm, 15 characters at most). */
+const POPPLER = ['pdftoppm', 'pdftotext', 'pdfimages', 'pdftocairo', 'pdfinfo', 'pdfseparate', 'pdfunite', 'pdffonts', 'pdfattach', 'pdfdetach'];
+
+/**
+ * The memory cap the server configures for each kind of child process (by command name): the
+ * address-space caps of qpdf, poppler and Ghostscript, the hard limits of the LibreOffice and
+ * Chromium workers. A server without them (older configurations) gives an empty map.
+ */
+function childCaps(config: ServerConfigView): Record<string, number> {
+  const caps: Record<string, number> = {};
+  const set = (names: string[], bytes: number | undefined) => {
+    if (bytes && bytes > 0) for (const name of names) caps[name] = bytes;
+  };
+  set(['qpdf'], config.engines.qpdf?.maxMemoryBytes);
+  set(POPPLER, config.engines.poppler?.maxMemoryBytes);
+  set(['gs'], typeof config.engines.ghostscript === 'object' ? config.engines.ghostscript.maxMemoryBytes : undefined);
+  set(['soffice.bin', 'soffice', 'oosplash', 'python3'], config.engines.libreoffice.memoryLimitBytes);
+  set(['chromium', 'chrome', 'chrome_crashpad'], config.engines.chromium.memoryLimitBytes);
+  return caps;
+}
+
+export async function readServerConfig(
+  serverRoot: string,
+  env: Record<string, string>,
+): Promise<{ limits: Limits; restBase: string; contextPath: string; childCaps: Record<string, number> }> {
   const module = (await import(pathToFileURL(path.join(serverRoot, 'dist/config/load.js')).href)) as { loadConfig(env: Record<string, string>, cwd: string): ServerConfigView };
   const config = module.loadConfig(env, serverRoot);
   return {
@@ -40,6 +70,7 @@ export async function readServerConfig(serverRoot: string, env: Record<string, s
     },
     restBase: config.server.restBase,
     contextPath: config.server.contextPath,
+    childCaps: childCaps(config),
   };
 }
 

@@ -19,7 +19,9 @@ export interface MemoryEvent {
 
 export interface MemoryBounds {
   serverBytes: number;
+  /** A child's bound: its engine's configured cap (by command name) where there is one, else this. */
   childBytes: number;
+  childBytesByComm?: Record<string, number>;
   /** A child above this is killed at once. */
   killChildBytes: number;
 }
@@ -39,7 +41,7 @@ export class MemoryMonitor {
 
   constructor(
     private readonly serverPid: () => number,
-    private readonly bounds: MemoryBounds,
+    readonly bounds: MemoryBounds,
     private readonly inFlight: () => number[],
     intervalMs = 300,
   ) {
@@ -62,7 +64,7 @@ export class MemoryMonitor {
     for (const child of children) {
       this.peakByComm.set(child.comm, Math.max(this.peakByComm.get(child.comm) ?? 0, child.rssBytes));
       if (child.rssBytes > this.peakChild.rssBytes) this.peakChild = { rssBytes: child.rssBytes, comm: child.comm, pid: child.pid };
-      if (child.rssBytes > this.bounds.childBytes) {
+      if (child.rssBytes > (this.bounds.childBytesByComm?.[child.comm] ?? this.bounds.childBytes)) {
         const killed = child.rssBytes > this.bounds.killChildBytes && killKnown(child);
         this.note(child, killed);
       }

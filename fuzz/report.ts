@@ -30,7 +30,7 @@ export function renderReport(stats: Stats, harness: Harness, context: ReportCont
   }
   lines.push(`| server starts | ${harness.server.starts} |`);
   lines.push(`| orphan processes killed after crashes | ${harness.orphans.length}${harness.orphans.length ? ` (${[...new Set(harness.orphans.map((p) => p.comm))].join(', ')})` : ''} |`);
-  lines.push(`| peak RSS server | ${mb(harness.monitor.peakServer)} |`);
+  lines.push(`| peak RSS server | ${mb(harness.monitor.peakServer)} (bound ${mb(harness.monitor.bounds.serverBytes)}) |`);
   lines.push(`| peak RSS child | ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'}) |`);
   lines.push(`| corpus | ${context.corpus} |`);
   lines.push(`| profile | ${Object.entries(context.profile).map(([k, v]) => `${k}=${v}`).join(' ') || 'stock configuration'} |`);
@@ -45,8 +45,11 @@ export function renderReport(stats: Stats, harness: Harness, context: ReportCont
   }
   lines.push('');
 
-  lines.push('## Peak RSS per child command', '', '| command | peak RSS |', '|---|---:|');
-  for (const [comm, bytes] of [...harness.monitor.peakByComm.entries()].sort((a, b) => b[1] - a[1])) lines.push(`| ${comm} | ${mb(bytes)} |`);
+  lines.push('## Peak RSS per child command', '', '| command | peak RSS | bound |', '|---|---:|---:|');
+  const bounds = harness.monitor.bounds;
+  for (const [comm, bytes] of [...harness.monitor.peakByComm.entries()].sort((a, b) => b[1] - a[1])) {
+    lines.push(`| ${comm} | ${mb(bytes)} | ${mb(bounds.childBytesByComm?.[comm] ?? bounds.childBytes)} |`);
+  }
   lines.push('');
 
   lines.push('## Slowest calls', '', '| case | target | status | ms | limit ms |', '|---:|---|---|---:|---:|');

@@ -89,6 +89,8 @@ async function main(): Promise<void> {
   const bounds = {
     serverBytes: values['max-server-rss'] ? size(values['max-server-rss']) : DEFAULT_BOUNDS.serverBytes,
     childBytes: values['max-child-rss'] ? size(values['max-child-rss']) : DEFAULT_BOUNDS.childBytes,
+    // --max-child-rss holds every child to that bound; otherwise each to its engine's configured cap.
+    ...(values['max-child-rss'] ? { childBytesByComm: {} } : {}),
     killChildBytes: values['kill-child-rss'] ? size(values['kill-child-rss']) : DEFAULT_BOUNDS.killChildBytes,
   };
   if (values.replay) {
