@@ -70,6 +70,8 @@ export interface Config {
     print: { maxMemoryBytes: number };
   };
   network: { allowInternal: boolean; allowHosts: string[] };
+  /** `timeoutMs`: one converter call, every step together (converter.timeout; 0 resolved to the slower rendering engine's timeout). */
+  converter: { timeoutMs: number };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
@@ -303,6 +305,9 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       print: { maxMemoryBytes: parseSize(raw.engines.print.maxMemory) },
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
+    converter: {
+      timeoutMs: Math.round((raw.converter.timeout || Math.max(raw.engines.libreoffice.timeout, raw.engines.chromium.timeout)) * 1000),
+    },
     toolbox: {
       timeoutMs: Math.round(raw.toolbox.timeout * 1000),
       printCommand: [...raw.toolbox.printCommand],

@@ -221,6 +221,17 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    converter: Type.Object(
+      {
+        timeout: Type.Number({
+          minimum: 0,
+          default: 0,
+          description:
+            'seconds one converter call may take, every step together (waiting for a worker, rendering, page selection, compression, down-sampling); 0 = the longer of engines.libreoffice.timeout and engines.chromium.timeout',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     toolbox: Type.Object(
       {
         timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one toolbox call (all its operations) may take' }),

@@ -28,24 +28,21 @@ export class GhostscriptError extends Error {
 export class Ghostscript {
   constructor(private readonly gs = 'gs') {}
 
-  /** PostScript or EPS to PDF (pdfwrite), in a sandbox (-dSAFER: no file access beyond the input). */
-  async postscriptToPdf(input: string, output: string, timeoutMs: number): Promise<void> {
-    await this.pdfwrite(['-dEPSCrop', `-sOutputFile=${output}`, input], timeoutMs, 'convert the PostScript');
+  /**
+   * PostScript or EPS to PDF (pdfwrite), in a sandbox (-dSAFER: no file access beyond the input);
+   * with `downsample`, images are down-sampled in the same pass (a second pdfwrite of the result
+   * would cost as much again: pdfwrite's time goes into the text).
+   */
+  async postscriptToPdf(input: string, output: string, timeoutMs: number, downsample?: Omit<DownsampleOptions, 'timeoutMs'>): Promise<void> {
+    const args = [...(downsample ? downsampleArgs(downsample) : []), '-dEPSCrop', `-sOutputFile=${output}`, input];
+    await this.pdfwrite(args, timeoutMs, 'convert the PostScript');
   }
 
   async downsample(input: string, output: string, options: DownsampleOptions): Promise<void> {
-    const dpi = Math.max(1, Math.round(options.dpi));
     const args = [
       '-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite',
       '-dCompatibilityLevel=1.7',
-      // Down-sample every image above the limit (threshold 1.0), colour and grey through JPEG at the given quality.
-      ...['Color', 'Gray', 'Mono'].flatMap((kind) => [
-        `-dDownsample${kind}Images=true`,
-        `-d${kind}ImageResolution=${dpi}`,
-        `-d${kind}ImageDownsampleThreshold=1.0`,
-        `-d${kind}ImageDownsampleType=/${kind === 'Mono' ? 'Subsample' : 'Bicubic'}`,
-      ]),
-      `-dJPEGQ=${Math.min(100, Math.max(1, Math.round(options.jpegQuality)))}`,
+      ...downsampleArgs(options),
       `-sOutputFile=${output}`,
       input,
     ];
@@ -67,4 +64,18 @@ export class Ghostscript {
       throw new GhostscriptError('failed', `Ghostscript could not ${what} (exit ${result.exitCode ?? result.signal})`, result.stderr.slice(-2000));
     }
   }
+}
+
+/** Down-sample every image above the limit (threshold 1.0), colour and grey through JPEG at the given quality. */
+function downsampleArgs(options: Pick<DownsampleOptions, 'dpi' | 'jpegQuality'>): string[] {
+  const dpi = Math.max(1, Math.round(options.dpi));
+  return [
+    ...['Color', 'Gray', 'Mono'].flatMap((kind) => [
+      `-dDownsample${kind}Images=true`,
+      `-d${kind}ImageResolution=${dpi}`,
+      `-d${kind}ImageDownsampleThreshold=1.0`,
+      `-d${kind}ImageDownsampleType=/${kind === 'Mono' ? 'Subsample' : 'Bicubic'}`,
+    ]),
+    `-dJPEGQ=${Math.min(100, Math.max(1, Math.round(options.jpegQuality)))}`,
+  ];
 }

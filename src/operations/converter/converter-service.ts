@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { ambientCancellation, withCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
 import { formatPageList, PageSelectionError, resolvePageSelection } from '../../core/page-selection.js';
@@ -13,10 +14,12 @@ import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
 import type { RememberedCredentials } from '../documents/credentials.js';
 import type { DocumentService } from '../documents/document-service.js';
+import { CallDeadline } from './call-deadline.js';
 import { fromConversionEngine } from './engine-errors.js';
 import { effectiveType, inputKindOf, unsupportedType, type InputKind } from './input-kind.js';
 import { convertOffice, delimitedImport, NATIVE_PDFA_LEVELS, officeFilterData } from './office.js';
 import { conversionSettings, type ConversionSettings, type ConverterOptions } from './options.js';
+import { hasImagesAbove } from './resolution.js';
 import type { ConversionStep, ConversionSteps } from './steps.js';
 
 /** The converted document, and what the requested `report` found (human-readable lines). */
@@ -54,6 +57,8 @@ export interface RenderContext {
   /** Converts a nested file (mail attachments) with the same settings, one level deeper. */
   convertNested(input: string, type: FileType, output: string): Promise<void>;
   depth: number;
+  /** The call's time budget: tools that take a timeout get what is left of it (see call-deadline.ts). */
+  deadline: CallDeadline;
 }
 
 export interface RenderResult {
@@ -65,6 +70,14 @@ export interface RenderResult {
 
 interface Rendered extends RenderResult {
   file: string;
+  /** PDF input that was encrypted: the original and its password, whose encryption the result gets back. */
+  encryption?: { original: string; password: string };
+}
+
+export interface ConverterServiceOptions {
+  /** Milliseconds one call may take, every step together (`converter.timeout`, resolved by the loader). */
+  timeoutMs: number;
+  steps?: ConversionSteps;
 }
 
 export type Renderer = (context: RenderContext) => Promise<RenderResult | void>;
@@ -80,10 +93,32 @@ export class ConverterService {
     private readonly documents: DocumentService,
     private readonly credentials: RememberedCredentials,
     private readonly engines: ConverterEngines,
-    private readonly steps: ConversionSteps = {},
+    private readonly options: ConverterServiceOptions,
   ) {}
 
+  private get steps(): ConversionSteps {
+    return this.options.steps ?? {};
+  }
+
+  /**
+   * One deadline for the whole call (`converter.timeout`), carried as the ambient cancellation: when
+   * it passes, the running tool or pool job is killed and the call fails with PROCESSING_TIMEOUT
+   * (-93); the document is left as it was.
+   */
   async convert(session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
+    const deadline = new CallDeadline(this.options.timeoutMs, ambientCancellation());
+    try {
+      return await withCancellation(deadline.signal, () => this.convertWithin(deadline, session, documentId, request));
+    } catch (error) {
+      // Whatever a killed step reported, the call ended because its time ran out (or its client left).
+      if (deadline.signal.aborted) throw deadline.signal.reason;
+      throw error;
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async convertWithin(deadline: CallDeadline, session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
     const settings = conversionSettings(request.converter);
     await this.documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
     const record = await this.documents.info(session, documentId);
@@ -104,11 +139,16 @@ export class ConverterService {
       await mkdir(workDir);
       try {
         const key = `${session.id}/${documentId}/${version.id}/${version.file}`;
-        const warnings = await this.fontReport(file.path, type, settings);
-        const rendered = await this.render({ source: file.path, type, kind, settings, workDir, key, depth: 1, password, pdfaNative: pdfa.native });
-        let current = await this.finish(rendered, workDir, settings, password, kind);
-        if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, workDir, settings.options.pdfa);
-        if (signature) current = await this.runStep(signature, 'signature', current, workDir, settings.options.signature);
+        const warnings = await this.fontReport(file.path, type, settings, deadline);
+        deadline.check();
+        const rendered = await this.render({ source: file.path, type, kind, settings, workDir, key, depth: 1, password, pdfaNative: pdfa.native, deadline });
+        deadline.check();
+        let current = await this.finish(rendered, workDir, settings, kind, deadline);
+        if (rendered.encryption) current = await this.reencrypt(current, rendered.encryption, workDir, deadline);
+        if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, workDir, settings.options.pdfa, deadline);
+        if (signature) current = await this.runStep(signature, 'signature', current, workDir, settings.options.signature, deadline);
+        // A result finished after the deadline is not stored: the call has failed by then.
+        deadline.check();
         // The result moves out of the scratch directory before it is removed.
         const result = this.documents.tempPath();
         await rename(current, result);
@@ -119,14 +159,30 @@ export class ConverterService {
     });
   }
 
-  /** `report.fontIsMissing` and `report.fontAliasUsage`: the fonts an Office document asks for that this server lacks. */
-  private async fontReport(source: string, type: FileType, settings: ConversionSettings): Promise<string[]> {
+  /**
+   * `report.fontIsMissing` and `report.fontAliasUsage`: the fonts an Office document asks for that
+   * this server lacks. Each font not installed costs an `fc-match` run that no cancellation stops
+   * (fontconfig answers are shared between calls), and a document may name any number of fonts: at
+   * most MAX_REPORTED_FONTS are checked, a few at a time, and the deadline between them.
+   */
+  private async fontReport(source: string, type: FileType, settings: ConversionSettings, deadline: CallDeadline): Promise<string[]> {
     const report = settings.options.report;
-    if (!this.engines.fonts || !(report?.fontIsMissing || report?.fontAliasUsage)) return [];
-    const check = await this.engines.fonts.check(await requestedFonts(source, type.key));
+    const fonts = this.engines.fonts;
+    if (!fonts || !(report?.fontIsMissing || report?.fontAliasUsage)) return [];
+    const requested = await requestedFonts(source, type.key);
+    const checked = requested.slice(0, MAX_REPORTED_FONTS);
+    const missing: string[] = [];
+    const aliased: string[] = [];
+    for (let start = 0; start < checked.length; start += FONTS_PER_CHECK) {
+      deadline.check();
+      const check = await fonts.check(checked.slice(start, start + FONTS_PER_CHECK));
+      for (const f of check.missing) missing.push(`Font missing: "${f.font}" is not installed; replaced by "${f.replacement}".`);
+      for (const f of check.aliased) aliased.push(`Font alias used: "${f.font}" is not installed; replaced by the compatible "${f.replacement}".`);
+    }
     return [
-      ...(report.fontIsMissing ? check.missing.map((f) => `Font missing: "${f.font}" is not installed; replaced by "${f.replacement}".`) : []),
-      ...(report.fontAliasUsage ? check.aliased.map((f) => `Font alias used: "${f.font}" is not installed; replaced by the compatible "${f.replacement}".`) : []),
+      ...(report.fontIsMissing ? missing : []),
+      ...(report.fontAliasUsage ? aliased : []),
+      ...(requested.length > checked.length ? [`Fonts not checked: the document names ${requested.length} fonts; the first ${checked.length} were checked.`] : []),
     ];
   }
 
@@ -156,6 +212,7 @@ export class ConverterService {
     depth: number;
     password: string | undefined;
     pdfaNative?: string;
+    deadline: CallDeadline;
   }): Promise<Rendered> {
     const { type, kind, settings, workDir } = job;
     // Engines see a name with the right extension (LibreOffice and the one-shot fallback use it);
@@ -166,11 +223,7 @@ export class ConverterService {
     await link(job.source, input).catch(() => copyFile(job.source, input));
     const output = path.join(workDir, `rendered-${unique}.pdf`);
     try {
-      if (kind === 'pdf') {
-        // PDF input is normalised by the finishing rewrite (pages, compression, repair).
-        await rename(input, output);
-        return { file: output };
-      }
+      if (kind === 'pdf') return await this.openPdf(input, workDir, unique, job.password, job.deadline);
       if (kind === 'office' || kind === 'delimited') {
         const engine = this.engines.libreoffice;
         if (!engine) throw engineUnavailable('LibreOffice', type);
@@ -198,12 +251,16 @@ export class ConverterService {
         settings,
         key: job.key,
         depth: job.depth,
+        deadline: job.deadline,
         convertNested: async (nestedInput, nestedType, nestedOutput) => {
           const nestedKind = inputKindOf(nestedType);
           if (!nestedKind) throw unsupportedType(nestedType);
+          job.deadline.check();
           const nested = await this.render({ ...job, source: nestedInput, type: nestedType, kind: nestedKind, depth: job.depth + 1, password: undefined });
           // Attachments are converted whole: `pages` applies to the message only.
-          await rename(await this.finish({ ...nested, pagesApplied: true }, workDir, settings, undefined, nestedKind), nestedOutput);
+          let finished = await this.finish({ ...nested, pagesApplied: true }, workDir, settings, nestedKind, job.deadline);
+          if (nested.encryption) finished = await this.reencrypt(finished, nested.encryption, workDir, job.deadline);
+          await rename(finished, nestedOutput);
         },
       })) ?? {};
       return { file: output, ...result };
@@ -212,14 +269,14 @@ export class ConverterService {
     }
   }
 
-  /** Page selection, compression and resolution on the rendered PDF, each only when asked for. */
-  private async finish(rendered: Rendered, workDir: string, settings: ConversionSettings, password: string | undefined, kind: InputKind): Promise<string> {
+  /** Page selection, compression and resolution on the rendered PDF (unencrypted), each only when asked for. */
+  private async finish(rendered: Rendered, workDir: string, settings: ConversionSettings, kind: InputKind, deadline: CallDeadline): Promise<string> {
     const { rewriter, ghostscript } = this.engines;
     let current = rendered.file;
     try {
       let pages: string | undefined;
       if (!settings.pages.all && !rendered.pagesApplied) {
-        const count = await rewriter.pageCount(current, { password: kind === 'pdf' ? password : undefined });
+        const count = await rewriter.pageCount(current, { deadline: deadline.at });
         try {
           pages = formatPageList(resolvePageSelection(settings.pages, count));
         } catch (error) {
@@ -233,13 +290,14 @@ export class ConverterService {
         await rewriter.rewrite(current, next, {
           ...(pages === undefined ? {} : { pages }),
           ...(recompress === undefined ? {} : { compress: recompress }),
-          ...(kind === 'pdf' && password ? { password } : {}),
+          deadline: deadline.at,
         });
         current = next;
       }
-      if (settings.maxDpi !== undefined && !rendered.resolutionApplied) {
+      // Ghostscript rewrites every glyph of the document to reach its images: only when there are images to reduce.
+      if (settings.maxDpi !== undefined && !rendered.resolutionApplied && (await hasImagesAbove(current, settings.maxDpi, deadline))) {
         const next = path.join(workDir, `downsampled-${path.basename(current)}`);
-        await ghostscript.downsample(current, next, { dpi: settings.maxDpi, jpegQuality: settings.jpegQuality, timeoutMs: 120_000 });
+        await ghostscript.downsample(current, next, { dpi: settings.maxDpi, jpegQuality: settings.jpegQuality, timeoutMs: deadline.remainingMs() });
         current = next;
       }
       return current;
@@ -248,12 +306,49 @@ export class ConverterService {
     }
   }
 
-  private async runStep(step: ConversionStep, name: string, input: string, workDir: string, options: unknown): Promise<string> {
+  /**
+   * PDF input as the finishing steps need it: decrypted (with the call's or the remembered password;
+   * the result gets the original's encryption back, see `reencrypt`) and repaired as the toolbox
+   * repairs it (PdfRewriter.repaired): a page tree root that lies about its /Count (2147483647, -5)
+   * gets the real count, other damage qpdf recovers from is written out recovered. A tree qpdf cannot
+   * walk (a /Kids loop) is refused as an unreadable PDF (-7).
+   */
+  private async openPdf(input: string, workDir: string, unique: string, password: string | undefined, deadline: CallDeadline): Promise<Rendered> {
+    const { rewriter } = this.engines;
+    let plain = input;
+    let encryption: Rendered['encryption'];
+    if (await rewriter.isEncrypted(input, { deadline: deadline.at })) {
+      // An empty password opens a PDF whose user password is empty (owner-password-only protection).
+      plain = path.join(workDir, `decrypted-${unique}.pdf`);
+      await rewriter.decrypt(input, plain, { password: password ?? '', deadline: deadline.at });
+      encryption = { original: input, password: password ?? '' };
+    }
+    const file = await rewriter.repaired(plain, path.join(workDir, `repaired-${unique}.pdf`), { deadline: deadline.at });
+    return { file, ...(encryption ? { encryption } : {}) };
+  }
+
+  /** The finished PDF with the encryption (and passwords, permissions) of the protected original. */
+  private async reencrypt(input: string, encryption: NonNullable<Rendered['encryption']>, workDir: string, deadline: CallDeadline): Promise<string> {
+    const output = path.join(workDir, `encrypted-${path.basename(input)}`);
+    try {
+      await this.engines.rewriter.copyEncryption(input, encryption.original, output, { password: encryption.password, deadline: deadline.at });
+    } catch (error) {
+      throw fromConversionEngine(error, { accessPassword: false });
+    }
+    return output;
+  }
+
+  private async runStep(step: ConversionStep, name: string, input: string, workDir: string, options: unknown, deadline: CallDeadline): Promise<string> {
+    deadline.check();
     const output = path.join(workDir, `${name}.pdf`);
     await step.run(input, output, options);
     return output;
   }
 }
+
+/** Fonts of one document `report.fontIsMissing`/`fontAliasUsage` check at most, and how many per check. */
+const MAX_REPORTED_FONTS = 100;
+const FONTS_PER_CHECK = 10;
 
 function engineUnavailable(engine: string, type: FileType): QuireError {
   return new QuireError('ENGINE_UNAVAILABLE', `Converting "${type.key}" documents needs the ${engine} engine, which is disabled or not running on this server.`);

@@ -1,3 +1,4 @@
+import { ambientCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
 import { HtmlEngineError } from '../../engines/chromium/errors.js';
 import { ImageEngineError } from '../../engines/image/errors.js';
@@ -6,10 +7,15 @@ import { TextEngineError } from '../../engines/text/index.js';
 import { GhostscriptError } from '../../engines/ghostscript/ghostscript.js';
 import { UnoJobError } from '../../engines/libreoffice/uno-worker.js';
 import { PoolError } from '../../engines/pool/pool-errors.js';
+import { PopplerError } from '../../engines/poppler/errors.js';
 import { fromPdfEngine } from '../documents/engine-errors.js';
 
 /** Engine failures as the client sees them; anything unknown passes through (and becomes -1). */
 export function fromConversionEngine(error: unknown, context: { accessPassword: boolean }): unknown {
+  // A step killed because the call's time ran out (or its client left) reports that, whatever the
+  // killed tool or worker made of it (see call-deadline.ts).
+  const cancelled = ambientCancellation();
+  if (cancelled?.aborted && cancelled.reason instanceof QuireError) return cancelled.reason;
   if (error instanceof QuireError) return error;
   if (error instanceof PoolError) {
     switch (error.kind) {
@@ -52,6 +58,10 @@ export function fromConversionEngine(error: unknown, context: { accessPassword: 
   if (error instanceof MailEngineError) {
     if (error.kind === 'tooLarge') return new QuireError('UPLOAD_LIMIT', error.message, { cause: error });
     return new QuireError('CONVERSION_FAILED', `The e-mail cannot be read: ${error.message}`, { cause: error });
+  }
+  if (error instanceof PopplerError) {
+    if (error.kind === 'timeout') return new QuireError('PROCESSING_TIMEOUT', error.message, { cause: error });
+    if (error.kind === 'damaged') return new QuireError('INVALID_PDF', `Unable to read the PDF file content: ${error.message}`, { cause: error });
   }
   if (error instanceof GhostscriptError) {
     if (error.kind === 'timeout') return new QuireError('PROCESSING_TIMEOUT', error.message, { cause: error });

@@ -25,7 +25,7 @@ export interface RendererEngines {
   images: WorkerPool<Task<unknown>, unknown>;
   /** Where remote resources of HTML and mail may come from. */
   network: AddressPolicyOptions;
-  /** Time limit of one-shot engines (Ghostscript), in milliseconds. */
+  /** Time limit of one-shot engines (Ghostscript), in milliseconds; never more than what is left of the call's. */
   timeoutMs: number;
   /** Largest text or mail file rendered, in bytes. */
   maxTextBytes: number;
@@ -130,8 +130,11 @@ export function createRenderers(engines: RendererEngines): Partial<Record<InputK
       return { resolutionApplied: true };
     },
 
-    postscript: async ({ input, output }) => {
-      await engines.ghostscript.postscriptToPdf(input, output, engines.timeoutMs);
+    postscript: async ({ input, output, settings, deadline }) => {
+      // Images are reduced in the same Ghostscript pass: a second one would rewrite every glyph again.
+      const downsample = settings.maxDpi === undefined ? undefined : { dpi: settings.maxDpi, jpegQuality: settings.jpegQuality };
+      await engines.ghostscript.postscriptToPdf(input, output, Math.min(engines.timeoutMs, deadline.remainingMs()), downsample);
+      return { resolutionApplied: downsample !== undefined };
     },
   };
 }
@@ -165,7 +168,9 @@ async function addAttachments(context: RenderContext, message: MailMessage, mode
     try {
       const type = await detectFormat(original, attachment.fileName);
       await context.convertNested(original, type, converted);
-    } catch {
+    } catch (error) {
+      // The call's time is up (or its client gone): that is no reason to attach the original instead.
+      if (context.deadline.signal.aborted) throw error;
       attach.push(keepOriginal);
       continue;
     }
@@ -176,12 +181,12 @@ async function addAttachments(context: RenderContext, message: MailMessage, mode
   let current = body;
   if (merge.length > 0) {
     const merged = path.join(context.workDir, `mail-${context.depth}-merged.pdf`);
-    await rewriter.merge([current, ...merge], merged);
+    await rewriter.merge([current, ...merge], merged, { deadline: context.deadline.at });
     current = merged;
   }
   if (attach.length > 0) {
     const withFiles = path.join(context.workDir, `mail-${context.depth}-attached.pdf`);
-    await rewriter.attach(current, withFiles, attach);
+    await rewriter.attach(current, withFiles, attach, { deadline: context.deadline.at });
     current = withFiles;
   }
   await rename(current, context.output);
