@@ -11,7 +11,7 @@ export interface Limits {
   infoMs: number;
   /** Upload: the inspection timeout (detection reads headers only). */
   uploadMs: number;
-  /** Converter: the slowest engine's job timeout. */
+  /** Converter: the whole call's deadline (converter.timeout; older servers: the slowest engine's job timeout). */
   converterMs: number;
   /** Toolbox: the whole call's timeout. */
   toolboxMs: number;
@@ -30,6 +30,8 @@ interface ServerConfigView {
     ghostscript?: { maxMemoryBytes?: number } | string;
   };
   toolbox: { timeoutMs: number };
+  /** Absent on servers from before the converter's own deadline. */
+  converter?: { timeoutMs: number };
   server: { restBase: string; contextPath: string };
 }
 
@@ -64,7 +66,7 @@ export async function readServerConfig(
     limits: {
       infoMs: config.documents.metadataBudgetMs,
       uploadMs: config.documents.toolTimeoutMs,
-      converterMs: Math.max(config.engines.libreoffice.timeoutMs, config.engines.chromium.timeoutMs),
+      converterMs: config.converter?.timeoutMs ?? Math.max(config.engines.libreoffice.timeoutMs, config.engines.chromium.timeoutMs),
       toolboxMs: config.toolbox.timeoutMs,
       extractMs: config.documents.toolTimeoutMs,
     },
