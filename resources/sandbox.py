@@ -19,11 +19,13 @@ no `uno` needed.
 
 import ctypes
 import os
+import signal
 import sys
 
 SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # the same on every architecture
 CREATE_RULESET_VERSION = 1
 RULE_PATH_BENEATH = 1
+PR_SET_PDEATHSIG = 1
 PR_SET_NO_NEW_PRIVS = 38
 SANDBOX_FAILED = 97
 
@@ -132,6 +134,11 @@ def main():
     if libc.syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
         fail("landlock_restrict_self: %s" % os.strerror(ctypes.get_errno()))
     os.close(ruleset)
+    # COMMAND dies with whoever started us (the server, or uno_worker.py), however it dies; our
+    # starter set that already, setting it here keeps it true whatever wrapper ran in between.
+    # exec keeps it (soffice.bin is not set-uid).
+    if libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        fail("prctl(PR_SET_PDEATHSIG): %s" % os.strerror(ctypes.get_errno()))
     try:
         os.execvp(command[0], command)
     except OSError as error:

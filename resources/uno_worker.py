@@ -72,9 +72,29 @@ def reply(message):
     sys.stdout.flush()
 
 
+PR_SET_PDEATHSIG = 1
+
+
 def die_with_parent():
-    """soffice gets SIGKILL when this script dies, however it dies (PR_SET_PDEATHSIG)."""
-    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
+    """soffice gets SIGKILL when this script dies, however it dies (PR_SET_PDEATHSIG).
+
+    Runs in the child between fork and exec (preexec_fn); Popen is called from the main thread,
+    the thread the kernel ties the signal to. sandbox.py execs soffice.bin, which keeps it.
+    """
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def die_with_server():
+    """This script gets SIGKILL when the server dies, however it dies.
+
+    The supervisor starts us under `setpriv --pdeathsig KILL` already; setting it here too keeps
+    that true whatever wrapper runs between it and us. When the server died before this line (our
+    parent is no longer the owner named in QUIRE_ENGINE_OWNER), nobody waits for us.
+    """
+    die_with_parent()
+    owner = os.environ.get("QUIRE_ENGINE_OWNER", "").split(":", 1)[0]
+    if owner.isdigit() and os.getppid() != int(owner):
+        os._exit(1)
 
 
 def launch(soffice, profile_url, pipe, tmp_dir, sandbox):
@@ -261,7 +281,9 @@ def office_alive(process, desktop):
 def main():
     soffice, profile_url, pipe = sys.argv[1:4]
     sandbox = json.loads(sys.argv[4]) if len(sys.argv) > 4 else []
-    # The supervisor ends us with SIGTERM/SIGKILL to the group; a closed stdin also ends us.
+    # The supervisor ends us with SIGTERM/SIGKILL to the group; a closed stdin also ends us, and so
+    # does the death of the server (see die_with_server).
+    die_with_server()
     signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
     profile_dir = uno.fileUrlToSystemPath(profile_url)
     tmp_dir = os.path.join(profile_dir, "tmp")

@@ -1,9 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
+import { ownerMark, parentDeathPrefix } from '../process/parent-death.js';
 import { HtmlEngineError } from './errors.js';
 import { killGroup, processGroupMemory } from './process-group.js';
 import { render } from './render.js';
@@ -44,6 +46,9 @@ const ARGS = [
 /** What the browser inherits from the server; not the rest, which may hold secrets. */
 const INHERITED_ENV = ['PATH', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_TIME', 'TZ', 'TMPDIR', 'FONTCONFIG_FILE', 'FONTCONFIG_PATH'];
 
+/** The name of every browser's profile directory begins so (see leftovers.ts). */
+export const PROFILE_PREFIX = 'quire-chromium-';
+
 /** How long `close()` lets the browser shut down before killing it. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -66,13 +71,11 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   private readonly cleanedUp: Promise<void>;
 
   static async launch(options: ChromiumWorkerOptions): Promise<ChromiumWorker> {
-    const profile = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), 'quire-chromium-'));
+    const profile = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), PROFILE_PREFIX));
     try {
       const browser = await puppeteer.launch({
-        executablePath: options.executablePath,
+        ...(await dyingWithServer(options.executablePath, profile)),
         headless: true,
-        args: ARGS,
-        userDataDir: profile,
         // DevTools over a pipe: no debugging port on localhost that a page's script could reach.
         pipe: true,
         env: browserEnv(profile, options.env),
@@ -168,6 +171,23 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   }
 }
 
+/**
+ * The browser dies with the server, however the server dies: puppeteer spawns `setpriv --pdeathsig
+ * KILL -- chromium …` (see process/parent-death.ts; from the main thread, which the signal is tied
+ * to), and setpriv and Debian's launcher script exec, so the pid puppeteer sees is the browser's and
+ * it still leads the process group. Chromium's helpers (zygotes, renderers, GPU and network
+ * services) end by themselves within ~200 ms of their browser, busy renderers too (measured).
+ * puppeteer puts its default arguments first, so they are spelled out here, after the command.
+ */
+async function dyingWithServer(executablePath: string, profile: string): Promise<{ executablePath: string; args: string[]; ignoreDefaultArgs?: true; userDataDir: string }> {
+  const prefix = parentDeathPrefix();
+  if (prefix.length === 0) return { executablePath, args: ARGS, userDataDir: profile };
+  // setpriv exists; say so when the browser does not, as puppeteer would.
+  if (!existsSync(executablePath)) throw new Error(`Browser was not found at the configured executablePath (${executablePath})`);
+  const chromiumArgs = await puppeteer.defaultArgs({ headless: true, args: ARGS, userDataDir: profile });
+  return { executablePath: prefix[0]!, ignoreDefaultArgs: true, args: [...prefix.slice(1), executablePath, ...chromiumArgs], userDataDir: profile };
+}
+
 function browserEnv(profile: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_ENV) {
@@ -175,5 +195,6 @@ function browserEnv(profile: string, extra: Record<string, string> = {}): Record
     if (value !== undefined) env[name] = value;
   }
   // HOME inside the profile: the NSS database and caches Chromium keeps there go away with it.
-  return { ...env, HOME: profile, ...extra };
+  // The owner mark lets a later server on the same data dir find a browser this one left (leftovers.ts).
+  return { ...env, HOME: profile, ...extra, ...ownerMark() };
 }

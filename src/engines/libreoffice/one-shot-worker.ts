@@ -1,3 +1,4 @@
+import { existsSync, realpathSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { run, RunError } from '../process/run.js';
@@ -19,6 +20,12 @@ export interface OneShotIsolation {
  * but it converts. It sits in the same pool as the warm workers, so the queue, time limits and
  * metrics stay the same. It has the profile's settings but not the content broker guard of the
  * warm workers, so the engine runs it only inside the network namespace and the Landlock sandbox.
+ *
+ * It runs soffice.bin itself, not the `soffice` launcher: the launcher (oosplash) forks soffice.bin,
+ * and that child would outlive a killed server (measured: it keeps running when oosplash is
+ * SIGKILLed). soffice.bin started by `run()` is the end of an exec chain that carries the
+ * parent-death signal (setpriv, prlimit, unshare, sandbox.py: see parent-death.ts). What oosplash
+ * did for us, the restart that soffice.bin asks for after it set up a new profile, is done here.
  */
 export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
   readonly ended: Promise<Error>;
@@ -27,7 +34,7 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
   private closed = false;
 
   constructor(
-    /** soffice.bin or the soffice launcher; the launcher is used (it handles the first-start restart). */
+    /** soffice.bin (or the soffice launcher, next to which soffice.bin is looked for). */
     private readonly soffice: string,
     private readonly workDir: string,
     private readonly env: NodeJS.ProcessEnv,
@@ -53,11 +60,15 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
       ];
       let result;
       try {
-        const [command, ...prefix] = [...this.isolation.launcher, ...this.isolation.sandbox([dir, path.dirname(job.input)]), this.soffice.replace(/\.bin$/, '')];
+        const [command, ...prefix] = [...this.isolation.launcher, ...this.isolation.sandbox([dir, path.dirname(job.input)]), officeBinary(this.soffice)];
         // Temporary files and $HOME in the job's folder: the sandbox lets soffice write nowhere else.
         const env = { ...this.env, TMPDIR: path.join(dir, 'tmp'), HOME: dir };
-        // `tool` keeps the memory cap and cancellation of LibreOffice when the command is a wrapper.
-        result = await run(command!, [...prefix, ...args], { env, signal: this.abort.signal, maxOutputBytes: 64 * 1024, tool: 'libreoffice' });
+        for (let start = 1; ; start++) {
+          // `tool` keeps the memory cap and cancellation of LibreOffice when the command is a wrapper.
+          result = await run(command!, [...prefix, ...args], { env, signal: this.abort.signal, maxOutputBytes: 64 * 1024, tool: 'libreoffice' });
+          // 81: soffice.bin finished setting up the new profile and asks to be started again.
+          if (result.exitCode !== RESTART_REQUESTED || start === 2) break;
+        }
       } catch (error) {
         if (error instanceof RunError && error.kind === 'aborted') throw new WorkerDiedError('one-shot LibreOffice killed');
         throw error;
@@ -91,6 +102,21 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
     this.abort?.abort();
     this.endWorker(new Error('closed'));
   }
+}
+
+/** soffice.bin's exit status after it created a profile: start me again (oosplash does that). */
+const RESTART_REQUESTED = 81;
+
+/** soffice.bin itself for a configured soffice.bin or launcher (see the class comment). */
+function officeBinary(soffice: string): string {
+  if (soffice.endsWith('.bin')) return soffice;
+  let launcher = soffice;
+  try {
+    launcher = realpathSync(soffice); // /usr/bin/soffice links to the program folder
+  } catch {
+    // not found: run() reports it
+  }
+  return existsSync(`${launcher}.bin`) ? `${launcher}.bin` : soffice;
 }
 
 /** `--convert-to` needs the application's filter name when options are passed. */

@@ -3,12 +3,19 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
+import { parentDeathPrefix, withOwner } from '../process/parent-death.js';
 
 /**
  * One warm LibreOffice: `resources/uno_worker.py` under Debian's `/usr/bin/python3` (the only Python
  * here with the `uno` module), which starts soffice with its own user profile, connects over a UNO
  * pipe and then converts one document per request line. Python and soffice share one process group
  * that this worker leads, so `kill()` ends both and any helper soffice started.
+ *
+ * Neither outlives the server: Python runs under `setpriv --pdeathsig KILL` (setpriv and the
+ * network namespace launcher exec, so Python is our direct child) and sets the signal again itself,
+ * and it starts soffice with the same signal (see parent-death.ts and uno_worker.py). Without that,
+ * a server killed under a long conversion left Python and soffice running: Python notices its
+ * closed stdin only between jobs.
  */
 
 export interface UnoJob {
@@ -79,12 +86,18 @@ export class UnoWorker implements PoolWorker<UnoJob, UnoResult> {
 
   static async start(options: UnoWorkerOptions, pipeName: string): Promise<UnoWorker> {
     const profileUrl = `file://${options.profileDir}`;
-    // The launcher execs the Python script (same pid): it stays the leader of the process group.
-    const [command, ...args] = [...(options.launcher ?? []), options.python, options.script, options.soffice, profileUrl, pipeName, JSON.stringify(options.sandbox ?? [])];
+    // The launcher and setpriv exec the Python script (same pid): it stays the leader of the process
+    // group. spawn() runs on the main thread (libuv forks from the calling thread), which the
+    // parent-death signal is tied to.
+    const [command, ...args] = [
+      ...parentDeathPrefix(),
+      ...(options.launcher ?? []),
+      options.python, options.script, options.soffice, profileUrl, pipeName, JSON.stringify(options.sandbox ?? []),
+    ];
     const child = spawn(command!, args, {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: options.env,
+      env: withOwner(options.env) ?? process.env,
     });
     const worker = new UnoWorker(child);
     await worker.attach(options.startTimeoutMs);
