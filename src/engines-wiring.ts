@@ -7,10 +7,14 @@ import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js'
 import { FontInventory } from './engines/fonts/font-inventory.js';
 import { Ghostscript } from './engines/ghostscript/ghostscript.js';
 import { ChromiumEngine } from './engines/chromium/chromium-engine.js';
+import { removeStaleProfiles } from './engines/chromium/leftovers.js';
+import { removeOfficeLeftovers } from './engines/libreoffice/leftovers.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import type { Task } from './engines/pool/in-process-worker.js';
 import type { PoolEvents, PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
+import { sweepLeftovers } from './engines/process/leftovers.js';
+import { parentDeathAvailable, setEngineOwner } from './engines/process/parent-death.js';
 import { memoryCapsAvailable, run } from './engines/process/run.js';
 import { configureTools } from './engines/process/tools.js';
 import type { ExecutableState } from './operations/admin/server-status.js';
@@ -47,6 +51,11 @@ const HEALTH_TIMEOUT_MS = 5_000;
  * logged and left out (its conversions answer ENGINE_UNAVAILABLE) rather than stopping the server.
  */
 export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
+  const work = path.join(config.dataDir, 'engines');
+  // Every engine process from here on names this server and data dir (for the sweep of a later start).
+  setEngineOwner(config.dataDir);
+  await removeLeftovers(config.dataDir, work, logger);
+  if (!parentDeathAvailable()) logger.warn('setpriv (util-linux 2.33+) not found: engine processes may outlive a server that crashes');
   let libreoffice: LibreOfficeEngine | undefined;
   let chromium: ChromiumEngine | undefined;
   let inventory: FontInventory | undefined;
@@ -60,7 +69,6 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   inventory = new FontInventory(fonts.env);
   configureEngineTools(config);
   if (!memoryCapsAvailable()) logger.warn('prlimit (util-linux) not found: external tools run without memory caps');
-  const work = path.join(config.dataDir, 'engines');
 
   const lo = config.engines.libreoffice;
   if (lo.enabled) {
@@ -197,6 +205,27 @@ async function toolAnswers(command: string, args: string[]): Promise<ExecutableS
   } catch {
     // Not found or not executable.
     return 'error';
+  }
+}
+
+/**
+ * The start-up sweep: engine processes a previous server on this data dir left running when it died
+ * are killed (engines/process/leftovers.ts), then the LibreOffice profiles and sockets and the
+ * Chromium profiles nothing uses any more are removed. A failure is logged, not fatal.
+ */
+async function removeLeftovers(dataDir: string, work: string, logger: FastifyBaseLogger): Promise<void> {
+  try {
+    const sweep = await sweepLeftovers(dataDir);
+    const office = await removeOfficeLeftovers(path.join(work, 'libreoffice'), sweep.inUse);
+    const browserProfiles = await removeStaleProfiles(path.join(work, 'chromium'), sweep.inUse);
+    const processes = sweep.killed.length;
+    if (processes + office.pipes + office.profiles + browserProfiles === 0) return;
+    logger.warn(
+      { processes, commands: sweep.killed.slice(0, 20).map((p) => p.command), officeSockets: office.pipes, officeProfiles: office.profiles, browserProfiles },
+      `leftovers of a previous server on this data dir: killed ${processes} engine processes, removed ${office.pipes} LibreOffice sockets, ${office.profiles} LibreOffice and ${browserProfiles} Chromium profiles`,
+    );
+  } catch (error) {
+    logger.error({ err: error }, 'the sweep for leftovers of a previous server failed');
   }
 }
 

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { WorkerPool, type PoolSettings, type PoolStats, type RunOptions } from '../pool/worker-pool.js';
 import type { PoolWorker } from '../pool/worker.js';
 import { detectIsolation, officeReadFolders, sandboxCommand, type Isolation, type IsolationMode } from './isolation.js';
+import { listenerPipeName } from './leftovers.js';
 import { OneShotWorker } from './one-shot-worker.js';
 import { seedProfile } from './profile.js';
 import { UnoWorker, type UnoJob, type UnoResult } from './uno-worker.js';
@@ -200,8 +201,9 @@ export class LibreOfficeEngine {
         launcher: this.walls.network,
         sandbox: this.sandboxPrefix([profileDir]),
       },
-      // Unique per engine too: two engines in one process must not reach each other's soffice.
-      `quire-${process.pid}-${this.instance}-${slot}-${generation}`,
+      // Unique per engine too: two engines in one process must not reach each other's soffice. The
+      // work dir's token lets a later start remove the socket if this soffice is killed (leftovers.ts).
+      listenerPipeName(this.options.workDir, `${process.pid}-${this.instance}-${slot}-${generation}`),
     );
     void worker.ended.then(() => rm(profileDir, { recursive: true, force: true }));
     return worker;
