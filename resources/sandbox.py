@@ -10,7 +10,7 @@ on the command line, and TCP is closed altogether where the kernel can do that (
         --socket  Unix sockets may be created (and removed) in DIR, nothing else;
         everything else is refused by the kernel, for COMMAND and everything it starts.
 
-Quire runs LibreOffice through this (src/engines/libreoffice/sandbox.ts): a document that links a
+Quire runs LibreOffice through this (src/engines/libreoffice/isolation.ts): a document that links a
 file the converter cannot read cannot embed it, whichever code path in LibreOffice reads it (some
 read files directly, past every setting and URL check). Missing folders are skipped. When the
 sandbox cannot be set up, nothing runs: exit status 97 and a line on stderr. Standard library only,
