@@ -2,59 +2,38 @@ import Type from 'typebox';
 import { PdfPassword } from './document-operations.js';
 import { Billing, Settings } from './converter.js';
 import { component, ref } from './shared.js';
-import { annotationOptions } from './toolbox/annotation.js';
-import { attachmentOptions } from './toolbox/attachment.js';
-import { compressOptions } from './toolbox/compress.js';
-import { deleteOptions } from './toolbox/delete.js';
-import { descriptionOptions } from './toolbox/description.js';
-import { extractionOptions } from './toolbox/extraction.js';
-import { formsOptions } from './toolbox/forms.js';
-import { imageOptions } from './toolbox/image.js';
-import { mergeOptions } from './toolbox/merge.js';
-import { moveOptions } from './toolbox/move.js';
-import { optionsOptions } from './toolbox/options.js';
-import { outlineOptions } from './toolbox/outline.js';
-import { portfolioOptions } from './toolbox/portfolio.js';
-import { printOptions } from './toolbox/print.js';
-import { redactOptions } from './toolbox/redact.js';
-import { rotateOptions } from './toolbox/rotate.js';
-import { scaleOptions } from './toolbox/scale.js';
-import { securityOptions } from './toolbox/security.js';
-import { splitOptions } from './toolbox/split.js';
-import { transcribeOptions } from './toolbox/transcribe.js';
-import { watermarkOptions } from './toolbox/watermark.js';
-import { xmpOptions } from './toolbox/xmp.js';
+import { TOOLBOX_OPTION_SCHEMAS as op } from '../../operations/toolbox/schemas.js';
 
 /**
  * `Operation_BaseToolbox`: one element of the toolbox array, an object whose single key names the
  * operation (the service refuses elements with none or several known keys). Each operation's options
- * schema lives in `toolbox/<operation>.ts`.
+ * schema lives next to the operation, in `operations/toolbox/ops/<operation>.schema.ts`.
  */
 export const BaseToolbox = component(
   Type.Object(
     {
-      annotation: Type.Optional(annotationOptions),
-      attachment: Type.Optional(attachmentOptions),
-      delete: Type.Optional(deleteOptions),
-      description: Type.Optional(descriptionOptions),
-      extraction: Type.Optional(extractionOptions),
-      forms: Type.Optional(formsOptions),
-      image: Type.Optional(imageOptions),
-      merge: Type.Optional(mergeOptions),
-      move: Type.Optional(moveOptions),
-      options: Type.Optional(optionsOptions),
-      print: Type.Optional(printOptions),
-      rotate: Type.Optional(rotateOptions),
-      security: Type.Optional(securityOptions),
-      split: Type.Optional(splitOptions),
-      watermark: Type.Optional(watermarkOptions),
-      xmp: Type.Optional(xmpOptions),
-      outline: Type.Optional(outlineOptions),
-      redact: Type.Optional(redactOptions),
-      portfolio: Type.Optional(portfolioOptions),
-      scale: Type.Optional(scaleOptions),
-      compress: Type.Optional(compressOptions),
-      transcribe: Type.Optional(transcribeOptions),
+      annotation: Type.Optional(op.annotation),
+      attachment: Type.Optional(op.attachment),
+      delete: Type.Optional(op.delete),
+      description: Type.Optional(op.description),
+      extraction: Type.Optional(op.extraction),
+      forms: Type.Optional(op.forms),
+      image: Type.Optional(op.image),
+      merge: Type.Optional(op.merge),
+      move: Type.Optional(op.move),
+      options: Type.Optional(op.options),
+      print: Type.Optional(op.print),
+      rotate: Type.Optional(op.rotate),
+      security: Type.Optional(op.security),
+      split: Type.Optional(op.split),
+      watermark: Type.Optional(op.watermark),
+      xmp: Type.Optional(op.xmp),
+      outline: Type.Optional(op.outline),
+      redact: Type.Optional(op.redact),
+      portfolio: Type.Optional(op.portfolio),
+      scale: Type.Optional(op.scale),
+      compress: Type.Optional(op.compress),
+      transcribe: Type.Optional(op.transcribe),
     },
     { $id: 'Operation_BaseToolbox', minProperties: 1, description: 'One toolbox operation: an object with exactly one key naming it' },
   ),

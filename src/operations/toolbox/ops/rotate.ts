@@ -4,15 +4,7 @@ import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import { rotatePages } from '../../../engines/pdf/structure/rotate.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
-
-/** `Operation_ToolboxRotate.rotate` (reference §10.9.12). */
-export interface RotateOptions {
-  degrees?: number;
-  orientationDetectMode?: 'value' | 'dimensions';
-  pageGroup?: 'all' | 'even' | 'odd';
-  pageOrientation?: 'any' | 'portrait' | 'landscape';
-  pages?: string;
-}
+import type { RotateOptions } from './rotate.schema.js';
 
 /**
  * `rotate`: turns the selected pages clockwise by `degrees` (0, 90, 180, 270 or 360), added to their
@@ -25,21 +17,16 @@ export const rotateOperation: ToolboxOperation<RotateOptions> = {
   name: 'rotate',
   needsPdf: true,
   async run(input, options, context, field) {
-    const degrees = options.degrees ?? 90;
-    if (!Number.isInteger(degrees) || degrees < 0 || degrees > 360 || degrees % 90 !== 0) {
+    const { degrees, pageGroup: group, pageOrientation: orientation, orientationDetectMode: detect } = options;
+    // The schema bounds degrees to 0..360; a multiple of 90 is this operation's own rule.
+    if (degrees % 90 !== 0) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.degrees: ${String(degrees)} is not a multiple of 90 between 0 and 360.`);
     }
-    const group = options.pageGroup ?? 'all';
-    const orientation = options.pageOrientation ?? 'any';
-    const detect = options.orientationDetectMode ?? 'value';
-    check(group, ['all', 'even', 'odd'], `${field}.pageGroup`);
-    check(orientation, ['any', 'portrait', 'landscape'], `${field}.pageOrientation`);
-    check(detect, ['value', 'dimensions'], `${field}.orientationDetectMode`);
 
     const qpdf = structureQpdf(context.engines.toolTimeoutMs);
     const call = { deadline: context.deadline };
     const count = await context.engines.rewriter.pageCount(input.path, call);
-    let pages = selectPages(options.pages ?? '1', count, `${field}.pages`);
+    let pages = selectPages(options.pages, count, `${field}.pages`);
     if (group !== 'all') pages = pages.filter((page) => (page % 2 === 0) === (group === 'even'));
     if (orientation !== 'any' && pages.length > 0) {
       const geometry = await readPageGeometry(qpdf, input.path, call);
@@ -55,7 +42,3 @@ export const rotateOperation: ToolboxOperation<RotateOptions> = {
     return { path: output, type: input.type };
   },
 };
-
-function check(value: string, allowed: readonly string[], field: string): void {
-  if (!allowed.includes(value)) throw new QuireError('PARAMETER', `Invalid parameter ${field}: "${value}" is not one of ${allowed.join(', ')}.`);
-}

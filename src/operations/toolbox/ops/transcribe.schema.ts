@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { svgFormatMembers } from './image.js';
+import { svgFormatMembers } from './image.schema.js';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 

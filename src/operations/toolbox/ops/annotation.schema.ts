@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { bool, color, FileData, int, opt, Point, Rectangle, str } from './shared-types.js';
+import { bool, color, FileData, int, opt, Point, Rectangle, str } from '../schema-types.js';
 
 /**
  * `Operation_ToolboxAnnotation.annotation` (reference §10.9.1). The sub-operations run in the order

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { ActionEvent, bool, color, opt, str } from './shared-types.js';
+import { ActionEvent, bool, color, opt, str } from '../schema-types.js';
 
 /**
  * `Operation_ToolboxOutline.outline` (reference §10.9.17): bookmarks. Paths name items by their

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { bool, FileData, opt, str } from './shared-types.js';
+import { bool, FileData, opt, str } from '../schema-types.js';
 
 const FormsFormat = (description: string) =>
   Type.Enum(['xml', 'fdf', 'xfdf', 'xdp'], { default: 'xml', description: `Operation_FormsFormat: ${description}` });
