@@ -11,6 +11,9 @@ import { removeStaleProfiles } from './engines/chromium/leftovers.js';
 import { removeOfficeLeftovers } from './engines/libreoffice/leftovers.js';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from './engines/libreoffice/libreoffice-engine.js';
 import type { Task } from './engines/pool/in-process-worker.js';
+import { BackgroundStart } from './engines/background-start.js';
+import type { HtmlRenderer, OfficeConverter } from './engines/contracts.js';
+import { ambientCancellation } from './core/cancellation.js';
 import type { PoolEvents, PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
 import { sweepLeftovers } from './engines/process/leftovers.js';
@@ -24,8 +27,9 @@ import { createImagePool, createRenderers } from './operations/converter/rendere
 /** The started engines of the server and how to stop them. */
 export interface Engines {
   converter: ConverterEngines;
-  libreoffice?: LibreOfficeEngine;
-  chromium?: ChromiumEngine;
+  /** Absent when switched off in the configuration; otherwise starting, running or failed (see BackgroundStart). */
+  libreoffice?: BackgroundStart<LibreOfficeEngine>;
+  chromium?: BackgroundStart<ChromiumEngine>;
   images: WorkerPool<Task<unknown>, unknown>;
   fonts: FontFolder;
   /** Queue, busy workers, job counts and restarts of every pool (for the administration's metrics). */
@@ -56,83 +60,60 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   setEngineOwner(config.dataDir);
   await removeLeftovers(config.dataDir, work, logger);
   if (!parentDeathAvailable()) logger.warn('setpriv (util-linux 2.33+) not found: engine processes may outlive a server that crashes');
-  let libreoffice: LibreOfficeEngine | undefined;
-  let chromium: ChromiumEngine | undefined;
   let inventory: FontInventory | undefined;
+  let onFontsChanged: (reason: string) => void = () => undefined;
   const fonts = await openFontFolder(config.dataDir, () => {
     logger.info('fonts folder changed: recycling the engine workers');
     inventory?.invalidate();
-    libreoffice?.recycleAll('fonts changed');
-    chromium?.recycleAll('fonts changed');
+    onFontsChanged('fonts changed');
   });
   const env = { ...process.env, ...fonts.env };
   inventory = new FontInventory(fonts.env);
   configureEngineTools(config);
   if (!memoryCapsAvailable()) logger.warn('prlimit (util-linux) not found: external tools run without memory caps');
 
+  // LibreOffice and Chromium warm up in the background: the server listens at once, a call that
+  // needs one of them while it starts waits for it within the engine's queue timeout
+  // (background-start.ts), and health and status show it `starting`.
   const lo = config.engines.libreoffice;
-  if (lo.enabled) {
-    const engine = new LibreOfficeEngine({
-      ...LIBREOFFICE_DEFAULTS,
-      ...poolSettings(lo),
-      workDir: path.join(work, 'libreoffice'),
-      soffice: lo.executable,
-      python: config.engines.python,
-      env,
-      isolation: lo.isolation,
-      sandboxRead: [fonts.folder],
-      sandboxWrite: [path.join(work, 'fontconfig-cache')],
-      onFallback: (reason) =>
-        logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
-    });
-    try {
-      await engine.start();
-      libreoffice = engine;
-      const { network, landlock, missing } = engine.isolation;
-      logger.info(
-        { workers: lo.workers, mode: engine.running, networkNamespace: network.length > 0, landlock, isolation: lo.isolation },
-        'LibreOffice engine started',
-      );
-      if (missing.length > 0) {
-        logger.warn(
-          { missing },
-          `LibreOffice isolation incomplete (${missing.join('; ')}): what is missing is left to LibreOffice's own settings (see docs/converter.md; engines.libreoffice.isolation: required refuses to run like this)`,
-        );
-      }
-    } catch (error) {
-      logger.error({ err: error }, 'LibreOffice engine could not start: Office conversion is unavailable');
-    }
-  }
-
+  const libreoffice = lo.enabled
+    ? new BackgroundStart('libreoffice', () => startLibreOffice(config, work, env, fonts.folder, logger), lo.queueTimeoutMs)
+    : undefined;
   const cr = config.engines.chromium;
-  if (cr.enabled) {
-    const engine = new ChromiumEngine({
-      ...poolSettings(cr),
-      executablePath: cr.executable,
-      env: fonts.env,
-      tempDir: path.join(work, 'chromium'),
-    });
-    try {
-      await mkdir(path.join(work, 'chromium'), { recursive: true });
-      await engine.start();
-      chromium = engine;
-      logger.info({ workers: cr.workers }, 'Chromium engine started');
-    } catch (error) {
-      logger.error({ err: error }, 'Chromium could not start: HTML, text and e-mail conversion is unavailable');
-    }
-  }
+  const chromium = cr.enabled
+    ? new BackgroundStart('chromium', () => startChromium(config, work, fonts.env, logger), cr.queueTimeoutMs)
+    : undefined;
+  // A font change while an engine still starts needs no recycling: its workers read the fonts as they start.
+  onFontsChanged = (reason) => {
+    libreoffice?.engine?.recycleAll(reason);
+    chromium?.engine?.recycleAll(reason);
+  };
 
   const ghostscript = new Ghostscript(config.engines.ghostscript.executable);
   const rewriter = new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs });
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
+  const office: OfficeConverter | undefined = libreoffice && {
+    convert: async (job, options) => (await libreoffice.ready(options?.signal ?? ambientCancellation())).convert(job, options),
+  };
+  const browser: HtmlRenderer | undefined = chromium && {
+    convert: async (job, options) => (await chromium.ready(options?.signal ?? ambientCancellation())).convert(job, options),
+  };
+  // Metrics subscribe once at start: pools that start later are subscribed when they are ready.
+  const jobListeners = new Set<(job: PoolJob) => void>();
+  const forward = (job: PoolJob) => {
+    for (const listener of jobListeners) listener(job);
+  };
+  libreoffice?.onReady((engine) => engine.events?.on('job', forward));
+  chromium?.onReady((engine) => engine.pool.on('job', forward));
+  images.on('job', forward);
   return {
     converter: {
-      ...(libreoffice ? { libreoffice } : {}),
+      ...(office ? { libreoffice: office } : {}),
       renderers: createRenderers({
         ghostscript,
         rewriter,
-        ...(chromium ? { chromium } : {}),
+        ...(browser ? { chromium: browser } : {}),
         images,
         network: config.network,
         timeoutMs: config.documents.toolTimeoutMs * 4,
@@ -146,18 +127,18 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     ...(chromium ? { chromium } : {}),
     images,
     fonts,
-    stats: () => [libreoffice?.stats(), chromium?.stats(), images.stats()].filter((s): s is PoolStats => s !== undefined),
+    stats: () => [libreoffice?.engine?.stats(), chromium?.engine?.stats(), images.stats()].filter((s): s is PoolStats => s !== undefined),
     onJob: (listener) => {
-      const pools = [libreoffice?.events, chromium?.pool, images].filter((p) => p !== undefined);
-      for (const pool of pools) pool.on('job', listener);
+      jobListeners.add(listener);
       return () => {
-        for (const pool of pools) pool.off('job', listener);
+        jobListeners.delete(listener);
       };
     },
     health: () => checkHealth(config, { libreoffice, chromium, images }),
     close: async () => {
       fonts.close();
-      await Promise.all([libreoffice?.close(), chromium?.close(), images.close()]);
+      // An engine still starting is closed once its start settles (its workers would outlive it otherwise).
+      await Promise.all([libreoffice?.settled.then((engine) => engine?.close()), chromium?.settled.then((engine) => engine?.close()), images.close()]);
     },
   };
 }
@@ -170,17 +151,24 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
  */
 async function checkHealth(
   config: Config,
-  pools: { libreoffice: LibreOfficeEngine | undefined; chromium: ChromiumEngine | undefined; images: { healthy(): Promise<boolean> } },
+  pools: { libreoffice: BackgroundStart<LibreOfficeEngine> | undefined; chromium: BackgroundStart<ChromiumEngine> | undefined; images: { healthy(): Promise<boolean> } },
 ): Promise<EngineHealth> {
   const [libreoffice, chromium, images, ghostscript, qpdf, poppler] = await Promise.all([
-    config.engines.libreoffice.enabled ? poolAnswers(pools.libreoffice) : 'disabled',
-    config.engines.chromium.enabled ? poolAnswers(pools.chromium) : 'disabled',
+    started(pools.libreoffice),
+    started(pools.chromium),
     poolAnswers(pools.images),
     toolAnswers(config.engines.ghostscript.executable, ['--version']),
     toolAnswers(config.engines.qpdf.executable, ['--version']),
     toolAnswers('pdftotext', ['-v']),
   ] as const);
   return { libreoffice, chromium, images, ghostscript, qpdf, poppler };
+}
+
+/** A pool started in the background: `disabled` when off, `starting` until its start settles, then its answer. */
+async function started<E extends { healthy(): Promise<boolean> }>(engine: BackgroundStart<E> | undefined): Promise<ExecutableState> {
+  if (!engine) return 'disabled';
+  if (engine.state === 'starting') return 'starting';
+  return poolAnswers(engine.engine);
 }
 
 async function poolAnswers(engine: { healthy(): Promise<boolean> } | undefined): Promise<ExecutableState> {
@@ -227,6 +215,62 @@ async function removeLeftovers(dataDir: string, work: string, logger: FastifyBas
   } catch (error) {
     logger.error({ err: error }, 'the sweep for leftovers of a previous server failed');
   }
+}
+
+/** Starts the warm LibreOffice listeners; logs how they run (or why they cannot) and rejects when none can. */
+async function startLibreOffice(config: Config, work: string, env: NodeJS.ProcessEnv, fontFolder: string, logger: FastifyBaseLogger): Promise<LibreOfficeEngine> {
+  const lo = config.engines.libreoffice;
+  const engine = new LibreOfficeEngine({
+    ...LIBREOFFICE_DEFAULTS,
+    ...poolSettings(lo),
+    workDir: path.join(work, 'libreoffice'),
+    soffice: lo.executable,
+    python: config.engines.python,
+    env,
+    isolation: lo.isolation,
+    sandboxRead: [fontFolder],
+    sandboxWrite: [path.join(work, 'fontconfig-cache')],
+    onFallback: (reason) =>
+      logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
+  });
+  try {
+    await engine.start();
+  } catch (error) {
+    logger.error({ err: error }, 'LibreOffice engine could not start: Office conversion is unavailable');
+    throw error;
+  }
+  const { network, landlock, missing } = engine.isolation;
+  logger.info(
+    { workers: lo.workers, mode: engine.running, networkNamespace: network.length > 0, landlock, isolation: lo.isolation },
+    'LibreOffice engine started',
+  );
+  if (missing.length > 0) {
+    logger.warn(
+      { missing },
+      `LibreOffice isolation incomplete (${missing.join('; ')}): what is missing is left to LibreOffice's own settings (see docs/converter.md; engines.libreoffice.isolation: required refuses to run like this)`,
+    );
+  }
+  return engine;
+}
+
+/** Starts the Chromium browsers; rejects when none can. */
+async function startChromium(config: Config, work: string, env: Record<string, string>, logger: FastifyBaseLogger): Promise<ChromiumEngine> {
+  const cr = config.engines.chromium;
+  const engine = new ChromiumEngine({
+    ...poolSettings(cr),
+    executablePath: cr.executable,
+    env,
+    tempDir: path.join(work, 'chromium'),
+  });
+  try {
+    await mkdir(path.join(work, 'chromium'), { recursive: true });
+    await engine.start();
+  } catch (error) {
+    logger.error({ err: error }, 'Chromium could not start: HTML, text and e-mail conversion is unavailable');
+    throw error;
+  }
+  logger.info({ workers: cr.workers }, 'Chromium engine started');
+  return engine;
 }
 
 /** A configured engine's pool settings. */

@@ -9,8 +9,11 @@ import { heapReading, MachineReader } from '../../observability/metrics-runtime.
 import type { OperationEvent, OperationEvents } from '../../observability/operation-events.js';
 import { singleNodeClusterStatus, type ClusterStatus } from './cluster-status.js';
 
-/** What a health check found for one engine (reference `Admin_ExecutableStatusState` without `unknown`). */
-export type ExecutableState = 'ok' | 'error' | 'disabled';
+/**
+ * What a health check found for one engine (reference `Admin_ExecutableStatusState` without `unknown`),
+ * plus `starting`: a pool that warms up in the background after the server began listening.
+ */
+export type ExecutableState = 'ok' | 'error' | 'disabled' | 'starting';
 
 export interface ServerStatusDeps {
   config: Config;
@@ -45,7 +48,7 @@ const HEALTH_TTL_MS = 5_000;
 // ---- the wire shapes (reference §11.1; the schemas are in http/schemas/admin-status.ts) ----------------
 
 export type WebserviceStatusValue = 'unknown' | 'ok' | 'disabled' | 'error' | 'notLicensed';
-export type ExecutableStatusValue = ExecutableState | 'unknown';
+export type ExecutableStatusValue = Exclude<ExecutableState, 'starting'> | 'unknown';
 
 export interface AdminWebserviceStatus {
   enabled: boolean;
@@ -183,7 +186,9 @@ export class ServerStatusService {
     const engines = WEBSERVICE_ENGINES[name];
     const executables = Object.fromEntries(
       engines.map((engine) => {
-        const status: ExecutableStatusValue = health[engine] ?? 'unknown';
+        // The reference's states have no `starting`: an engine still warming up is not known yet.
+        const state = health[engine];
+        const status: ExecutableStatusValue = state === undefined || state === 'starting' ? 'unknown' : state;
         return [engine, { enabled: status !== 'disabled', status }];
       }),
     );

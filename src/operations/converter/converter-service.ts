@@ -8,7 +8,7 @@ import { formatPageList, PageSelectionError, resolvePageSelection } from '../../
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { FontInventory } from '../../engines/fonts/font-inventory.js';
 import { requestedFonts } from '../../engines/format/document-fonts.js';
-import type { LibreOfficeEngine } from '../../engines/libreoffice/libreoffice-engine.js';
+import type { OfficeConverter } from '../../engines/contracts.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
@@ -35,7 +35,7 @@ export interface ConverterRequest {
 
 /** The engines the converter drives; an absent one makes its inputs fail with ENGINE_UNAVAILABLE. */
 export interface ConverterEngines {
-  libreoffice?: LibreOfficeEngine;
+  libreoffice?: OfficeConverter;
   /** Converts kinds rendered elsewhere (HTML, text, mail, images, PostScript); see `renderers.ts`. */
   renderers: Partial<Record<InputKind, Renderer>>;
   rewriter: PdfRewriter;

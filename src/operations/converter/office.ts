@@ -1,5 +1,5 @@
 import { isPasswordProtectedOffice } from '../../engines/format/office-protection.js';
-import type { LibreOfficeEngine } from '../../engines/libreoffice/libreoffice-engine.js';
+import type { OfficeConverter } from '../../engines/contracts.js';
 import { UnoJobError, type UnoJob } from '../../engines/libreoffice/uno-worker.js';
 import type { ConversionSettings } from './options.js';
 
@@ -37,7 +37,7 @@ export function delimitedImport(kind: 'csv' | 'tsv'): Pick<UnoJob, 'inputFilter'
 }
 
 export async function convertOffice(
-  engine: LibreOfficeEngine,
+  engine: OfficeConverter,
   job: UnoJob,
   key: string,
 ): Promise<void> {

@@ -1,7 +1,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
-import type { ChromiumEngine } from '../../engines/chromium/chromium-engine.js';
+import type { HtmlRenderer } from '../../engines/contracts.js';
 import type { HtmlJob, PageSetup } from '../../engines/chromium/types.js';
 import { detectFormat } from '../../engines/format/detect-format.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
@@ -20,7 +20,7 @@ export interface RendererEngines {
   ghostscript: Ghostscript;
   rewriter: PdfRewriter;
   /** Absent: HTML, text and mail conversions answer ENGINE_UNAVAILABLE. */
-  chromium?: ChromiumEngine;
+  chromium?: HtmlRenderer;
   /** Bounds the in-process image conversions like a process pool (queue, 429, time limit). */
   images: WorkerPool<Task<unknown>, unknown>;
   /** Where remote resources of HTML and mail may come from. */
@@ -51,7 +51,7 @@ export function createImagePool(size: number, queueLimit: number, timeoutMs: num
 
 /** The converters of the kinds LibreOffice does not handle, by input kind. */
 export function createRenderers(engines: RendererEngines): Partial<Record<InputKind, Renderer>> {
-  const chromium = (context: RenderContext): ChromiumEngine => {
+  const chromium = (context: RenderContext): HtmlRenderer => {
     if (!engines.chromium) {
       throw new QuireError('ENGINE_UNAVAILABLE', `Converting "${context.type.key}" documents needs the Chromium engine, which is disabled or not running on this server.`);
     }
