@@ -36,6 +36,8 @@ export interface Engines {
   stats(): PoolStats[];
   /** Calls the listener after every job of every pool; returns the function that stops it. */
   onJob(listener: (job: PoolJob) => void): () => void;
+  /** Resolves when the engines started in the background have started or failed to (tests, benchmarks). */
+  started(): Promise<void>;
   /** A real check of every engine (see `checkHealth`); takes up to HEALTH_TIMEOUT_MS. */
   health(): Promise<EngineHealth>;
   close(): Promise<void>;
@@ -133,6 +135,9 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
       return () => {
         jobListeners.delete(listener);
       };
+    },
+    started: async () => {
+      await Promise.all([libreoffice?.settled, chromium?.settled]);
     },
     health: () => checkHealth(config, { libreoffice, chromium, images }),
     close: async () => {

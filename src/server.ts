@@ -46,6 +46,8 @@ export interface RunningServer {
   readonly url: string;
   readonly config: Config;
   readonly sessions: SessionService;
+  /** Resolves when the engines that warm up in the background (LibreOffice, Chromium) have started or failed to. */
+  enginesStarted(): Promise<void>;
   /**
    * Graceful in-process restart: in-flight requests finish, everything is closed, the configuration
    * is read again and a new instance listens on the same port. Sessions and documents live in the
@@ -71,6 +73,7 @@ interface Instance {
   config: Config;
   sessions: SessionService;
   port: number;
+  enginesStarted(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -123,6 +126,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     get sessions() {
       return current.sessions;
     },
+    enginesStarted: () => current.enginesStarted(),
     restart,
     close: async () => {
       closed = true;
@@ -250,6 +254,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     config,
     sessions,
     port,
+    enginesStarted: () => engines.started(),
     close: () => {
       closing ??= (async () => {
         // Keep-alive clients would hold their connections open past the last response: answer them

@@ -45,6 +45,8 @@ export async function startTestServer(
     announce: (message) => announcements.push(message),
     reloadConfig: () => loadConfig({ ...env, PORT: '0' }),
   });
+  // The server listens before LibreOffice and Chromium are warm; suites that asked for them want them running.
+  if (options.engines) await server.enginesStarted();
   return {
     get app() {
       return server.app;
