@@ -58,6 +58,7 @@ export async function startTestServer(
     get sessions() {
       return server.sessions;
     },
+    enginesStarted: () => server.enginesStarted(),
     restart: () => server.restart(),
     close: () => server.close(),
     rest: `${server.url}${config.server.restBase}`,
