@@ -1,8 +1,59 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureBuilt } from '../../fuzz/build.js';
 
-/** Where the sources live: the process is started from them exactly as `node --import tsx src/main.ts`. */
+/**
+ * The project: the process is started from its build exactly as `npm start` runs it
+ * (`node dist/main.js`), built first when dist/ is older than the sources (as ./quire.sh does).
+ * Not from the sources under tsx: compiling them costs every start seconds, more on a slow machine.
+ */
 export const PROJECT_DIR = new URL('../../', import.meta.url).pathname;
+
+/**
+ * Deadlines are not fixed numbers of milliseconds, which encode the speed of the machine they were
+ * tuned on: they are multiples of this machine's own start, measured once per test file by starting a
+ * server (engines off) on an empty data dir and timing spawn → first 200 from /webPDF/health.
+ * A start that is not healthy within START_FACTOR starts fails; a deadline written for the machine the
+ * suite was written on (`scaled(ms)`) grows with how much slower this one starts than REFERENCE_START_MS.
+ */
+const START_FACTOR = 20;
+/** spawn → healthy of `node dist/main.js` on the machine the suite's deadlines were written for (2 vCPUs). */
+const REFERENCE_START_MS = 600;
+/** The calibration start itself can only fail by exiting or by never answering at all. */
+const CALIBRATION_CAP_MS = 120_000;
+let measured: Promise<number> | undefined;
+
+/** This machine's spawn → healthy time of `node dist/main.js` (measured once, see above). */
+export function measuredStartMs(): Promise<number> {
+  measured ??= (async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-calibrate-'));
+    try {
+      const quire = await spawnQuire({ dataDir });
+      try {
+        await waitHealthy(quire, CALIBRATION_CAP_MS);
+        return quire.healthyAfterMs!;
+      } finally {
+        await quire.kill();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  })();
+  return measured;
+}
+
+/** A deadline written for the reference machine, stretched by how much slower this machine starts (never shortened). */
+export async function scaled(ms: number): Promise<number> {
+  return Math.round(ms * Math.max(1, (await measuredStartMs()) / REFERENCE_START_MS));
+}
+
+/** How long a start may take here before it counts as failed. */
+export async function startDeadlineMs(): Promise<number> {
+  return Math.max(5_000, START_FACTOR * (await measuredStartMs()));
+}
 
 export interface ExitStatus {
   code: number | null;
@@ -26,6 +77,10 @@ export interface QuireProcess {
   exited: Promise<ExitStatus>;
   /** Whether the process is still running. */
   readonly running: boolean;
+  /** Milliseconds from spawn to the first 200 of /webPDF/health (set by waitHealthy). */
+  healthyAfterMs?: number;
+  /** Date.now() at spawn. */
+  readonly spawnedAt: number;
   /** Sends the signal and waits for the exit; SIGKILLs after `deadlineMs`. */
   stop(signal?: NodeJS.Signals, deadlineMs?: number): Promise<ExitStatus>;
   /** SIGKILL unless it already exited (cleanup after a test). */
@@ -60,10 +115,12 @@ export interface SpawnOptions {
   track?: (quire: QuireProcess) => void;
 }
 
-/** Spawns the server as production would, from the sources; does not wait for it. */
+/** Spawns the server as production would (`node dist/main.js`, built when stale); does not wait for it. */
 export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
+  ensureBuilt(PROJECT_DIR, (line) => process.stderr.write(`${line}\n`));
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, ['dist/main.js'], {
     cwd: PROJECT_DIR,
     env: {
       ...baseEnv(),
@@ -98,6 +155,7 @@ export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
     url,
     rest: `${url}/webPDF/rest`,
     dataDir: options.dataDir,
+    spawnedAt,
     get stdout() {
       return stdout;
     },
@@ -108,7 +166,8 @@ export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
       return running;
     },
     exited,
-    async stop(signal: NodeJS.Signals = 'SIGTERM', deadlineMs = 15_000) {
+    async stop(signal: NodeJS.Signals = 'SIGTERM', deadlineMs?: number) {
+      deadlineMs ??= await scaled(15_000);
       if (running) child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), deadlineMs);
       try {
@@ -127,8 +186,12 @@ export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
   return quire;
 }
 
-/** Polls `GET /webPDF/health` until it answers 200; fails with the process output if it exits or the deadline passes. */
-export async function waitHealthy(quire: QuireProcess, deadlineMs = 20_000): Promise<void> {
+/**
+ * Polls `GET /webPDF/health` until it answers 200; fails with the process output if it exits or the
+ * deadline passes (default: START_FACTOR times this machine's measured start).
+ */
+export async function waitHealthy(quire: QuireProcess, deadlineMs?: number): Promise<void> {
+  deadlineMs ??= await startDeadlineMs();
   const deadline = Date.now() + deadlineMs;
   while (Date.now() < deadline) {
     if (!quire.running) {
@@ -137,7 +200,10 @@ export async function waitHealthy(quire: QuireProcess, deadlineMs = 20_000): Pro
     try {
       const response = await fetch(`${quire.url}/webPDF/health`, { signal: AbortSignal.timeout(1000) });
       await response.arrayBuffer();
-      if (response.status === 200) return;
+      if (response.status === 200) {
+        quire.healthyAfterMs = Date.now() - quire.spawnedAt;
+        return;
+      }
     } catch {
       // not listening yet
     }
@@ -153,8 +219,12 @@ export async function startQuire(options: SpawnOptions): Promise<QuireProcess> {
   return quire;
 }
 
-/** Waits for the exit of a process expected to stop by itself (a bad configuration); SIGKILLs and fails after the deadline. */
+/**
+ * Waits for the exit of a process expected to stop by itself (a bad configuration); SIGKILLs and fails
+ * after the deadline, given for the reference machine and stretched to this one's speed (`scaled`).
+ */
 export async function waitExit(quire: QuireProcess, deadlineMs = 15_000): Promise<ExitStatus> {
+  deadlineMs = await scaled(deadlineMs);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {

@@ -70,8 +70,12 @@ async function startServer(dataDir: string): Promise<Server> {
   const deadline = Date.now() + 150_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited during start:\n${output}`);
-    const status = await fetch(`http://127.0.0.1:${port}/webPDF/health`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status, () => 0);
-    if (status === 200) break;
+    // Healthy and warm: the server listens before LibreOffice and Chromium have started (health says `starting`).
+    const health = await fetch(`http://127.0.0.1:${port}/webPDF/health`, { signal: AbortSignal.timeout(2_000) }).then(
+      async (r) => ({ status: r.status, body: (await r.json()) as { engines?: Record<string, string> } }),
+      () => ({ status: 0, body: {} }),
+    );
+    if (health.status === 200 && health.body.engines && !Object.values(health.body.engines).includes('starting')) break;
     if (Date.now() > deadline) throw new Error(`the server did not become healthy:\n${output}`);
     await sleep(200);
   }

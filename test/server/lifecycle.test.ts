@@ -6,12 +6,13 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, describe, expect, it, type TestContext } from 'vitest';
 import { basic, bearer, login, multipartBody, uploadDocument, type RawResponse } from '../helpers/client.js';
-import { killAll, spawnQuire, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
+import { killAll, scaled, spawnQuire, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
 
 /**
- * The real process: `node --import tsx src/main.ts` with its configuration in the environment, started,
- * signalled and restarted on the same data dir. The tests run concurrently, each with its own port,
- * data dir and child processes (killed when the test ends, whether it passed or not).
+ * The real process: `node dist/main.js` (as `npm start` runs it) with its configuration in the
+ * environment, started, signalled and restarted on the same data dir. The tests run concurrently, each
+ * with its own port, data dir and child processes (killed when the test ends, whether it passed or
+ * not). Waiting deadlines are this machine's (helpers/process.ts `scaled`), never fixed milliseconds.
  */
 
 const dataDirs: string[] = [];
@@ -55,9 +56,9 @@ function announcedPassword(stdout: string): string | undefined {
   return /password "([^"]+)"/.exec(stdout)?.[1];
 }
 
-/** Waits until `predicate` holds, polling; false when the deadline passed. */
+/** Waits until `predicate` holds, polling; false when the deadline (given for the reference machine, see `scaled`) passed. */
 async function eventually(predicate: () => boolean, deadlineMs: number, stepMs = 50): Promise<boolean> {
-  const deadline = Date.now() + deadlineMs;
+  const deadline = Date.now() + (await scaled(deadlineMs));
   while (Date.now() < deadline) {
     if (predicate()) return true;
     await sleep(stepMs);
