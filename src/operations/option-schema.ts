@@ -9,16 +9,21 @@ import Type, { type Static, type TArray, type TObject, type TOptional, type TPro
  * does `Options<>`).
  */
 
-/** Type-level mark of a member ajv always fills: the schema carries `default`. */
-export type TDefaulted<T extends TSchema = TSchema> = TOptional<T> & { default: Static<T> };
+/** Type-level mark of a schema with a `default`: ajv fills the member when it is missing. */
+export type TWithDefault<T extends TSchema = TSchema> = T & { default: Static<T> };
+
+/** `schema`, marked for `Options<>` as carrying its `default` (checked when the module loads). */
+export function withDefault<T extends TSchema>(schema: T): TWithDefault<T> {
+  if ((schema as { default?: unknown }).default === undefined) throw new Error('withDefault(): the schema has no default');
+  return schema as TWithDefault<T>;
+}
 
 /**
  * An optional member with a default: `Type.Optional(schema)`, and the operation's type (`Options<>`)
- * sees it as always present. The schema must carry its `default` (checked when the module loads).
+ * sees it as always present.
  */
-export function defaulted<T extends TSchema>(schema: T): TDefaulted<T> {
-  if ((schema as { default?: unknown }).default === undefined) throw new Error('defaulted(): the schema has no default');
-  return Type.Optional(schema) as unknown as TDefaulted<T>;
+export function defaulted<T extends TSchema>(schema: T): TOptional<TWithDefault<T>> {
+  return Type.Optional(withDefault(schema)) as TOptional<TWithDefault<T>>;
 }
 
 type Evaluate<T> = { [K in keyof T]: T[K] } & {};

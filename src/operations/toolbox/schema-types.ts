@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { withDefault } from '../option-schema.js';
 
 /**
  * Structures the `annotation` and `outline` toolbox operations share (reference §10.8, §10.9.17,
@@ -8,22 +9,25 @@ import Type, { type TSchema } from 'typebox';
  * Unknown members are allowed everywhere (reference §5.3).
  */
 
+/** An optional member; one whose schema carries a `default` (`str()`, `bool()`, `withDefault()`, ...) is always present for the operation (see option-schema.ts). */
 export const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 export const int = (options: Record<string, unknown> = {}) => Type.Integer({ format: 'int32', ...options });
-export const str = (description?: string) => Type.String({ default: '', ...(description ? { description } : {}) });
-export const bool = (value: boolean, description?: string) => Type.Boolean({ default: value, ...(description ? { description } : {}) });
+export const str = (description?: string) => withDefault(Type.String({ default: '', ...(description ? { description } : {}) }));
+export const bool = (value: boolean, description?: string) => withDefault(Type.Boolean({ default: value, ...(description ? { description } : {}) }));
 
 /** `#RRGGBB` (the reference's pattern, anchored). */
 export const color = (value: string, description?: string) =>
-  Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, ...(description ? { description } : {}) });
+  withDefault(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, ...(description ? { description } : {}) }));
 
 export const Metrics = (value: 'mm' | 'px' = 'mm') =>
-  Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: value, description: 'Operation_Metrics: unit of the numbers (px = 1/96 in)' });
+  withDefault(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: value, description: 'Operation_Metrics: unit of the numbers (px = 1/96 in)' }));
 
-export const Coordinates = Type.Enum(['pdf', 'user'], {
-  default: 'user',
-  description: 'Operation_Coordinates: user = origin at the top-left corner of the page as displayed (rotation applied), y downwards; pdf = origin at the bottom-left corner of the unrotated page, y upwards',
-});
+export const Coordinates = withDefault(
+  Type.Enum(['pdf', 'user'], {
+    default: 'user',
+    description: 'Operation_Coordinates: user = origin at the top-left corner of the page as displayed (rotation applied), y downwards; pdf = origin at the bottom-left corner of the unrotated page, y upwards',
+  }),
+);
 
 export const Rectangle = Type.Object(
   {

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxCompress.compress` (reference §10.9.21): lossless size reduction — every stream
@@ -10,7 +11,7 @@ export const compressOptions = Type.Object(
     compressObjects: Type.Optional(
       Type.Object(
         {
-          objectStreamSize: Type.Optional(
+          objectStreamSize: defaulted(
             Type.Integer({ format: 'int32', default: 200, minimum: 1, description: 'objects per object stream (the last one may hold fewer)' }),
           ),
         },
@@ -20,3 +21,5 @@ export const compressOptions = Type.Object(
   },
   { description: 'Operation_ToolboxCompress.compress' },
 );
+
+export type CompressOptions = Options<typeof compressOptions>;

@@ -1,12 +1,10 @@
 import { QuireError } from '../../../core/errors.js';
 import { PdfCompressor } from '../../../engines/pdf/compress/index.js';
 import type { ToolboxOperation } from '../operation.js';
+import { compressOptions, type CompressOptions } from './compress.schema.js';
 
-export interface CompressOptions {
-  compressObjects?: { objectStreamSize?: number };
-}
-
-const DEFAULT_OBJECT_STREAM_SIZE = 200;
+/** Without `compressObjects` (ajv fills defaults only inside members that are there): the schema's default. */
+const DEFAULT_OBJECT_STREAM_SIZE = compressOptions.properties.compressObjects.properties.objectStreamSize.default;
 /** More objects per stream gain nothing measurable and make readers inflate more to reach one object. */
 const MAX_OBJECT_STREAM_SIZE = 100_000;
 
@@ -20,7 +18,7 @@ export const compressOperation: ToolboxOperation<CompressOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const size = options.compressObjects?.objectStreamSize ?? DEFAULT_OBJECT_STREAM_SIZE;
-    if (!Number.isInteger(size) || size < 1 || size > MAX_OBJECT_STREAM_SIZE) {
+    if (size > MAX_OBJECT_STREAM_SIZE) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.compressObjects.objectStreamSize: a whole number from 1 to ${MAX_OBJECT_STREAM_SIZE} is expected.`);
     }
     const output = context.scratch('pdf');

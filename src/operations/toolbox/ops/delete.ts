@@ -2,10 +2,7 @@ import { QuireError } from '../../../core/errors.js';
 import { formatPageList } from '../../../core/page-selection.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
-
-export interface DeleteOptions {
-  pages?: string;
-}
+import type { DeleteOptions } from './delete.schema.js';
 
 /** `delete`: removes the selected pages (qpdf keeps the others, with their annotations and links). */
 export const deleteOperation: ToolboxOperation<DeleteOptions> = {
@@ -14,7 +11,7 @@ export const deleteOperation: ToolboxOperation<DeleteOptions> = {
   async run(input, options, context, field) {
     const { rewriter } = context.engines;
     const count = await rewriter.pageCount(input.path, { deadline: context.deadline });
-    const doomed = new Set(selectPages(options.pages ?? '', count, `${field}.pages`));
+    const doomed = new Set(selectPages(options.pages, count, `${field}.pages`));
     const kept = Array.from({ length: count }, (_, i) => i + 1).filter((page) => !doomed.has(page));
     if (kept.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}.pages: deleting every page would leave no document.`);
     const output = context.scratch('pdf');

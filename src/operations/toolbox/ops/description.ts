@@ -1,17 +1,7 @@
 import { QuireError } from '../../../core/errors.js';
 import { DocumentEditError, editContext, editDescription, parseDate, type InfoValue } from '../../../engines/pdf-edit/document/index.js';
 import type { ToolboxOperation } from '../operation.js';
-
-export interface DescriptionOptions {
-  allowEmptyValues?: boolean;
-  author?: string;
-  creator?: string;
-  custom?: { key?: string; value?: string; remove?: boolean }[];
-  keywords?: string;
-  producer?: string;
-  subject?: string;
-  title?: string;
-}
+import type { DescriptionOptions } from './description.schema.js';
 
 /** The members and the information entries they write. */
 const MEMBERS = [
@@ -32,7 +22,7 @@ export const descriptionOperation: ToolboxOperation<DescriptionOptions> = {
   name: 'description',
   needsPdf: true,
   async run(input, options, context, field) {
-    const allowEmpty = options.allowEmptyValues ?? false;
+    const allowEmpty = options.allowEmptyValues;
     const set = new Map<string, InfoValue>();
     const remove = new Set<string>();
     const clear = (key: string): void => {
@@ -40,20 +30,20 @@ export const descriptionOperation: ToolboxOperation<DescriptionOptions> = {
       remove.add(key);
     };
     for (const [member, key] of MEMBERS) {
-      const value = options[member] ?? '';
+      const value = options[member];
       if (value !== '') set.set(key, { kind: 'text', text: value });
       else if (allowEmpty) clear(key);
     }
     for (const [index, entry] of (options.custom ?? []).entries()) {
       const at = `${field}.custom[${index}]`;
-      const key = customKey(entry.key ?? '', `${at}.key`);
+      const key = customKey(entry.key, `${at}.key`);
       const standard = MEMBERS.find(([, name]) => name === key);
       if (standard) throw new QuireError('PARAMETER', `Invalid parameter ${at}.key: "${key}" is set with the member ${field}.${standard[0]}.`);
       if (entry.remove) {
         clear(key);
         continue;
       }
-      const value = entry.value ?? '';
+      const value = entry.value;
       if (value === '') {
         if (allowEmpty) clear(key);
         continue;

@@ -4,14 +4,7 @@ import { qpdfRange } from '../../../engines/pdf/structure/page-ranges.js';
 import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import type { ToolboxOperation } from '../operation.js';
 import { requirePage, selectPages } from '../pages.js';
-
-/** `Operation_ToolboxMove.move` (reference §10.9.9). */
-export interface MoveOptions {
-  mode?: 'beforePage' | 'afterPage';
-  order?: 'preserve' | 'reverse';
-  pages?: string;
-  targetPosition?: number;
-}
+import type { MoveOptions } from './move.schema.js';
 
 /**
  * `move`: takes the selected pages out and puts them back before or after `targetPosition` (a page
@@ -22,14 +15,11 @@ export const moveOperation: ToolboxOperation<MoveOptions> = {
   name: 'move',
   needsPdf: true,
   async run(input, options, context, field) {
-    const mode = options.mode ?? 'afterPage';
-    const order = options.order ?? 'preserve';
-    if (mode !== 'beforePage' && mode !== 'afterPage') throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: "${String(mode)}" is not beforePage or afterPage.`);
-    if (order !== 'preserve' && order !== 'reverse') throw new QuireError('PARAMETER', `Invalid parameter ${field}.order: "${String(order)}" is not preserve or reverse.`);
+    const { mode, order } = options;
     const call = { deadline: context.deadline };
     const count = await context.engines.rewriter.pageCount(input.path, call);
-    const moving = selectPages(options.pages ?? '1', count, `${field}.pages`).sort((a, b) => (order === 'preserve' ? a - b : b - a));
-    const target = requirePage(options.targetPosition ?? 1, count, `${field}.targetPosition`);
+    const moving = selectPages(options.pages, count, `${field}.pages`).sort((a, b) => (order === 'preserve' ? a - b : b - a));
+    const target = requirePage(options.targetPosition, count, `${field}.targetPosition`);
     if (moving.includes(target)) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.targetPosition: page ${target} is one of the pages being moved; choose a page outside ${field}.pages.`);
     }

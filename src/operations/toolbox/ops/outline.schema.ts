@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 import { ActionEvent, bool, color, opt, str } from '../schema-types.js';
 
 /**
@@ -18,7 +19,7 @@ export const outlineOptions = Type.Object(
                 {
                   itemName: opt(str('the title shown in the bookmarks panel (required)')),
                   path: opt(str('the item this one is placed relative to; "" or "/" = the outline root')),
-                  pathPosition: opt(
+                  pathPosition: defaulted(
                     Type.Enum(['before', 'inplace', 'after'], {
                       default: 'inplace',
                       description: 'Operation_AddPosition: inplace = as the last child of the item at path; before/after = as its sibling',
@@ -48,3 +49,5 @@ export const outlineOptions = Type.Object(
   },
   { description: 'Operation_ToolboxOutline.outline' },
 );
+
+export type OutlineOptions = Options<typeof outlineOptions>;

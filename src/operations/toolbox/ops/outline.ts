@@ -2,14 +2,7 @@ import { QuireError } from '../../../core/errors.js';
 import { editPdf } from '../../../engines/pdf-edit/annotations/edit-pdf.js';
 import { OutlineEditor, type OutlineItemSpec } from '../../../engines/pdf-edit/annotations/outline.js';
 import type { ToolboxOperation } from '../operation.js';
-
-/** `Operation_ToolboxOutline.outline` (reference §10.9.17). */
-export interface OutlineOptions {
-  add?: { item?: OutlineItemSpec[] };
-  remove?: { item?: { path?: string }[] };
-  /** `Operation_Clear`: any object (its members carry nothing). */
-  clear?: object;
-}
+import type { OutlineOptions } from './outline.schema.js';
 
 /**
  * `outline`: clear → remove → add, the items one after the other (an item can be placed under one
@@ -19,7 +12,7 @@ export const outlineOperation: ToolboxOperation<OutlineOptions> = {
   name: 'outline',
   needsPdf: true,
   async run(input, options, context, field) {
-    const { add, remove, clear } = options ?? {};
+    const { add, remove, clear } = options;
     if (!add && !remove && !clear) throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, remove or clear.`);
     const output = context.scratch('pdf');
     await editPdf(input.path, output, (document) => {

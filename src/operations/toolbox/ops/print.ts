@@ -3,21 +3,8 @@ import { formatPageList } from '../../../core/page-selection.js';
 import { MAX_COPIES, PrintError, rasterizePdf, sendToPrinter } from '../../../engines/print/index.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
+import type { PrintOptions } from './print.schema.js';
 
-export interface PrintOptions {
-  autoRotate?: boolean;
-  centerInPage?: boolean;
-  copies?: number;
-  dpi?: number;
-  expandToMargins?: boolean;
-  jobName?: string;
-  mode?: string;
-  pages?: string;
-  printerName?: string;
-  shrinkToMargins?: boolean;
-}
-
-const MODES = ['default', 'raster', 'image'];
 const DEFAULT_RASTER_DPI = 300;
 const MAX_RASTER_DPI = 600;
 
@@ -35,19 +22,17 @@ export const printOperation: ToolboxOperation<PrintOptions> = {
     if (!command || command.length === 0) {
       throw new QuireError('OPTION_UNSUPPORTED', `${field} is not available: no printer is configured on this server.`);
     }
-    const mode = options.mode ?? 'default';
-    if (!MODES.includes(mode)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: one of ${MODES.join(', ')} is expected.`);
-    const copies = options.copies ?? 1;
-    if (!Number.isInteger(copies) || copies < 1 || copies > MAX_COPIES) {
+    const { mode, copies, dpi } = options;
+    // The schema has the lower bounds; the upper ones are this server's.
+    if (copies > MAX_COPIES) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.copies: a whole number from 1 to ${MAX_COPIES} is expected.`);
     }
-    const dpi = options.dpi ?? 0;
-    if (!Number.isInteger(dpi) || dpi < 0 || dpi > MAX_RASTER_DPI) {
+    if (dpi > MAX_RASTER_DPI) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.dpi: 0 (= ${DEFAULT_RASTER_DPI}) to ${MAX_RASTER_DPI} is expected.`);
     }
     const layout: [keyof PrintOptions, boolean][] = [['autoRotate', true], ['centerInPage', false], ['expandToMargins', false], ['shrinkToMargins', false]];
     for (const [member, supported] of layout) {
-      if ((options[member] ?? supported) !== supported) {
+      if (options[member] !== supported) {
         throw new QuireError(
           'OPTION_UNSUPPORTED',
           `${field}.${member} ${String(!supported)} cannot be honoured: the server does not know the printer's paper and margins; configure placement in the print queue (e.g. CUPS fit-to-page).`,
@@ -57,7 +42,7 @@ export const printOperation: ToolboxOperation<PrintOptions> = {
 
     const { rewriter } = context.engines;
     const count = await rewriter.pageCount(input.path, { deadline: context.deadline });
-    const pages = selectPages(options.pages ?? '', count, `${field}.pages`);
+    const pages = selectPages(options.pages, count, `${field}.pages`);
     let file = input.path;
     if (pages.length !== count || pages.some((page, i) => page !== i + 1)) {
       file = context.scratch('pdf');
@@ -70,7 +55,7 @@ export const printOperation: ToolboxOperation<PrintOptions> = {
         await rasterizePdf(file, raster, { dpi: dpi || DEFAULT_RASTER_DPI, timeoutMs: timeoutMs() });
         file = raster;
       }
-      await sendToPrinter(file, { command, jobName: options.jobName ?? 'webPDF Print Job', printerName: options.printerName ?? '', copies }, { timeoutMs: timeoutMs() });
+      await sendToPrinter(file, { command, jobName: options.jobName, printerName: options.printerName, copies }, { timeoutMs: timeoutMs() });
     } catch (error) {
       if (error instanceof PrintError && error.kind === 'failed') throw new QuireError('CONVERSION_FAILED', `${field}: ${error.message}.`, { cause: error });
       throw error;

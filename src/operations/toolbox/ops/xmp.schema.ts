@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxXmp.xmp` (reference §10.9.16): XMP metadata from Base64 `data`. `json` (the
@@ -10,19 +11,19 @@ export const xmpOptions = Type.Object(
   {
     data: Type.Object(
       {
-        source: Type.Optional(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: Type.Optional(Type.String({ default: '' })),
+        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
+        uri: defaulted(Type.String({ default: '' })),
         value: Type.Optional(Type.String({ description: 'Base64 of the JSON property array or of the XMP packet' })),
       },
       { description: 'Operation_XmpFileData' },
     ),
-    dataFormat: Type.Optional(Type.Enum(['json', 'xml'], { default: 'json', description: 'Operation_XmpDataFormat' })),
+    dataFormat: defaulted(Type.Enum(['json', 'xml'], { default: 'json', description: 'Operation_XmpDataFormat' })),
     namespace: Type.Optional(
       Type.Object(
         {
-          namespaceName: Type.Optional(Type.String({ default: '', description: 'the schema\'s name, e.g. "webPDF XMP Properties" (pdfaSchema:schema)' })),
-          namespacePrefix: Type.Optional(Type.String({ default: '', description: 'e.g. "webpdf"' })),
-          namespaceURI: Type.Optional(Type.String({ default: '', description: 'e.g. "http://ns.webpdf.de/webpdf/6.0/"' })),
+          namespaceName: defaulted(Type.String({ default: '', description: 'the schema\'s name, e.g. "webPDF XMP Properties" (pdfaSchema:schema)' })),
+          namespacePrefix: defaulted(Type.String({ default: '', description: 'e.g. "webpdf"' })),
+          namespaceURI: defaulted(Type.String({ default: '', description: 'e.g. "http://ns.webpdf.de/webpdf/6.0/"' })),
         },
         { description: 'Operation_XmpNamespace: required for dataFormat json; for xml a given namespaceURI must occur in the packet' },
       ),
@@ -30,3 +31,5 @@ export const xmpOptions = Type.Object(
   },
   { description: 'Operation_ToolboxXmp.xmp' },
 );
+
+export type XmpOptions = Options<typeof xmpOptions>;

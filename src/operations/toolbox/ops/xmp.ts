@@ -1,13 +1,8 @@
 import { QuireError } from '../../../core/errors.js';
 import { addXmpProperties, DocumentEditError, editContext, parsePacket, parseXmpJson, replaceXmp } from '../../../engines/pdf-edit/document/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation } from '../operation.js';
-
-export interface XmpOptions {
-  data?: FileData;
-  dataFormat?: 'json' | 'xml';
-  namespace?: { namespaceName?: string; namespacePrefix?: string; namespaceURI?: string };
-}
+import type { XmpOptions } from './xmp.schema.js';
 
 /**
  * `xmp`: XMP metadata from Base64 `data`. `json` (webPDF's format): an array of property
@@ -22,19 +17,19 @@ export const xmpOperation: ToolboxOperation<XmpOptions> = {
     const data = decodeFileData(options.data, `${field}.data`);
     const output = context.scratch('pdf');
     const edit = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
-    const namespace = options.namespace ?? {};
+    const { namespace } = options;
     try {
-      if ((options.dataFormat ?? 'json') === 'xml') {
+      if (options.dataFormat === 'xml') {
         const packet = inField(`${field}.data.value: `, () => parsePacket(data));
-        const uri = namespace.namespaceURI ?? '';
+        const uri = namespace?.namespaceURI ?? '';
         if (uri !== '' && !packet.declaresNamespace(uri)) {
           throw new QuireError('PARAMETER', `Invalid parameter ${field}.namespace.namespaceURI: the XMP packet in ${field}.data does not use the namespace "${uri}".`);
         }
         await replaceXmp(input.path, output, packet, edit);
       } else {
-        if (!options.namespace) throw new QuireError('PARAMETER', `Invalid parameter ${field}.namespace: required for dataFormat "json".`);
+        if (!namespace) throw new QuireError('PARAMETER', `Invalid parameter ${field}.namespace: required for dataFormat "json".`);
         const properties = inField(`${field}.data.value`, () => parseXmpJson(data.toString('utf8')), true);
-        const definition = { uri: namespace.namespaceURI ?? '', prefix: namespace.namespacePrefix ?? '', name: namespace.namespaceName ?? '' };
+        const definition = { uri: namespace.namespaceURI, prefix: namespace.namespacePrefix, name: namespace.namespaceName };
         await inFieldAsync(`${field}.namespace.`, () => addXmpProperties(input.path, output, definition, properties, edit));
       }
     } catch (error) {
