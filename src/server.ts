@@ -193,11 +193,10 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const engines = await startEngines(config, logger);
-  const converter = new ConverterService(documents, credentials, engines.converter, { timeoutMs: config.converter.timeoutMs });
+  const converter = new ConverterService({ documents, credentials }, engines.converter, { timeoutMs: config.converter.timeoutMs });
   const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
   const toolbox = new ToolboxService(
-    documents,
-    credentials,
+    { documents, credentials },
     {
       rewriter: engines.converter.rewriter,
       ghostscript: engines.converter.ghostscript,

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, link, rename } from 'node:fs/promises';
 import path from 'node:path';
-import { ambientCancellation, withCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
+import type { FileType } from '../../core/file-types.js';
 import { formatPageList, PageSelectionError, resolvePageSelection } from '../../core/page-selection.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { FontInventory } from '../../engines/fonts/font-inventory.js';
@@ -12,9 +11,10 @@ import type { OfficeConverter } from '../../engines/contracts.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
-import type { RememberedCredentials } from '../documents/credentials.js';
-import type { DocumentService } from '../documents/document-service.js';
-import { CallDeadline } from './call-deadline.js';
+import { runInPlace, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
+import type { CallPassword } from '../transaction/password.js';
+import { openPlainPdf, restoreProtection, type OpenedProtection } from '../transaction/protection.js';
+import { conversionTimeout, type CallDeadline } from './call-deadline.js';
 import { fromConversionEngine } from './engine-errors.js';
 import { effectiveType, inputKindOf, unsupportedType, type InputKind } from './input-kind.js';
 import { convertOffice, delimitedImport, NATIVE_PDFA_LEVELS, officeFilterData } from './office.js';
@@ -30,7 +30,7 @@ export interface ConversionOutcome {
 
 export interface ConverterRequest {
   converter: ConverterOptions;
-  password?: { open?: string; permission?: string };
+  password?: CallPassword;
 }
 
 /** The engines the converter drives; an absent one makes its inputs fail with ENGINE_UNAVAILABLE. */
@@ -71,7 +71,7 @@ export interface RenderResult {
 interface Rendered extends RenderResult {
   file: string;
   /** PDF input that was encrypted: the original and its password, whose encryption the result gets back. */
-  encryption?: { original: string; password: string };
+  encryption?: OpenedProtection;
 }
 
 export interface ConverterServiceOptions {
@@ -84,14 +84,13 @@ export type Renderer = (context: RenderContext) => Promise<RenderResult | void>;
 
 /**
  * `POST converter/{documentId}`: converts a stored document to PDF in place. The document keeps its
- * id and name; its content becomes the PDF (a new state in history mode). The work happens in a
- * scratch directory under the store's tmp; the document changes only by the final rename, so a
- * failure at any step leaves it as it was (and unlocked).
+ * id and name; its content becomes the PDF (a new state in history mode). It runs as one document
+ * transaction (operations/transaction): the work happens in its scratch directory and the document
+ * changes only by the final commit, so a failure at any step leaves it as it was (and unlocked).
  */
 export class ConverterService {
   constructor(
-    private readonly documents: DocumentService,
-    private readonly credentials: RememberedCredentials,
+    private readonly deps: TransactionDeps,
     private readonly engines: ConverterEngines,
     private readonly options: ConverterServiceOptions,
   ) {}
@@ -106,57 +105,44 @@ export class ConverterService {
    * (-93); the document is left as it was.
    */
   async convert(session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
-    const deadline = new CallDeadline(this.options.timeoutMs, ambientCancellation());
-    try {
-      return await withCancellation(deadline.signal, () => this.convertWithin(deadline, session, documentId, request));
-    } catch (error) {
-      // Whatever a killed step reported, the call ended because its time ran out (or its client left).
-      if (deadline.signal.aborted) throw deadline.signal.reason;
-      throw error;
-    } finally {
-      deadline.dispose();
-    }
-  }
-
-  private async convertWithin(deadline: CallDeadline, session: Session, documentId: string, request: ConverterRequest): Promise<ConversionOutcome> {
     const settings = conversionSettings(request.converter);
-    await this.documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
-    const record = await this.documents.info(session, documentId);
-    const version = activeVersion(record);
-    const type = effectiveType(fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE, request.converter.fileExtension);
-    const kind = inputKindOf(type);
-    if (!kind) throw unsupportedType(type);
-    const pdfa = this.pdfaPlan(settings, kind);
-    const signature = settings.options.signature ? this.steps.signature : undefined;
-    if (settings.options.signature && !signature) {
-      throw new QuireError('OPTION_UNSUPPORTED', 'converter.signature is not supported by this server yet: sign the result with the signature web service when it is available.');
-    }
-    const password = request.password?.open || request.password?.permission || this.credentials.get(session.id, documentId)?.password;
-
-    return this.documents.locks.with(session.id, documentId, async () => {
-      const { file } = await this.documents.content(session, documentId);
-      const workDir = this.documents.tempPath();
-      await mkdir(workDir);
-      try {
-        const key = `${session.id}/${documentId}/${version.id}/${version.file}`;
-        const warnings = await this.fontReport(file.path, type, settings, deadline);
+    const { record, outcome } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'converter',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: { timeoutMs: this.options.timeoutMs, abortWith: conversionTimeout },
+        plan: (stored, storedType) => {
+          const version = activeVersion(stored);
+          const type = effectiveType(storedType, request.converter.fileExtension);
+          const kind = inputKindOf(type);
+          if (!kind) throw unsupportedType(type);
+          const pdfa = this.pdfaPlan(settings, kind);
+          const signature = settings.options.signature ? this.steps.signature : undefined;
+          if (settings.options.signature && !signature) {
+            throw new QuireError('OPTION_UNSUPPORTED', 'converter.signature is not supported by this server yet: sign the result with the signature web service when it is available.');
+          }
+          return { type, kind, pdfa, signature, key: `${session.id}/${documentId}/${version.id}/${version.file}` };
+        },
+      },
+      async (tx, input, { type, kind, pdfa, signature, key }) => {
+        const { deadline } = tx;
+        const workDir = tx.scratch.dir;
+        const warnings = await this.fontReport(input.path, type, settings, deadline);
         deadline.check();
-        const rendered = await this.render({ source: file.path, type, kind, settings, workDir, key, depth: 1, password, pdfaNative: pdfa.native, deadline });
+        const rendered = await this.render({ source: input.path, type, kind, settings, workDir, key, depth: 1, password: tx.password, pdfaNative: pdfa.native, deadline });
         deadline.check();
         let current = await this.finish(rendered, workDir, settings, kind, deadline);
         if (rendered.encryption) current = await this.reencrypt(current, rendered.encryption, workDir, deadline);
-        if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, workDir, settings.options.pdfa, deadline);
-        if (signature) current = await this.runStep(signature, 'signature', current, workDir, settings.options.signature, deadline);
-        // A result finished after the deadline is not stored: the call has failed by then.
-        deadline.check();
-        // The result moves out of the scratch directory before it is removed.
-        const result = this.documents.tempPath();
-        await rename(current, result);
-        return { record: await this.documents.commitResult(session, documentId, result, 'converter'), warnings };
-      } finally {
-        await rm(workDir, { recursive: true, force: true });
-      }
-    });
+        if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, tx, settings.options.pdfa);
+        if (signature) current = await this.runStep(signature, 'signature', current, tx, settings.options.signature);
+        // The store detects the result's type (a PDF), as for every converter result so far.
+        return { file: { path: current }, warnings };
+      },
+    );
+    return { record, warnings: outcome.warnings };
   }
 
   /**
@@ -307,41 +293,35 @@ export class ConverterService {
   }
 
   /**
-   * PDF input as the finishing steps need it: decrypted (with the call's or the remembered password;
-   * the result gets the original's encryption back, see `reencrypt`) and repaired as the toolbox
-   * repairs it (PdfRewriter.repaired): a page tree root that lies about its /Count (2147483647, -5)
-   * gets the real count, other damage qpdf recovers from is written out recovered. A tree qpdf cannot
-   * walk (a /Kids loop) is refused as an unreadable PDF (-7).
+   * PDF input as the finishing steps need it: decrypted (with the call's or the remembered password,
+   * or an empty one; the result gets the original's encryption back, see `reencrypt`) and repaired as
+   * the toolbox repairs it (see transaction/protection.ts). A tree qpdf cannot walk (a /Kids loop) is
+   * refused as an unreadable PDF (-7).
    */
   private async openPdf(input: string, workDir: string, unique: string, password: string | undefined, deadline: CallDeadline): Promise<Rendered> {
-    const { rewriter } = this.engines;
-    let plain = input;
-    let encryption: Rendered['encryption'];
-    if (await rewriter.isEncrypted(input, { deadline: deadline.at })) {
-      // An empty password opens a PDF whose user password is empty (owner-password-only protection).
-      plain = path.join(workDir, `decrypted-${unique}.pdf`);
-      await rewriter.decrypt(input, plain, { password: password ?? '', deadline: deadline.at });
-      encryption = { original: input, password: password ?? '' };
-    }
-    const file = await rewriter.repaired(plain, path.join(workDir, `repaired-${unique}.pdf`), { deadline: deadline.at });
-    return { file, ...(encryption ? { encryption } : {}) };
+    const opened = await openPlainPdf(this.engines.rewriter, input, {
+      password,
+      emptyPasswordOpens: true,
+      scratch: (name) => path.join(workDir, `${name}-${unique}.pdf`),
+      deadline: deadline.at,
+    });
+    return { file: opened.file, ...(opened.protection ? { encryption: opened.protection } : {}) };
   }
 
   /** The finished PDF with the encryption (and passwords, permissions) of the protected original. */
-  private async reencrypt(input: string, encryption: NonNullable<Rendered['encryption']>, workDir: string, deadline: CallDeadline): Promise<string> {
-    const output = path.join(workDir, `encrypted-${path.basename(input)}`);
+  private async reencrypt(input: string, encryption: OpenedProtection, workDir: string, deadline: CallDeadline): Promise<string> {
     try {
-      await this.engines.rewriter.copyEncryption(input, encryption.original, output, { password: encryption.password, deadline: deadline.at });
+      return await restoreProtection(this.engines.rewriter, input, encryption, path.join(workDir, `encrypted-${path.basename(input)}`), deadline.at);
     } catch (error) {
       throw fromConversionEngine(error, { accessPassword: false });
     }
-    return output;
   }
 
-  private async runStep(step: ConversionStep, name: string, input: string, workDir: string, options: unknown, deadline: CallDeadline): Promise<string> {
-    deadline.check();
-    const output = path.join(workDir, `${name}.pdf`);
-    await step.run(input, output, options);
+  /** A nested step (`converter.pdfa`, `converter.signature`): another service's step, run in this transaction. */
+  private async runStep(step: ConversionStep, name: string, input: string, tx: Transaction, options: unknown): Promise<string> {
+    tx.deadline.check();
+    const output = path.join(tx.scratch.dir, `${name}.pdf`);
+    await step.run(input, output, options, tx);
     return output;
   }
 }

@@ -1,5 +1,6 @@
 import type { FileType } from '../../core/file-types.js';
 import type { Session } from '../../sessions/session.js';
+import type { WorkFile } from '../transaction/document-transaction.js';
 import type { ToolboxEngines } from './engines.js';
 
 /** The 22 toolbox operations of webPDF (reference §10.9), in the order the reference lists them. */
@@ -11,12 +12,8 @@ export const TOOLBOX_OPERATIONS = [
 
 export type ToolboxOperationName = (typeof TOOLBOX_OPERATIONS)[number];
 
-/** The document as a toolbox chain passes it from step to step: a file in the call's scratch directory. */
-export interface WorkFile {
-  path: string;
-  /** `pdf` for PDFs; results that are not PDFs (images, ZIP, text, JSON, XML, HTML) carry their type. */
-  type: FileType;
-}
+/** The document as a toolbox chain passes it from step to step: the document transaction's work file. */
+export type { WorkFile };
 
 /** Another document of the session (merge by `id`), hard-linked into the scratch directory. */
 export interface SessionFile {

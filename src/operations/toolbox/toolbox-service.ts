@@ -1,98 +1,86 @@
-import { randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, rename, rm, stat } from 'node:fs/promises';
-import path from 'node:path';
+import { copyFile, link, mkdir } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeById, fileTypeByKey, UNKNOWN_FILE_TYPE } from '../../core/file-types.js';
 import { PdfEngineError } from '../../engines/pdf/errors.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
-import type { RememberedCredentials } from '../documents/credentials.js';
-import type { DocumentService } from '../documents/document-service.js';
+import { runAsNew, runInPlace, type DeadlineSpec, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
+import type { CallPassword } from '../transaction/password.js';
 import type { ToolboxEngines } from './engines.js';
+import type { ToolboxElement, ToolboxOptions } from './schemas.js';
 import { fromToolboxEngine } from './engine-errors.js';
 import { TOOLBOX_OPERATIONS, type SessionFile, type ToolboxContext, type ToolboxOperation, type ToolboxOperationName, type WorkFile } from './operation.js';
 
 /** `Operation_ToolboxOperation` as the route hands it over. */
 export interface ToolboxRequest {
-  toolbox: Partial<Record<ToolboxOperationName, unknown>>[];
-  password?: { open?: string; permission?: string };
+  toolbox: ToolboxElement[];
+  password?: CallPassword;
 }
 
-export type ToolboxRegistry = Record<ToolboxOperationName, ToolboxOperation<never>>;
+/** Each operation takes its options as its schema (operations/toolbox/schemas.ts) types them. */
+export type ToolboxRegistry = { [K in ToolboxOperationName]: ToolboxOperation<ToolboxOptions[K]> };
 
 const PDF = fileTypeByKey('pdf');
 
 /**
  * `POST toolbox/{documentId}` and `POST toolbox/new`: the operations of the array run in order on a
- * working copy, as one transaction. Only when every step succeeded does the result replace the
- * document (or become the new one); any failure leaves the stored document exactly as it was.
+ * working copy, as one document transaction (operations/transaction). Only when every step succeeded
+ * does the result replace the document (or become the new one); any failure leaves the stored
+ * document exactly as it was.
  *
  * A protected PDF is opened with the call's password or the remembered one and worked on decrypted;
  * unless the chain itself ran `security`, the result gets the original's encryption back.
  */
 export class ToolboxService {
   constructor(
-    private readonly documents: DocumentService,
-    private readonly credentials: RememberedCredentials,
+    private readonly deps: TransactionDeps,
     private readonly engines: ToolboxEngines,
     private readonly operations: ToolboxRegistry,
     private readonly timeoutMs: number,
   ) {}
 
+  /**
+   * `toolbox.timeout` is handed to every tool as its limit and checked between operations; it does
+   * not abort the running operation itself (each maps its own tool's timeout).
+   */
+  private get deadline(): DeadlineSpec {
+    return { timeoutMs: this.timeoutMs };
+  }
+
   async run(session: Session, documentId: string, request: ToolboxRequest): Promise<DocumentRecord> {
     const steps = this.steps(request);
-    await this.documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
-    const record = await this.documents.info(session, documentId);
-    const version = activeVersion(record);
-    const type = fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE;
-    const password = request.password?.open || request.password?.permission || this.credentials.get(session.id, documentId)?.password;
-    return this.documents.locks.with(session.id, documentId, () =>
-      this.inScratch(async (workDir, scratch, onCleanup) => {
-        const { file } = await this.documents.content(session, documentId);
-        const original = scratch(type.extension || 'bin');
-        await link(file.path, original).catch(() => copyFile(file.path, original));
-        const context = this.context(session, workDir, scratch, onCleanup, password);
-        let start: WorkFile = { path: original, type };
-        let encrypted = false;
-        if (type.key === 'pdf') {
-          encrypted = await this.guard(() => this.engines.rewriter.isEncrypted(original, { deadline: context.deadline }));
-          if (encrypted) start = { path: await this.decrypted(original, password, context), type };
-          // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
-          // once, before any engine sees the file (issue 11): see PdfRewriter.repaired.
-          const checked = start.path;
-          start = { path: await this.guard(() => this.engines.rewriter.repaired(checked, scratch('pdf'), { deadline: context.deadline })), type };
-        }
-        let result = await this.chain(start, steps, context);
-        if (encrypted && result.type.key === 'pdf' && !steps.some((s) => s.name === 'security')) {
-          const reencrypted = scratch('pdf');
-          await this.guard(() => this.engines.rewriter.copyEncryption(result.path, original, reencrypted, { password, deadline: context.deadline }));
-          result = { path: reencrypted, type: PDF };
-        }
-        const temp = this.documents.tempPath();
-        await rename(result.path, temp);
-        const committed = await this.documents.commitResult(session, documentId, temp, 'toolbox', result.type);
-        // Passwords remembered for the old protection no longer fit a document the chain re-secured.
-        if (steps.some((s) => s.name === 'security')) this.credentials.forget(session.id, documentId);
-        return committed;
-      }),
+    const { record } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'toolbox',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: this.deadline,
+        // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
+        // once, before any engine sees the file (issue 11): see transaction/protection.ts.
+        plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
+      },
+      async (tx, input) => {
+        const result = await this.chain(input, steps, this.context(tx));
+        return { file: result, securityChanged: steps.some((s) => s.name === 'security') };
+      },
     );
+    return record;
   }
 
   /** `toolbox/new`: the chain starts from an empty PDF; the result is a new document named `name`. */
   async runNew(session: Session, request: ToolboxRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
     const steps = this.steps(request);
-    await this.documents.ensureFreeSpace();
-    return this.inScratch(async (workDir, scratch, onCleanup) => {
-      const context = this.context(session, workDir, scratch, onCleanup, undefined);
-      const empty = scratch('pdf');
+    const { record } = await runAsNew(this.deps, session, { ...options, deadline: this.deadline }, async (tx) => {
+      const context = this.context(tx);
+      const empty = tx.scratch.file('pdf');
       await this.guard(() => this.engines.rewriter.empty(empty));
       const result = await this.chain({ path: empty, type: PDF }, steps, context);
       await this.requirePages(result, context);
-      const temp = this.documents.tempPath();
-      await rename(result.path, temp);
-      const { size } = await stat(temp);
-      return this.documents.adopt(session, temp, size, { clientFileName: options.name, history: options.history });
+      return { file: result };
     });
+    return record;
   }
 
   /** The array as (name, options) steps; the schema already allows one known key per element. */
@@ -135,22 +123,17 @@ export class ToolboxService {
     return current;
   }
 
-  private context(
-    session: Session,
-    workDir: string,
-    scratch: (extension: string) => string,
-    onCleanup: (release: () => Promise<void>) => void,
-    password: string | undefined,
-  ): ToolboxContext {
-    const limits = this.documents.limitsOf(session);
+  private context(tx: Transaction): ToolboxContext {
+    const { session, scratch } = tx;
+    const limits = this.deps.documents.limitsOf(session);
     return {
       session,
-      workDir,
-      scratch,
+      workDir: scratch.dir,
+      scratch: (extension) => scratch.file(extension),
       inFastDirectory: async (estimatedBytes, work) => {
         const memory = await this.engines.memoryScratch?.reserve(estimatedBytes);
         if (memory) {
-          onCleanup(() => memory.release());
+          scratch.onCleanup(() => memory.release());
           try {
             return await work(memory.path);
           } catch {
@@ -158,39 +141,27 @@ export class ToolboxService {
             await memory.release();
           }
         }
-        const dir = scratch('dir');
+        const dir = scratch.file('dir');
         await mkdir(dir);
         return work(dir);
       },
-      password,
+      password: tx.password,
       engines: this.engines,
-      deadline: Date.now() + this.timeoutMs,
+      deadline: tx.deadline.at,
       maxResultBytes: limits.uploadLimit,
-      sessionDocument: (documentId) => this.sessionDocument(session, documentId, scratch),
+      sessionDocument: (documentId) => this.sessionDocument(session, documentId, (extension) => scratch.file(extension)),
     };
   }
 
   private async sessionDocument(session: Session, documentId: string, scratch: (extension: string) => string): Promise<SessionFile> {
-    const { record, file } = await this.documents.content(session, documentId);
+    const { record, file } = await this.deps.documents.content(session, documentId);
     const version = activeVersion(record);
     const type = fileTypeById(version.fileTypeId) ?? UNKNOWN_FILE_TYPE;
     // A hard link keeps this state even if the document is replaced while the chain runs.
     const copy = scratch(type.extension || 'bin');
     await link(file.path, copy).catch(() => copyFile(file.path, copy));
-    const password = this.credentials.get(session.id, documentId)?.password;
+    const password = this.deps.credentials.get(session.id, documentId)?.password;
     return { path: copy, type, fileName: record.fileName, ...(password ? { password } : {}) };
-  }
-
-  private async decrypted(original: string, password: string | undefined, context: ToolboxContext): Promise<string> {
-    if (!password) {
-      throw new QuireError(
-        'PDF_PASSWORD_REQUIRED',
-        'The PDF is password protected; supply its password (the call\'s password member or PUT documents/{id}/security/password).',
-      );
-    }
-    const output = context.scratch('pdf');
-    await this.guard(() => this.engines.rewriter.decrypt(original, output, { password, deadline: context.deadline }));
-    return output;
   }
 
   /** A PDF result must have pages (toolbox/new starts from none). */
@@ -206,26 +177,6 @@ export class ToolboxService {
     }
     if (pages === 0) {
       throw new QuireError('PARAMETER', 'Invalid parameter body.toolbox: the result would be a PDF without pages (toolbox/new starts from an empty document: merge or add a portfolio first).');
-    }
-  }
-
-  /**
-   * Runs a call in a fresh scratch directory, removed afterwards together with whatever the call
-   * registered through `onCleanup` (memory scratch directories).
-   */
-  private async inScratch<T>(
-    task: (workDir: string, scratch: (extension: string) => string, onCleanup: (release: () => Promise<void>) => void) => Promise<T>,
-  ): Promise<T> {
-    const workDir = this.documents.tempPath();
-    await mkdir(workDir);
-    let counter = 0;
-    const prefix = randomBytes(3).toString('hex');
-    const scratch = (extension: string) => path.join(workDir, `${prefix}-${counter++}.${extension.replace(/[^a-z0-9]/gi, '') || 'bin'}`);
-    const releases: (() => Promise<void>)[] = [];
-    try {
-      return await task(workDir, scratch, (release) => releases.push(release));
-    } finally {
-      await Promise.all([rm(workDir, { recursive: true, force: true }), ...releases.map((release) => release())]);
     }
   }
 
