@@ -1,8 +1,8 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, concatTransformationMatrix, popGraphicsState, pushGraphicsState } from '@cantoo/pdf-lib';
 import type { PDFPage } from '@cantoo/pdf-lib';
-import { loadPdf, PdfLibError, savePdf } from '../../pdf-edit/pdf-lib-io.js';
-import { StructureError } from './errors.js';
-import { normalisedRotation } from './geometry.js';
+import { loadPdf, PdfLibError, savePdf } from './pdf-lib-io.js';
+import { StructureError } from '../pdf/structure/errors.js';
+import { normalisedRotation } from '../pdf/structure/geometry.js';
 
 /**
  * Scales pages to a target size (webPDF `scale.scalePages`): the page's visible area (crop box) is
