@@ -18,6 +18,7 @@ import { registerAsyncCalls } from './http/plugins/async-calls.js';
 import { registerClientCancellation } from './http/plugins/client-cancellation.js';
 import { registerInternalCalls } from './http/plugins/internal-calls.js';
 import { registerOperationObserver } from './http/plugins/operation-observer.js';
+import { compileValidatorsOnFirstUse, serializersOnFirstUse } from './http/plugins/lazy-schemas.js';
 import { adminDlqRoutes } from './http/routes/admin-dlq.js';
 import { jobRoutes } from './http/routes/jobs.js';
 import type { Webhooks } from './operations/jobs/webhooks.js';
@@ -98,7 +99,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler: clientErrorHandler(deps.logger, responses),
     forceCloseConnections: 'idle',
     keepAliveTimeout: 72_000,
-    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true } },
+    // Validators and serializers compile on a route's first call, not at start (http/plugins/lazy-schemas.ts).
+    ajv: { customOptions: { coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: true }, plugins: [compileValidatorsOnFirstUse] },
+    schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerErrorHandling(app, { debug: config.server.debug });
