@@ -73,7 +73,7 @@ async function startServer(dataDir: string): Promise<Server> {
     // Healthy and warm: the server listens before LibreOffice and Chromium have started (health says `starting`).
     const health = await fetch(`http://127.0.0.1:${port}/webPDF/health`, { signal: AbortSignal.timeout(2_000) }).then(
       async (r) => ({ status: r.status, body: (await r.json()) as { engines?: Record<string, string> } }),
-      () => ({ status: 0, body: {} }),
+      () => ({ status: 0, body: {} as { engines?: Record<string, string> } }),
     );
     if (health.status === 200 && health.body.engines && !Object.values(health.body.engines).includes('starting')) break;
     if (Date.now() > deadline) throw new Error(`the server did not become healthy:\n${output}`);
