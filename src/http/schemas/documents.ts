@@ -1,7 +1,8 @@
 import Type, { type Static } from 'typebox';
 import { NO_ERROR } from '../../core/errors.js';
 import type { DocumentDescription } from '../../operations/documents/describe.js';
-import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
+import { activeVersion } from '../../operations/documents/versions.js';
+import type { DocumentRecord } from '../../storage/document-store.js';
 import { component, ref, WebserviceException } from './shared.js';
 
 export const DocumentPassword = component(
