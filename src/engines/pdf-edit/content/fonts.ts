@@ -122,13 +122,14 @@ function standardFont(document: PDFDocument, face: FontNames, synthetic: { bold:
 function embeddedFont(document: PDFDocument, font: TrueTypeFont, family: string, synthetic: { bold: boolean; italic: boolean }, codePoints: ReadonlySet<number>): TextFont {
   const glyphs = new Map<number, number>();
   for (const cp of codePoints) glyphs.set(cp, font.glyphFor(cp));
-  const ref = embedTrueType(document.context, font, glyphs);
+  const { ref, codes } = embedTrueType(document.context, font, glyphs);
   const scale = 1 / font.unitsPerEm;
   const glyphsOf = (text: string) => [...text].map((char) => glyphs.get(char.codePointAt(0)!) ?? font.glyphFor(char.codePointAt(0)!));
   return {
     ref,
     name: family,
-    encode: (text) => `<${glyphsOf(text).map((g) => g.toString(16).padStart(4, '0')).join('')}>`,
+    // A glyph outside the subset (text not announced to loadTextFont) shows as .notdef.
+    encode: (text) => `<${glyphsOf(text).map((g) => (codes.get(g) ?? 0).toString(16).padStart(4, '0')).join('')}>`,
     widthOf: (text, size) => glyphsOf(text).reduce((sum, g) => sum + font.advance(g), 0) * scale * size,
     ascent: font.ascent * scale,
     descent: Math.min(font.descent, 0) * scale,

@@ -3,15 +3,17 @@ import { PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
 import type { TrueTypeFont } from './truetype.js';
 
 /**
- * Embeds a TrueType subset as a Type0 font with Identity-H encoding (2-byte glyph ids as character
- * codes, CIDToGIDMap /Identity), the widths of the used glyphs and a ToUnicode map, so that text
- * extraction and search give back the original characters (PDF 32000-1, 9.7 and 9.10).
+ * Embeds a TrueType subset as a Type0 font with Identity-H encoding (2-byte glyph ids of the subset
+ * as character codes, CIDToGIDMap /Identity), the widths of the used glyphs and a ToUnicode map, so
+ * that text extraction and search give back the original characters (PDF 32000-1, 9.7 and 9.10).
  *
- * @param glyphs Unicode code point → glyph id, for every character drawn with the font.
+ * @param glyphs Unicode code point → glyph id in `font`, for every character drawn with the font.
+ * @returns the font dictionary, and the character code (the subset's glyph id) of each glyph of `glyphs`.
  */
-export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: ReadonlyMap<number, number>): PDFRef {
-  const used = [...new Set(glyphs.values())].sort((a, b) => a - b);
-  const program = font.subset(used);
+export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: ReadonlyMap<number, number>): { ref: PDFRef; codes: Map<number, number> } {
+  const { program, ids: codes } = font.subset([...new Set(glyphs.values())].sort((a, b) => a - b));
+  const advances = new Map([...codes].map(([glyph, code]) => [code, font.advance(glyph)]));
+  const used = [...advances.keys()].sort((a, b) => a - b);
   const scale = 1000 / font.unitsPerEm;
   const s = (value: number) => Math.round(value * scale);
   // Subset fonts carry a tag of six capital letters (9.6.4).
@@ -42,12 +44,12 @@ export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: R
       CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
       FontDescriptor: descriptor,
       DW: 1000,
-      W: widthsArray(used, (glyph) => s(font.advance(glyph))),
+      W: widthsArray(used, (code) => s(advances.get(code)!)),
       CIDToGIDMap: 'Identity',
     }),
   );
-  const toUnicode = context.register(context.flateStream(toUnicodeCMap(glyphs)));
-  return context.register(
+  const toUnicode = context.register(context.flateStream(toUnicodeCMap(new Map([...glyphs].map(([cp, glyph]) => [cp, codes.get(glyph) ?? 0])))));
+  const ref = context.register(
     context.obj({
       Type: 'Font',
       Subtype: 'Type0',
@@ -57,6 +59,7 @@ export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: R
       ToUnicode: toUnicode,
     }),
   );
+  return { ref, codes };
 }
 
 /** `/W` in its compact form: `[first [w1 w2 ...] ...]` for runs of consecutive glyph ids. */
