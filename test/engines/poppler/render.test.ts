@@ -80,8 +80,8 @@ describe('encodePage', () => {
   let rendered: string;
   let grey: string;
   beforeAll(async () => {
-    [{ path: rendered }] = (await renderPages(pdf, 1, 1, { ...limits(), directory: scratch.file('enc'), width: 298, height: 421, dpi: 36, sideways: false })) as [{ path: string }];
-    [{ path: grey }] = (await renderPages(pdf, 1, 1, { ...limits(), directory: scratch.file('enc-grey'), width: 298, height: 421, dpi: 36, sideways: false, gray: true })) as [{ path: string }];
+    rendered = (await renderPages(pdf, 1, 1, { ...limits(), directory: scratch.file('enc'), width: 298, height: 421, dpi: 36, sideways: false }))[0]!.path;
+    grey = (await renderPages(pdf, 1, 1, { ...limits(), directory: scratch.file('enc-grey'), width: 298, height: 421, dpi: 36, sideways: false, gray: true }))[0]!.path;
   });
 
   it.each([
