@@ -33,15 +33,13 @@ import { adminStatisticRoutes } from './http/routes/admin-statistics.js';
 import { adminStatusRoutes } from './http/routes/admin-status.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import type { AdminServices } from './operations/admin/services.js';
-import { converterRoutes } from './http/routes/converter.js';
-import { toolboxRoutes } from './http/routes/toolbox.js';
+import { webServiceRoutes } from './http/routes/webservices.js';
 import { authenticationRoutes } from './http/routes/authentication.js';
 import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
-import type { ConverterService } from './operations/converter/converter-service.js';
-import type { ToolboxService } from './operations/toolbox/toolbox-service.js';
+import type { WebServices } from './operations/webservices.js';
 import type { DocumentArchives } from './operations/documents/archives.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
@@ -57,8 +55,8 @@ export interface AppDeps {
   describer: DocumentDescriber;
   protection: DocumentProtection;
   archives: DocumentArchives;
-  converter: ConverterService;
-  toolbox: ToolboxService;
+  /** The services of the registered web-service modules (operations/webservices.ts). */
+  webservices: WebServices;
   build: BuildInfo;
   admin: AdminServices;
   /** The durable work queue (async jobs, webhooks, the replay queue). */
@@ -145,8 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         archives: deps.archives,
         restBase: config.server.restBase,
       });
-      await rest.register(converterRoutes, { converter: deps.converter, restBase: config.server.restBase });
-      await rest.register(toolboxRoutes, { toolbox: deps.toolbox, restBase: config.server.restBase });
+      await rest.register(webServiceRoutes, { services: deps.webservices, restBase: config.server.restBase });
       await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
       await rest.register(adminServerRoutes, admin);
       await rest.register(adminStatusRoutes, admin);

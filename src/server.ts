@@ -18,7 +18,6 @@ import { ConfigurationService } from './operations/admin/configuration.js';
 import { DataStore } from './operations/admin/datastore.js';
 import { ServerStatusService } from './operations/admin/server-status.js';
 import { Statistics } from './operations/admin/statistics.js';
-import { ConverterService } from './operations/converter/converter-service.js';
 import { jobHandler, type ReplayedAnswer, type ReplayedCall } from './operations/jobs/async-job.js';
 import { SESSION_CLEANUP } from './operations/jobs/payloads.js';
 import { sessionCleanupHandler } from './operations/jobs/session-cleanup.js';
@@ -30,8 +29,7 @@ import { RememberedCredentials } from './operations/documents/credentials.js';
 import { DocumentDescriber } from './operations/documents/describe.js';
 import { DocumentService } from './operations/documents/document-service.js';
 import { DocumentProtection } from './operations/documents/protection.js';
-import { TOOLBOX_REGISTRY } from './operations/toolbox/registry.js';
-import { ToolboxService } from './operations/toolbox/toolbox-service.js';
+import { createWebServices } from './operations/webservices.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { DiskFloor } from './storage/disk-floor.js';
@@ -193,21 +191,9 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
   const engines = await startEngines(config, logger);
-  const converter = new ConverterService({ documents, credentials }, engines.converter, { timeoutMs: config.converter.timeoutMs });
   const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
-  const toolbox = new ToolboxService(
-    { documents, credentials },
-    {
-      rewriter: engines.converter.rewriter,
-      ghostscript: engines.converter.ghostscript,
-      toolTimeoutMs: config.documents.toolTimeoutMs,
-      fontEnv: engines.fonts.env,
-      memoryScratch,
-      ...(config.toolbox.printCommand.length > 0 ? { printCommand: config.toolbox.printCommand } : {}),
-    },
-    TOOLBOX_REGISTRY,
-    config.toolbox.timeoutMs,
-  );
+  // Every registered web-service module's service (operations/webservices.ts).
+  const webservices = createWebServices({ config, documents, credentials, engines, memoryScratch });
 
   // The administration: every service gets the same bag of dependencies and takes what it needs.
   const build = buildInfo();
@@ -224,7 +210,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const webhooks = await Webhooks.open(base);
   queue.register(webhooks.handler());
   const internalSecret = randomBytes(32).toString('hex');
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, converter, toolbox, build, admin, queue, webhooks, internalSecret, draining });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, webservices, build, admin, queue, webhooks, internalSecret, draining });
   queue.register(jobHandler({ config, documents, queue, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret) }));
   const stopServices = async () => {
     // Running jobs finish first (they need the engines); sessions that expire now queue their deletion for the next start.

@@ -1,0 +1,115 @@
+import type { Static, TSchema } from 'typebox';
+import Type from 'typebox';
+import type { Config } from '../config/load.js';
+import type { WebserviceName } from '../core/webservices.js';
+import type { Session } from '../sessions/session.js';
+import type { MemoryScratch } from '../storage/memory-scratch.js';
+import type { FieldRow } from './admin/configuration-fields.js';
+import type { ConverterEngines } from './converter/converter-service.js';
+import type { RememberedCredentials } from './documents/credentials.js';
+import type { DocumentService } from './documents/document-service.js';
+import type { DocumentStep, NestedSteps } from './transaction/document-transaction.js';
+
+/**
+ * A web-service module: everything about one web-service group of reference §7 in one descriptor.
+ * The registry (operations/webservices.ts) lists the modules this server offers; from it come the
+ * routes (http/routes/webservices.ts registers them all), the OpenAPI tags, `admin/server/status`
+ * (the engines each needs), the application configuration's `webservices.<name>.*`, the statistics,
+ * and the nested steps other services run (`converter.pdfa` is the pdfa module's step). A group that
+ * is not in the registry does not exist on this server: it is shown as disabled and refused when
+ * switched on.
+ *
+ * Adding a group: a folder `operations/<name>/` with its service (on the document transaction,
+ * operations/transaction), its options schema and a `module.ts` exporting a `WebServiceModule`,
+ * plus one line in operations/webservices.ts.
+ */
+export interface WebServiceModule<S = unknown> {
+  /** One of the reference's seven names (core/webservices.ts): the wire enumeration of statuses and statistics. */
+  readonly name: WebserviceName;
+  /** The OpenAPI tag of its routes (the reference's tag and description: `referenceTag(name)`). */
+  readonly tag: { name: string; description: string };
+  /** The engines it needs, by the health check's names: `admin/server/status` reports them and adds up their pools. */
+  readonly engines: readonly EngineName[];
+  /** The name its calls are counted under in the statistics and metrics (the web-service name of the URL). */
+  readonly statistics: WebserviceName;
+  /** Application configuration rows beyond `webservices.<name>.enabled` (which the registry derives). */
+  readonly configuration?: readonly FieldRow[];
+  /** Builds the service once per server instance. */
+  create(deps: WebServiceDeps): S;
+  /** A step this service offers to other services' transactions (pdfa → `converter.pdfa`, `ocr.pdfa`). */
+  nestedStep?(deps: WebServiceDeps): DocumentStep;
+  /** Its HTTP routes as data; the HTTP layer adds the REST base, validation, the 303 and the error answers. */
+  readonly routes: readonly WebServiceRoute<S>[];
+}
+
+/**
+ * The engines a health check covers (engines-wiring.ts checks them): the pools, and the tools that
+ * run as one process per call.
+ */
+export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler';
+
+/** What a module's service is built from (server.ts provides it). */
+export interface WebServiceDeps {
+  config: Config;
+  documents: DocumentService;
+  credentials: RememberedCredentials;
+  /** The started engines (engines-wiring.ts). */
+  engines: { converter: ConverterEngines; fonts: { env: Record<string, string> } };
+  /** tmpfs scratch for many-small-file intermediates; absent: the disk scratch only. */
+  memoryScratch?: MemoryScratch;
+  /** The steps the registered modules offer (`nestedStep`), by the offering service's name. */
+  steps: NestedSteps;
+}
+
+/** What a route's `run` answers: the document the 303 points to, and findings for Warning headers. */
+export interface RouteAnswer {
+  documentId: string;
+  /** Human-readable findings (converter `report`): each becomes a `Warning: 299` header and a log line. */
+  warnings?: string[];
+}
+
+/** What `run` gets: the validated path parameters, query and body. */
+export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
+  params: Static<P>;
+  query: Static<Q>;
+  body: Static<B>;
+}
+
+/**
+ * One route of a web service, as data. The answer is the webPDF one for calls that produce or change a
+ * document: 303 See Other to the document's information (http/replies.ts `seeDocumentInfo`).
+ */
+export interface WebServiceRoute<S, P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+  method: 'POST';
+  /** Under the REST base, e.g. `/converter/:documentId`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  /** The OpenAPI description of the 303 answer (its Location); none: the 303 is documented bare. */
+  seeOther?: string;
+  run(service: S, session: Session, input: RouteInput<P, Q, B>): Promise<RouteAnswer>;
+}
+
+/** Declares a route with its input types inferred from its schemas (a route list mixes several). */
+export function route<S>() {
+  return <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
+    definition: WebServiceRoute<S, P, Q, B>,
+  ): WebServiceRoute<S> => definition as unknown as WebServiceRoute<S>;
+}
+
+/**
+ * A schema registered by the HTTP layer under its component name (`Operation_ConverterOperation`),
+ * referenced here with the type the service takes. The OpenAPI components stay in http/schemas until
+ * they move next to their operations (issue 12, item 3); the reference is the same `$ref` as before.
+ */
+export function componentRef<T>(id: string) {
+  return Type.Unsafe<T>({ $ref: `${id}#` } as unknown as TSchema);
+}
+
+/** `{documentId}`: the path segment after the service name on every operation on a stored document. */
+export const DocumentIdParams = Type.Object({
+  documentId: Type.String({ description: 'id of a document in the session storage' }),
+});

@@ -1,0 +1,44 @@
+import type { WebserviceName } from '../core/webservices.js';
+import { converterModule } from './converter/module.js';
+import { toolboxModule } from './toolbox/module.js';
+import type { NestedSteps } from './transaction/document-transaction.js';
+import type { WebServiceDeps, WebServiceModule } from './webservice.js';
+
+/**
+ * THE registry: the web-service groups this server offers, one line each. Everything else about a
+ * group — its routes, OpenAPI tag, status, statistics, configuration, nested steps — comes from its
+ * module (see webservice.ts). A group of the reference that is not listed here does not exist on this
+ * server (shown disabled, refused when switched on).
+ */
+export const WEBSERVICE_MODULES = [
+  converterModule,
+  toolboxModule,
+] as const;
+
+export type RegisteredModule = (typeof WEBSERVICE_MODULES)[number];
+export type RegisteredName = RegisteredModule['name'];
+
+/** The registered modules, for code that treats them alike (their services' types differ). */
+export const REGISTERED: readonly WebServiceModule<unknown>[] = WEBSERVICE_MODULES as unknown as readonly WebServiceModule<unknown>[];
+
+/** The registered module of a web service, if this server offers it. */
+export function webServiceModule(name: WebserviceName): WebServiceModule<unknown> | undefined {
+  return REGISTERED.find((module) => module.name === name);
+}
+
+/** The built service of every registered module, by name. */
+export type WebServices = { [M in RegisteredModule as M['name']]: M extends WebServiceModule<infer S> ? S : never };
+
+/**
+ * Builds every registered service: first the nested steps the modules offer (so a service that nests
+ * them — the converter's `pdfa` — finds them), then the services.
+ */
+export function createWebServices(deps: Omit<WebServiceDeps, 'steps'>): WebServices {
+  const modules = REGISTERED;
+  const steps: NestedSteps = {};
+  const withSteps: WebServiceDeps = { ...deps, steps };
+  for (const module of modules) {
+    if (module.nestedStep) steps[module.name] = module.nestedStep(withSteps);
+  }
+  return Object.fromEntries(modules.map((module) => [module.name, module.create(withSteps)])) as WebServices;
+}
