@@ -1,4 +1,5 @@
 import Type, { type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from 'typebox';
+import { Default } from 'typebox/value';
 
 /**
  * Options are declared once: an operation's TypeBox schema is the validation, the OpenAPI document,
@@ -45,3 +46,11 @@ export type Options<S extends TSchema> = S extends TObject<infer P extends TProp
   : S extends TArray<infer I extends TSchema>
     ? Options<I>[]
     : Static<S>;
+
+/**
+ * What an absent object member stands for: its schema's defaults (ajv fills defaults only inside
+ * members the client sent). Computed from the schema, so the values are not written twice.
+ */
+export function defaultsOf<S extends TSchema>(schema: S): Options<S> {
+  return Object.freeze(Default(schema, {})) as Options<S>;
+}

@@ -1,5 +1,5 @@
 import Type, { type TSchema } from 'typebox';
-import { withDefault } from '../option-schema.js';
+import { defaulted, withDefault } from '../option-schema.js';
 
 /**
  * Structures the `annotation` and `outline` toolbox operations share (reference §10.8, §10.9.17,
@@ -33,10 +33,10 @@ export const Rectangle = Type.Object(
   {
     coordinates: opt(Coordinates),
     metrics: opt(Metrics()),
-    x: opt(Type.Number({ default: 0, minimum: 0 })),
-    y: opt(Type.Number({ default: 0, minimum: 0 })),
-    width: opt(Type.Number({ default: 0, minimum: 0 })),
-    height: opt(Type.Number({ default: 0, minimum: 0 })),
+    x: defaulted(Type.Number({ default: 0, minimum: 0 })),
+    y: defaulted(Type.Number({ default: 0, minimum: 0 })),
+    width: defaulted(Type.Number({ default: 0, minimum: 0 })),
+    height: defaulted(Type.Number({ default: 0, minimum: 0 })),
   },
   { description: 'Operation_Rectangle: x/y is the corner nearest the origin (top-left for user coordinates, bottom-left for pdf)' },
 );
@@ -45,13 +45,13 @@ export const Point = Type.Object(
   {
     coordinates: opt(Coordinates),
     metrics: opt(Metrics()),
-    x: opt(Type.Number({ default: 0, minimum: 0 })),
-    y: opt(Type.Number({ default: 0, minimum: 0 })),
+    x: defaulted(Type.Number({ default: 0, minimum: 0 })),
+    y: defaulted(Type.Number({ default: 0, minimum: 0 })),
   },
   { description: 'Operation_Point' },
 );
 
-export const FileSourceEnum = Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' });
+export const FileSourceEnum = withDefault(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' }));
 
 /** `{source, uri, value}` file data members. */
 export const FileData = (name: string) =>
@@ -68,9 +68,9 @@ export const FileData = (name: string) =>
 
 export const AnnotationSelection = Type.Object(
   {
-    index: opt(int({ default: 0, minimum: 0, description: 'position in the page\'s annotation list (0 = first), used when name is empty' })),
+    index: defaulted(int({ default: 0, minimum: 0, description: 'position in the page\'s annotation list (0 = first), used when name is empty' })),
     name: opt(str('the annotation name (/NM)')),
-    page: opt(int({ default: 1, minimum: 1 })),
+    page: defaulted(int({ default: 1, minimum: 1 })),
   },
   { description: 'Operation_AnnotationSelection' },
 );
@@ -88,8 +88,8 @@ export const FileSpecification = Type.Object(
 
 // ---- destinations (Operation_DestinationEvent: exactly one member) ----
 
-const page = () => opt(int({ default: 1, minimum: 1 }));
-const offset = (description: string) => opt(int({ default: 0, description }));
+const page = () => defaulted(int({ default: 1, minimum: 1 }));
+const offset = (description: string) => defaulted(int({ default: 0, description }));
 
 export const DestinationEvent = Type.Object(
   {
@@ -100,7 +100,7 @@ export const DestinationEvent = Type.Object(
           leftOffset: offset('distance from the left page edge'),
           topOffset: offset('distance from the top page edge'),
           metrics: opt(Metrics('px')),
-          zoom: opt(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent; 0 keeps the viewer\'s zoom' })),
+          zoom: defaulted(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent; 0 keeps the viewer\'s zoom' })),
         },
         { description: 'Operation_ZoomDestination.zoomPage (/XYZ)' },
       ),
@@ -195,7 +195,7 @@ export const ActionEvent = Type.Object(
               Type.Object(
                 {
                   referencedLayer: opt(Type.Array(Type.Object({ name: opt(str('layer (optional content group) name')) }, { description: 'Operation_OCGSelection' }))),
-                  state: opt(Type.Enum(['ON', 'OFF', 'Toggle'], { default: 'ON', description: 'Operation_OCGState' })),
+                  state: defaulted(Type.Enum(['ON', 'OFF', 'Toggle'], { default: 'ON', description: 'Operation_OCGState' })),
                 },
                 { description: 'Operation_LayerStateSetOCGStateAction' },
               ),
@@ -209,24 +209,24 @@ export const ActionEvent = Type.Object(
     setTransition: opt(
       Type.Object(
         {
-          style: opt(
+          style: defaulted(
             Type.Enum(['blinds', 'box', 'cover', 'dissolve', 'fade', 'fly', 'glitter', 'push', 'split', 'uncover', 'wipe', 'none'], {
               default: 'none',
               description: 'Operation_OutlineTransitionStyle',
             }),
           ),
-          direction: opt(
+          direction: defaulted(
             Type.Enum(['leftToRight', 'bottomToTop', 'rightToLeft', 'topToBottom', 'topLeftToBottomRight', 'none'], {
               default: 'leftToRight',
               description: 'Operation_OutlineTransitionDirection',
             }),
           ),
-          duration: opt(Type.Number({ default: 1, minimum: 0, description: 'seconds' })),
+          duration: defaulted(Type.Number({ default: 1, minimum: 0, description: 'seconds' })),
           effectDimensionHorizontal: opt(bool(true)),
           flyAreaOpaque: opt(bool(false)),
-          flyScale: opt(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent (fly: start/end scale)' })),
+          flyScale: defaulted(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent (fly: start/end scale)' })),
           motionInward: opt(bool(true)),
-          scaling: opt(int({ default: 100, minimum: 0, description: 'percent; PDF transitions have no such value: anything but 100 is refused (-104)' })),
+          scaling: defaulted(int({ default: 100, minimum: 0, description: 'percent; PDF transitions have no such value: anything but 100 is refused (-104)' })),
         },
         { description: 'Operation_TransitionAction.setTransition' },
       ),
@@ -235,11 +235,11 @@ export const ActionEvent = Type.Object(
       Type.Object(
         {
           sound: opt(Type.String({ description: 'Base64 raw samples (required)' })),
-          encoding: opt(Type.Enum(['Raw', 'Signed', 'muLaw', 'ALaw'], { default: 'Raw', description: 'Operation_AudioEncoding' })),
-          samplingRate: opt(Type.Number({ default: 8000, minimum: 1 })),
-          sampleSize: opt(int({ default: 8, minimum: 1, description: 'bits per sample' })),
-          soundChannels: opt(int({ default: 1, minimum: 1 })),
-          volume: opt(int({ default: 100, minimum: -100, maximum: 100 })),
+          encoding: defaulted(Type.Enum(['Raw', 'Signed', 'muLaw', 'ALaw'], { default: 'Raw', description: 'Operation_AudioEncoding' })),
+          samplingRate: defaulted(Type.Number({ default: 8000, minimum: 1 })),
+          sampleSize: defaulted(int({ default: 8, minimum: 1, description: 'bits per sample' })),
+          soundChannels: defaulted(int({ default: 1, minimum: 1 })),
+          volume: defaulted(int({ default: 100, minimum: -100, maximum: 100 })),
           synchronous: opt(bool(false)),
           repeat: opt(bool(false)),
           mix: opt(bool(false)),
@@ -263,7 +263,7 @@ export const ActionEvent = Type.Object(
                       fileName: opt(str()),
                       directory: opt(str()),
                       arguments: opt(str()),
-                      operation: opt(Type.Enum(['open', 'print'], { default: 'open', description: 'Operation_ApplicationOperation' })),
+                      operation: defaulted(Type.Enum(['open', 'print'], { default: 'open', description: 'Operation_ApplicationOperation' })),
                     },
                     { description: 'Operation_WindowsLaunchParameter' },
                   ),
@@ -272,7 +272,7 @@ export const ActionEvent = Type.Object(
               { description: 'Operation_LaunchParameter' },
             ),
           ),
-          newWindow: opt(Type.Enum(['userPreferences', 'newWindow', 'sameWindow'], { default: 'userPreferences', description: 'Operation_OpenMode' })),
+          newWindow: defaulted(Type.Enum(['userPreferences', 'newWindow', 'sameWindow'], { default: 'userPreferences', description: 'Operation_OpenMode' })),
         },
         { description: 'Operation_LaunchApplicationAction.launchApplication: refused (-104): starting programs is unsafe' },
       ),
@@ -281,9 +281,9 @@ export const ActionEvent = Type.Object(
       Type.Object(
         {
           annotation: opt(AnnotationSelection),
-          index: opt(int({ default: 0, minimum: 0 })),
+          index: defaulted(int({ default: 0, minimum: 0 })),
           name: opt(str()),
-          relative: opt(Type.Enum(['First', 'Last', 'Next', 'Previous', 'Default'], { default: 'Default', description: 'Operation_RelativeThreeDViewOperation' })),
+          relative: defaulted(Type.Enum(['First', 'Last', 'Next', 'Previous', 'Default'], { default: 'Default', description: 'Operation_RelativeThreeDViewOperation' })),
         },
         { description: 'Operation_GoTo3DViewAction.goTo3DView: refused (-104): no 3D support' },
       ),
@@ -291,10 +291,10 @@ export const ActionEvent = Type.Object(
     goToThread: opt(
       Type.Object(
         {
-          page: opt(int({ default: 1, minimum: 1 })),
-          threadIndex: opt(int({ default: 0, minimum: 0 })),
+          page: defaulted(int({ default: 1, minimum: 1 })),
+          threadIndex: defaulted(int({ default: 0, minimum: 0 })),
           threadTitle: opt(str()),
-          beadIndex: opt(int({ default: 0, minimum: 0 })),
+          beadIndex: defaulted(int({ default: 0, minimum: 0 })),
         },
         { description: 'Operation_ThreadAction.goToThread: refused (-104): article threads are not supported' },
       ),

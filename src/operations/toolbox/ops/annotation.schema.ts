@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { defaulted, withDefault, type Options } from '../../option-schema.js';
 import { bool, color, FileData, int, opt, Point, Rectangle, str } from '../schema-types.js';
 
 /**
@@ -8,14 +9,14 @@ import { bool, color, FileData, int, opt, Point, Rectangle, str } from '../schem
 
 /** The members every annotation kind has. */
 const common = () => ({
-  page: opt(int({ default: 1, minimum: 1, description: 'the page (add); ignored by edit, whose selection chooses the annotations' })),
+  page: defaulted(int({ default: 1, minimum: 1, description: 'the page (add); ignored by edit, whose selection chooses the annotations' })),
   color: opt(color('#4800FF')),
   contents: opt(str('the annotation text (/Contents); in edit, "" keeps the current value')),
   creator: opt(str('author (/T); in edit, "" keeps the current value')),
   subject: opt(str('/Subj; in edit, "" keeps the current value')),
   name: opt(str('unique name (/NM); generated when empty on add, kept when empty on edit')),
   intents: opt(str('intent name (/IT), e.g. FreeTextCallout, LineArrow; in edit, "" keeps the current value')),
-  opacity: opt(int({ default: 100, minimum: 0, maximum: 100, description: 'percent' })),
+  opacity: defaulted(int({ default: 100, minimum: 0, maximum: 100, description: 'percent' })),
   hidden: opt(bool(false)),
   invisible: opt(bool(false)),
   locked: opt(bool(true)),
@@ -28,19 +29,19 @@ const common = () => ({
 
 const Border = Type.Object(
   {
-    borderStyle: opt(Type.Enum(['solid', 'dashed'], { default: 'solid', description: 'Operation_BorderStyle' })),
-    borderWidth: opt(int({ default: 1, minimum: 0, description: 'points' })),
-    dashLength: opt(int({ default: 3, minimum: 1 })),
-    gapLength: opt(int({ default: 3, minimum: 1 })),
+    borderStyle: defaulted(Type.Enum(['solid', 'dashed'], { default: 'solid', description: 'Operation_BorderStyle' })),
+    borderWidth: defaulted(int({ default: 1, minimum: 0, description: 'points' })),
+    dashLength: defaulted(int({ default: 3, minimum: 1 })),
+    gapLength: defaulted(int({ default: 3, minimum: 1 })),
   },
   { description: 'Operation_Border' },
 );
 
-const DrawMode = Type.Enum(['fill', 'stroke', 'fillAndStroke'], { default: 'fillAndStroke', description: 'Operation_DrawMode' });
-const AppearanceGeneration = Type.Enum(['Always', 'Never', 'nonStandard'], {
+const DrawMode = withDefault(Type.Enum(['fill', 'stroke', 'fillAndStroke'], { default: 'fillAndStroke', description: 'Operation_DrawMode' }));
+const AppearanceGeneration = withDefault(Type.Enum(['Always', 'Never', 'nonStandard'], {
   default: 'nonStandard',
   description: 'Operation_AppearanceGeneration: Always = the server draws the appearance; Never = the viewer draws its own icon; nonStandard = drawn only for icons outside the PDF standard set',
-});
+}));
 
 const Quadrilateral = Type.Object(
   { point: opt(Type.Array(Point, { description: 'four points: top-left, top-right, bottom-left, bottom-right of the marked text' })) },
@@ -69,7 +70,7 @@ const AppearanceSource = Type.Object(
     ),
     pdf: opt(
       Type.Object(
-        { data: opt(AppearanceFileData), page: opt(int({ default: 1, minimum: 1 })), preserveAspectRatio: opt(bool(false)) },
+        { data: opt(AppearanceFileData), page: defaulted(int({ default: 1, minimum: 1 })), preserveAspectRatio: opt(bool(false)) },
         { description: 'Operation_AppearancePdf: a page of this PDF is the appearance' },
       ),
     ),
@@ -78,7 +79,7 @@ const AppearanceSource = Type.Object(
         {
           data: opt(AppearanceFileData),
           preserveAspectRatio: opt(bool(false)),
-          aspectRatioAxis: opt(Type.Enum(['x', 'y'], { default: 'x', description: 'Operation_Axis: the side of the rectangle kept when preserving the aspect ratio' })),
+          aspectRatioAxis: defaulted(Type.Enum(['x', 'y'], { default: 'x', description: 'Operation_Axis: the side of the rectangle kept when preserving the aspect ratio' })),
         },
         { description: 'Operation_AppearanceSvg (rasterised)' },
       ),
@@ -105,7 +106,7 @@ const kinds = {
         Type.Object(
           {
             name: opt(str('Helvetica (default; also Arial, sans-serif), Times (Times New Roman, serif) or Courier (Courier New, monospace)')),
-            size: opt(int({ default: 24, minimum: 1, maximum: 1296 })),
+            size: defaulted(int({ default: 24, minimum: 1, maximum: 1296 })),
             bold: opt(bool(false)),
             italic: opt(bool(false)),
             color: opt(color('#A0A0A0')),
@@ -113,7 +114,7 @@ const kinds = {
           { description: 'Operation_FreeTextFont' },
         ),
       ),
-      justification: opt(Type.Enum(['leftJustified', 'centered', 'rightJustified'], { default: 'leftJustified', description: 'Operation_Justification' })),
+      justification: defaulted(Type.Enum(['leftJustified', 'centered', 'rightJustified'], { default: 'leftJustified', description: 'Operation_Justification' })),
       position: opt(RectanglePosition('Operation_PositionFreeTextAnnotation')),
     },
     { description: 'Operation_FreeTextAnnotation: color is the frame colour' },
@@ -130,7 +131,7 @@ const kinds = {
   markup: Type.Object(
     {
       ...common(),
-      markupType: opt(Type.Enum(['highlight', 'underline', 'strikeOut', 'squiggly'], { default: 'highlight', description: 'Operation_MarkupsAnnotation' })),
+      markupType: defaulted(Type.Enum(['highlight', 'underline', 'strikeOut', 'squiggly'], { default: 'highlight', description: 'Operation_MarkupsAnnotation' })),
       position: opt(AreaPosition('Operation_PositionMarkupAnnotation')),
     },
     { description: 'Operation_MarkupAnnotation' },
@@ -147,7 +148,7 @@ const kinds = {
     {
       ...common(),
       appearanceGeneration: opt(AppearanceGeneration),
-      icon: opt(
+      icon: defaulted(
         Type.Enum(
           ['approved', 'experimental', 'notApproved', 'asIs', 'expired', 'notForPublicRelease', 'confidential', 'final', 'sold', 'departmental', 'forComment', 'topSecret', 'draft', 'forPublicRelease', 'unnamed'],
           { default: 'draft', description: 'Operation_RubberStampIcon; unnamed uses customIconName' },
@@ -173,7 +174,7 @@ const kinds = {
     {
       ...common(),
       appearanceGeneration: opt(AppearanceGeneration),
-      icon: opt(
+      icon: defaulted(
         Type.Enum(
           ['check', 'checkmark', 'circle', 'comment', 'cross', 'crossHair', 'insert', 'key', 'note', 'help', 'newParagraph', 'paragraph', 'rightArrow', 'rightPointer', 'star', 'upArrow', 'upLeftArrow', 'unnamed'],
           { default: 'note', description: 'Operation_TextAnnotationIcons; unnamed uses customIconName' },
@@ -188,12 +189,12 @@ const kinds = {
   ),
 };
 
-const arrayOf = (schema: TSchema) => opt(Type.Array(schema));
+const arrayOf = <T extends TSchema>(schema: T) => opt(Type.Array(schema));
 
 const SelectionAnnotation = Type.Object(
   {
     objectKey: opt(Type.Object({ id: opt(str('object number of the annotation: "12", "12 0" or "12 0 R"')) }, { description: 'Operation_ObjectKeySelectionAnnotation' })),
-    page: opt(int({ default: 1, minimum: 1 })),
+    page: defaulted(int({ default: 1, minimum: 1 })),
     position: opt(Rectangle),
   },
   { description: 'Operation_SelectionAnnotation: the annotations of page whose object key matches and/or whose area overlaps position (all of the page when neither is given)' },
@@ -202,7 +203,7 @@ const SelectionAnnotation = Type.Object(
 const Selection = (name: string) => Type.Object({ select: opt(Type.Array(SelectionAnnotation)) }, { description: name });
 
 const commentBase = () => ({
-  page: opt(int({ default: 1, minimum: 1 })),
+  page: defaulted(int({ default: 1, minimum: 1 })),
   replyTo: opt(str('the annotation answered: its name (/NM) or object key')),
   creator: opt(str()),
   name: opt(str('name (/NM) of the new comment; generated when empty')),
@@ -254,7 +255,7 @@ export const annotationOptions = Type.Object(
     clear: opt(
       Type.Object(
         {
-          pages: opt(Type.String({ default: '', description: 'pages to clear: "1-3,5", "last"; "" or "*" = all' })),
+          pages: defaulted(Type.String({ default: '', description: 'pages to clear: "1-3,5", "last"; "" or "*" = all' })),
           flatten: opt(bool(false, 'draw the annotations into the page content before removing them')),
         },
         { description: 'Operation_ClearToolboxAnnotation: removes all annotations except form field widgets (see forms)' },
@@ -271,7 +272,7 @@ export const annotationOptions = Type.Object(
                   Type.Object(
                     {
                       ...commentBase(),
-                      replyState: opt(Type.Enum(['accepted', 'rejected', 'cancelled', 'completed', 'none'], { default: 'none', description: 'Operation_ReplyState' })),
+                      replyState: defaulted(Type.Enum(['accepted', 'rejected', 'cancelled', 'completed', 'none'], { default: 'none', description: 'Operation_ReplyState' })),
                     },
                     { description: 'Operation_ReplyStateAnnotation (review state)' },
                   ),
@@ -290,7 +291,7 @@ export const annotationOptions = Type.Object(
                   Type.Object(
                     {
                       objectKey: opt(Type.Object({ id: opt(str('object number of the reply')) }, { description: 'Operation_ObjectKeyReplyToAnnotationEdit (required)' })),
-                      page: opt(int({ default: 1, minimum: 1 })),
+                      page: defaulted(int({ default: 1, minimum: 1 })),
                       comment: opt(str('new reply text; "" keeps it')),
                       creator: opt(str('"" keeps it')),
                       name: opt(str('"" keeps it')),
@@ -310,3 +311,5 @@ export const annotationOptions = Type.Object(
   },
   { description: 'Operation_ToolboxAnnotation.annotation' },
 );
+
+export type AnnotationOptions = Options<typeof annotationOptions>;

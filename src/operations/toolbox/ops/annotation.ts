@@ -1,63 +1,15 @@
 import { QuireError } from '../../../core/errors.js';
 import { editPdf } from '../../../engines/pdf-edit/annotations/edit-pdf.js';
-import { AnnotationEditor, type ReplyEditSpec, type ReplySpec, type ReplyState } from '../../../engines/pdf-edit/annotations/editor.js';
+import { AnnotationEditor } from '../../../engines/pdf-edit/annotations/editor.js';
 import type { AppearanceSource } from '../../../engines/pdf-edit/annotations/external-appearance.js';
-import {
-  ANNOTATION_KINDS,
-  type AnnotationKind,
-  type FreeTextSpec,
-  type KindSpecs,
-  type LineSpec,
-  type MarkupSpec,
-  type RedactSpec,
-  type ShapeSpec,
-  type StampSpec,
-  type TextSpec,
-} from '../../../engines/pdf-edit/annotations/kinds.js';
-import type { SelectSpec } from '../../../engines/pdf-edit/annotations/selection.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { ANNOTATION_KINDS, type KindSpecs } from '../../../engines/pdf-edit/annotations/kinds.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
+import type { AnnotationOptions } from './annotation.schema.js';
 
-/** `Operation_AppearanceSource` as the client sends it. */
-interface AppearanceSourceOptions {
-  image?: { data?: FileData; preserveAspectRatio?: boolean };
-  pdf?: { data?: FileData; page?: number; preserveAspectRatio?: boolean };
-  svg?: { data?: FileData; preserveAspectRatio?: boolean; aspectRatioAxis?: 'x' | 'y' };
-}
-
-type WithAppearance<T> = Omit<T, 'normalAppearance'> & { normalAppearance?: AppearanceSourceOptions };
-
-interface KindOptions {
-  circle: ShapeSpec;
-  freetext: FreeTextSpec;
-  line: LineSpec;
-  markup: MarkupSpec;
-  redact: RedactSpec;
-  rubberstamp: WithAppearance<StampSpec>;
-  square: ShapeSpec;
-  text: WithAppearance<TextSpec>;
-}
-
-interface Selection {
-  select?: SelectSpec[];
-}
-
-/** `Operation_ToolboxAnnotation.annotation` (reference §10.9.1). */
-export interface AnnotationOptions {
-  add?: { [K in AnnotationKind]?: KindOptions[K][] };
-  edit?: { selection?: Selection } & { [K in AnnotationKind]?: KindOptions[K] };
-  remove?: { selection?: Selection; flatten?: boolean };
-  clear?: { pages?: string; flatten?: boolean };
-  comment?: {
-    add?: {
-      replyTo?: (ReplySpec & { comment?: string })[];
-      changeAnnotationState?: (ReplySpec & { replyState?: ReplyState })[];
-      markAnnotation?: (ReplySpec & { markedState?: boolean })[];
-    };
-    edit?: { replyTo?: ReplyEditSpec[] };
-  };
-}
+/** `Operation_AppearanceSource` as the client sends it (validated, defaults filled). */
+type AppearanceSourceOptions = NonNullable<NonNullable<AnnotationOptions['add']>['text']>[number]['normalAppearance'] & object;
 
 /**
  * `annotation`: clear → remove → edit → add → comment, on one pdf-lib load of the document (so a
@@ -67,15 +19,15 @@ export const annotationOperation: ToolboxOperation<AnnotationOptions> = {
   name: 'annotation',
   needsPdf: true,
   async run(input, options, context, field) {
-    const { add, edit, remove, clear, comment } = options ?? {};
+    const { add, edit, remove, clear, comment } = options;
     if (!add && !edit && !remove && !clear && !comment) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, edit, remove, clear or comment.`);
     }
     const output = context.scratch('pdf');
     await editPdf(input.path, output, async (document) => {
       const editor = new AnnotationEditor(document);
-      if (clear) editor.clear(selectPages(clear.pages ?? '', editor.pageCount, `${field}.clear.pages`), clear.flatten ?? false);
-      if (remove) editor.remove(remove.selection?.select, remove.flatten ?? false, `${field}.remove`);
+      if (clear) editor.clear(selectPages(clear.pages, editor.pageCount, `${field}.clear.pages`), clear.flatten);
+      if (remove) editor.remove(remove.selection?.select, remove.flatten, `${field}.remove`);
       if (edit) {
         const kinds: Partial<KindSpecs> = {};
         for (const kind of ANNOTATION_KINDS) {
@@ -118,9 +70,9 @@ function withAppearance<T extends object>(spec: T, field: string): T {
     kind,
     bytes: decodeFileData(chosen.data, `${here}.${kind}.data`),
     field: `${here}.${kind}`,
-    ...(chosen.preserveAspectRatio === undefined ? {} : { preserveAspectRatio: chosen.preserveAspectRatio }),
-    ...(kind === 'pdf' ? { page: (chosen as { page?: number }).page ?? 1 } : {}),
-    ...(kind === 'svg' ? { aspectRatioAxis: (chosen as { aspectRatioAxis?: 'x' | 'y' }).aspectRatioAxis ?? 'x' } : {}),
+    preserveAspectRatio: chosen.preserveAspectRatio,
+    ...(kind === 'pdf' ? { page: source.pdf!.page } : {}),
+    ...(kind === 'svg' ? { aspectRatioAxis: source.svg!.aspectRatioAxis } : {}),
   };
   return { ...spec, normalAppearance: resolved };
 }

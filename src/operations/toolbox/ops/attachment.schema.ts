@@ -1,14 +1,15 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxAttachment.attachment` (reference §10.9.2): `remove`, then `add`, then
  * `extract` (which makes the selected files the result: the file itself, or a ZIP).
  */
-const str = (description?: string) => Type.Optional(Type.String({ default: '', ...(description ? { description } : {}) }));
+const str = (description?: string) => defaulted(Type.String({ default: '', ...(description ? { description } : {}) }));
 
 const Selection = Type.Object(
   {
-    context: Type.Optional(Type.Enum(['page', 'document', 'all'], { default: 'all', description: 'Operation_Context: page = file attachment annotations, document = the document\'s embedded files' })),
+    context: defaulted(Type.Enum(['page', 'document', 'all'], { default: 'all', description: 'Operation_Context: page = file attachment annotations, document = the document\'s embedded files' })),
     fileMask: str('file names to select: "*" and "?" wildcards, case-insensitive; "" = all'),
     pages: str('pages whose annotations are selected ("1-3,5", "last"; "" = all); only for context page or all'),
   },
@@ -17,25 +18,25 @@ const Selection = Type.Object(
 
 const Point = Type.Object(
   {
-    coordinates: Type.Optional(Type.Enum(['pdf', 'user'], { default: 'user', description: 'Operation_Coordinates: user = origin top-left, y downwards; pdf = origin bottom-left' })),
-    metrics: Type.Optional(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: 'Operation_Metrics (also the unit of the annotation\'s width and height)' })),
-    x: Type.Optional(Type.Number({ default: 0, minimum: 0 })),
-    y: Type.Optional(Type.Number({ default: 0, minimum: 0 })),
+    coordinates: defaulted(Type.Enum(['pdf', 'user'], { default: 'user', description: 'Operation_Coordinates: user = origin top-left, y downwards; pdf = origin bottom-left' })),
+    metrics: defaulted(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: 'Operation_Metrics (also the unit of the annotation\'s width and height)' })),
+    x: defaulted(Type.Number({ default: 0, minimum: 0 })),
+    y: defaulted(Type.Number({ default: 0, minimum: 0 })),
   },
   { description: 'Operation_Point' },
 );
 
 const FileAnnotation = Type.Object(
   {
-    color: Type.Optional(Type.String({ default: '#4800FF', pattern: '^#[0-9a-fA-F]{6}$' })),
-    height: Type.Optional(Type.Number({ default: 0, minimum: 0, description: '0: the icon size (20 pt)' })),
-    icon: Type.Optional(Type.Enum(['graph', 'paperclip', 'pushPin', 'tag', 'none'], { default: 'paperclip', description: 'Operation_Icons; none draws nothing' })),
-    lockedPosition: Type.Optional(Type.Boolean({ default: true })),
-    opacity: Type.Optional(Type.Integer({ format: 'int32', default: 100, minimum: 0, maximum: 100 })),
-    page: Type.Optional(Type.Integer({ format: 'int32', default: 1, minimum: 1 })),
+    color: defaulted(Type.String({ default: '#4800FF', pattern: '^#[0-9a-fA-F]{6}$' })),
+    height: defaulted(Type.Number({ default: 0, minimum: 0, description: '0: the icon size (20 pt)' })),
+    icon: defaulted(Type.Enum(['graph', 'paperclip', 'pushPin', 'tag', 'none'], { default: 'paperclip', description: 'Operation_Icons; none draws nothing' })),
+    lockedPosition: defaulted(Type.Boolean({ default: true })),
+    opacity: defaulted(Type.Integer({ format: 'int32', default: 100, minimum: 0, maximum: 100 })),
+    page: defaulted(Type.Integer({ format: 'int32', default: 1, minimum: 1 })),
     point: Point,
     popupText: str('the annotation\'s text (default: the file name)'),
-    width: Type.Optional(Type.Number({ default: 0, minimum: 0, description: '0: the icon size (20 pt)' })),
+    width: defaulted(Type.Number({ default: 0, minimum: 0, description: '0: the icon size (20 pt)' })),
   },
   { description: 'Operation_FileAnnotation: makes the file a page-level attachment' },
 );
@@ -46,8 +47,8 @@ const FileAttachment = Type.Object(
     creator: str('who made the file (the annotation\'s author, and the file\'s collection item)'),
     data: Type.Object(
       {
-        source: Type.Optional(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: Type.Optional(Type.String({ default: '' })),
+        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
+        uri: defaulted(Type.String({ default: '' })),
         value: Type.Optional(Type.String({ description: 'Base64 content' })),
       },
       { description: 'Operation_AttachmentFileData' },
@@ -64,9 +65,9 @@ export const attachmentOptions = Type.Object(
     extract: Type.Optional(
       Type.Object(
         {
-          folderNameTemplate: Type.Optional(Type.String({ default: 'page[%d]', maxLength: 200, description: 'ZIP folder of page-level attachments; %d = the page number' })),
+          folderNameTemplate: defaulted(Type.String({ default: 'page[%d]', maxLength: 200, description: 'ZIP folder of page-level attachments; %d = the page number' })),
           selection: Type.Optional(Type.Array(Selection, { maxItems: 1000, description: 'empty: every attachment' })),
-          singleFileAsZip: Type.Optional(Type.Boolean({ default: true, description: 'false: a single selected file becomes the result as it is' })),
+          singleFileAsZip: defaulted(Type.Boolean({ default: true, description: 'false: a single selected file becomes the result as it is' })),
         },
         { description: 'Operation_ExtractToolboxAttachment' },
       ),
@@ -80,3 +81,5 @@ export const attachmentOptions = Type.Object(
   },
   { description: 'Operation_ToolboxAttachment.attachment' },
 );
+
+export type AttachmentOptions = Options<typeof attachmentOptions>;

@@ -1,10 +1,11 @@
 import { QuireError } from '../../../core/errors.js';
 import { PdfCompressor } from '../../../engines/pdf/compress/index.js';
 import type { ToolboxOperation } from '../operation.js';
+import { defaultsOf } from '../../option-schema.js';
 import { compressOptions, type CompressOptions } from './compress.schema.js';
 
-/** Without `compressObjects` (ajv fills defaults only inside members that are there): the schema's default. */
-const DEFAULT_OBJECT_STREAM_SIZE = compressOptions.properties.compressObjects.properties.objectStreamSize.default;
+/** Without `compressObjects`: its defaults. */
+const NO_COMPRESS_OBJECTS = defaultsOf(compressOptions.properties.compressObjects);
 /** More objects per stream gain nothing measurable and make readers inflate more to reach one object. */
 const MAX_OBJECT_STREAM_SIZE = 100_000;
 
@@ -17,7 +18,7 @@ export const compressOperation: ToolboxOperation<CompressOptions> = {
   name: 'compress',
   needsPdf: true,
   async run(input, options, context, field) {
-    const size = options.compressObjects?.objectStreamSize ?? DEFAULT_OBJECT_STREAM_SIZE;
+    const size = (options.compressObjects ?? NO_COMPRESS_OBJECTS).objectStreamSize;
     if (size > MAX_OBJECT_STREAM_SIZE) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.compressObjects.objectStreamSize: a whole number from 1 to ${MAX_OBJECT_STREAM_SIZE} is expected.`);
     }

@@ -1,8 +1,9 @@
 import Type from 'typebox';
+import { withDefault, type Options } from '../../option-schema.js';
 import { bool, FileData, opt, str } from '../schema-types.js';
 
 const FormsFormat = (description: string) =>
-  Type.Enum(['xml', 'fdf', 'xfdf', 'xdp'], { default: 'xml', description: `Operation_FormsFormat: ${description}` });
+  withDefault(Type.Enum(['xml', 'fdf', 'xfdf', 'xdp'], { default: 'xml', description: `Operation_FormsFormat: ${description}` }));
 
 /**
  * `Operation_ToolboxForms.forms` (reference §10.9.6): AcroForm data. The formats: xml = Acrobat's
@@ -37,3 +38,5 @@ export const formsOptions = Type.Object(
   },
   { description: 'Operation_ToolboxForms.forms' },
 );
+
+export type FormsOptions = Options<typeof formsOptions>;

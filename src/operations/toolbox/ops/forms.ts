@@ -2,21 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../../core/errors.js';
 import { fileTypeByKey } from '../../../core/file-types.js';
 import { editPdf, readPdf } from '../../../engines/pdf-edit/annotations/edit-pdf.js';
-import { parseFormData, writeFormData, type FormsFormat } from '../../../engines/pdf-edit/forms/data-formats.js';
+import { parseFormData, writeFormData } from '../../../engines/pdf-edit/forms/data-formats.js';
 import { flattenForm } from '../../../engines/pdf-edit/forms/flatten.js';
 import { applyFieldData, openForm, readFieldData } from '../../../engines/pdf-edit/forms/form-fields.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation, WorkFile } from '../operation.js';
-
-/** `Operation_ToolboxForms.forms` (reference §10.9.6). */
-export interface FormsOptions {
-  import?: { data?: FileData; format?: FormsFormat; flatten?: boolean };
-  export?: { format?: FormsFormat; fdfFileName?: string };
-  /** `Operation_FormsFlatten`: any object. */
-  flatten?: object;
-}
-
-const FORMATS: readonly FormsFormat[] = ['xml', 'fdf', 'xfdf', 'xdp'];
+import type { FormsOptions } from './forms.schema.js';
 
 /**
  * `forms`: import → flatten → export. Importing fills the AcroForm fields from a data file (with new
@@ -27,14 +18,12 @@ export const formsOperation: ToolboxOperation<FormsOptions> = {
   name: 'forms',
   needsPdf: true,
   async run(input, options, context, field) {
-    const { import: importing, export: exporting, flatten } = options ?? {};
+    const { import: importing, export: exporting, flatten } = options;
     if (!importing && !exporting && !flatten) throw new QuireError('PARAMETER', `Invalid parameter ${field}: give import, export or flatten.`);
     const flattens = flatten !== undefined || importing?.flatten === true;
     if (exporting && flattens) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: export makes the form data the result, so the form cannot also be flattened; run flatten in a separate step.`);
     }
-    const importFormat = checkedFormat(importing?.format, `${field}.import.format`);
-    const exportFormat = checkedFormat(exporting?.format, `${field}.export.format`);
     const data = importing ? decodeFileData(importing.data, `${field}.import.data`) : undefined;
 
     let current: WorkFile = input;
@@ -44,8 +33,8 @@ export const formsOperation: ToolboxOperation<FormsOptions> = {
         const form = openForm(document, field);
         if (importing) {
           if (!form) throw new QuireError('PARAMETER', `Invalid parameter ${field}.import: the document has no form fields to fill.`);
-          const entries = await parseFormData(importFormat, data!, `${field}.import.data`);
-          applyFieldData(form, entries, `${field}.import.data`, importFormat === 'xdp');
+          const entries = await parseFormData(importing.format, data!, `${field}.import.data`);
+          applyFieldData(form, entries, `${field}.import.data`, importing.format === 'xdp');
         }
         if (flattens) flattenForm(document, form, flatten !== undefined ? `${field}.flatten` : `${field}.import.flatten`);
       }, { deadline: context.deadline });
@@ -53,17 +42,11 @@ export const formsOperation: ToolboxOperation<FormsOptions> = {
     }
     if (exporting) {
       const fields = await readPdf(current.path, (document) => readFieldData(openForm(document, `${field}.export`)), { deadline: context.deadline });
-      const output = context.scratch(exportFormat);
-      await writeFile(output, writeFormData(exportFormat, fields, exporting.fdfFileName ?? ''));
+      const output = context.scratch(exporting.format);
+      await writeFile(output, writeFormData(exporting.format, fields, exporting.fdfFileName));
       // FDF is no type of the table; the stored document's type is detected from the content.
-      current = { path: output, type: fileTypeByKey(exportFormat === 'fdf' ? 'unknown' : 'xml') };
+      current = { path: output, type: fileTypeByKey(exporting.format === 'fdf' ? 'unknown' : 'xml') };
     }
     return current;
   },
 };
-
-function checkedFormat(format: string | undefined, field: string): FormsFormat {
-  const value = format ?? 'xml';
-  if (!(FORMATS as readonly string[]).includes(value)) throw new QuireError('PARAMETER', `Invalid parameter ${field}: "${value}" is none of ${FORMATS.join(', ')}.`);
-  return value as FormsFormat;
-}

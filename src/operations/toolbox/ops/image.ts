@@ -13,34 +13,16 @@ import {
   renderSvg,
   requireResultWithin,
   zipFiles,
-  type BlackAndWhiteQuality,
   type PageEncoding,
   type PageGeometry,
-  type TiffCompression,
 } from '../../../engines/poppler/index.js';
 import type { ToolboxOperation, WorkFile } from '../operation.js';
 import { selectPages } from '../pages.js';
-
-export type Metrics = 'pt' | 'pc' | 'px' | 'mm' | 'in';
+import type { ImageOptions } from './image.schema.js';
 
 /** `Operation_Png`, `Operation_Gif`, `Operation_Bmp`: the size of the page images. */
-export interface ImageSize {
-  dpi?: number;
-  width?: number;
-  height?: number;
-  metrics?: Metrics;
-}
-
-export interface ImageOptions {
-  pages?: string;
-  fileNameTemplate?: string;
-  png?: ImageSize;
-  gif?: ImageSize;
-  bmp?: ImageSize;
-  jpeg?: ImageSize & { jpegQuality?: number; sizeOptimization?: { maxRetries?: number; maxSize?: number; stepSize?: number } };
-  tiff?: ImageSize & { blackAndWhiteQuality?: BlackAndWhiteQuality; compression?: TiffCompression; jpegQuality?: number; multipage?: boolean };
-  svg?: ImageSize & { decimalPrecision?: number; graphicsStateMode?: 'verbose' | 'centralize'; pathDrawMode?: 'verbose' | 'compact' };
-}
+export type ImageSize = NonNullable<ImageOptions['png']>;
+type Metrics = ImageSize['metrics'];
 
 type Format = 'png' | 'jpeg' | 'gif' | 'bmp' | 'tiff' | 'svg';
 const FORMATS: readonly Format[] = ['png', 'jpeg', 'gif', 'bmp', 'tiff', 'svg'];
@@ -66,14 +48,14 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const format = chosenFormat(options, field);
-    const settings = (options[format] ?? {}) as ImageSize;
+    const settings: ImageSize = options[format]!;
     const formatField = `${field}.${format}`;
     const encoding = encodingOf(format, options, formatField);
 
     const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to render.`);
-    const pages = selectPages(options.pages ?? '1', count, `${field}.pages`);
-    const template = options.fileNameTemplate ?? 'page[%d]';
+    const pages = selectPages(options.pages, count, `${field}.pages`);
+    const template = options.fileNameTemplate;
     const names = memberNames(pages, template, EXTENSION[format], `${field}.fileNameTemplate`);
     const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs };
 
@@ -87,15 +69,15 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
     await mkdir(directory);
     const files = new Map<number, string>();
     if (format === 'svg') {
-      const svg = options.svg ?? {};
+      const svg = options.svg!;
       for (const page of pages) {
         const raw = path.join(directory, `raw-${page}.svg`);
         await renderSvg(input.path, page, raw, limits);
         const size = sizes.get(page)!;
         const formatted = formatSvg(await readFile(raw, 'utf8'), {
-          decimalPrecision: svg.decimalPrecision ?? 2,
-          pathDrawMode: svg.pathDrawMode ?? 'compact',
-          graphicsStateMode: svg.graphicsStateMode ?? 'centralize',
+          decimalPrecision: svg.decimalPrecision,
+          pathDrawMode: svg.pathDrawMode,
+          graphicsStateMode: svg.graphicsStateMode,
           width: size.width,
           height: size.height,
           idPrefix: '',
@@ -105,7 +87,7 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
         files.set(page, output);
       }
     } else {
-      const gray = format === 'tiff' && BILEVEL_COMPRESSIONS.has(options.tiff?.compression ?? 'none');
+      const gray = format === 'tiff' && BILEVEL_COMPRESSIONS.has(options.tiff!.compression);
       for (const run of renderRuns(pages, sizes, geometry)) {
         const rendered = await renderPages(input.path, run.first, run.last, {
           ...limits,
@@ -163,36 +145,36 @@ function encodingOf(format: Format, options: ImageOptions, field: string): PageE
     case 'bmp':
       return { format };
     case 'jpeg': {
-      const jpeg = options.jpeg ?? {};
+      const jpeg = options.jpeg!;
       const optimise = jpeg.sizeOptimization;
-      if (optimise && ((optimise.maxRetries ?? 5) < 0 || (optimise.maxSize ?? 100_000) < 0 || (optimise.stepSize ?? 10) < 0)) {
+      if (optimise && (optimise.maxRetries < 0 || optimise.maxSize < 0 || optimise.stepSize < 0)) {
         throw new QuireError('PARAMETER', `Invalid parameter ${field}.sizeOptimization: maxRetries, maxSize and stepSize cannot be negative.`);
       }
       return {
         format: 'jpeg',
-        quality: jpeg.jpegQuality ?? 80,
-        ...(optimise ? { sizeOptimization: { maxRetries: optimise.maxRetries ?? 5, maxSize: optimise.maxSize ?? 100_000, stepSize: optimise.stepSize ?? 10 } } : {}),
+        quality: jpeg.jpegQuality,
+        ...(optimise ? { sizeOptimization: { maxRetries: optimise.maxRetries, maxSize: optimise.maxSize, stepSize: optimise.stepSize } } : {}),
       };
     }
     case 'tiff': {
-      const tiff = options.tiff ?? {};
-      const compression = tiff.compression ?? 'none';
-      return { format: 'tiff', compression, quality: tiff.jpegQuality ?? 80, blackAndWhite: tiff.blackAndWhiteQuality ?? 'high' };
+      const tiff = options.tiff!;
+      return { format: 'tiff', compression: tiff.compression, quality: tiff.jpegQuality, blackAndWhite: tiff.blackAndWhiteQuality };
     }
   }
 }
 
-function resolutionOf(dpi: number | undefined): number {
-  return dpi === undefined || dpi === 0 ? 72 : dpi;
+/** `dpi` 0 stands for 72 (the member's default). */
+function resolutionOf(dpi: number): number {
+  return dpi === 0 ? 72 : dpi;
 }
 
 const PER_INCH: Readonly<Record<Exclude<Metrics, 'px'>, number>> = { pt: 72, pc: 6, mm: 25.4, in: 1 };
 
 /** The pixel size of a page image: from dpi, or from width/height in their metrics (fitting the page into the box). */
 export function pixelSize(page: PageGeometry, size: ImageSize, dpi: number, field: string): { width: number; height: number } {
-  const metrics = size.metrics ?? 'mm';
+  const { metrics } = size;
   const toPixels = (value: number): number => (metrics === 'px' ? value : (value / PER_INCH[metrics]) * dpi);
-  const wanted = { width: size.width ?? 0, height: size.height ?? 0 };
+  const wanted = { width: size.width, height: size.height };
   // A degenerate crop box (no area) still gives an image of at least one pixel.
   const pageWidth = Math.max(page.width, 1);
   const pageHeight = Math.max(page.height, 1);

@@ -14,30 +14,12 @@ import { fromArchiveEngine } from '../../documents/engine-errors.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { requirePage } from '../pages.js';
-
-/** `Operation_ToolboxMerge.merge` (reference §10.9.8). */
-export interface MergeOptions {
-  data?: MergeFileData;
-  mode?: 'atTheEnd' | 'atTheBeginning' | 'afterPage' | 'beforePage';
-  outlineName?: string;
-  page?: number;
-  removeStaticXFA?: boolean;
-  resetMetadata?: boolean;
-  sourceIsZip?: boolean;
-}
+import type { MergeOptions } from './merge.schema.js';
 
 /** `Operation_MergeFileData`. */
-export interface MergeFileData {
-  format?: 'pdf' | 'zip' | 'id';
-  outlineName?: string;
-  source?: string;
-  uri?: string;
-  value?: string;
-}
+type MergeFileData = NonNullable<MergeOptions['data']>;
 
 const PDF = fileTypeByKey('pdf');
-const MODES = ['atTheEnd', 'atTheBeginning', 'afterPage', 'beforePage'] as const;
-const FORMATS = ['pdf', 'zip', 'id'] as const;
 /** Documents one call may merge by id or from one ZIP (qpdf keeps up to 200 files open at once, more get reopened). */
 const MAX_SOURCES = 1000;
 const PRODUCER = 'Quire';
@@ -56,8 +38,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
   // A ZIP is a valid input with sourceIsZip; run() checks the type itself.
   needsPdf: false,
   async run(input, options, context, field) {
-    const mode = options.mode ?? 'atTheEnd';
-    if (!MODES.includes(mode)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: "${String(mode)}" is not one of ${MODES.join(', ')}.`);
+    const { mode } = options;
     const qpdf = structureQpdf(context.engines.toolTimeoutMs);
     const call = { deadline: context.deadline };
     const scratch = () => context.scratch('pdf');
@@ -91,7 +72,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
         basePageCount = await context.engines.rewriter.pageCount(base, call);
         // An empty document (the start of toolbox/new) has no page to stand before or after.
         if (basePageCount > 0) {
-          const page = requirePage(options.page ?? 1, basePageCount, `${field}.page`);
+          const page = requirePage(options.page, basePageCount, `${field}.page`);
           position = mode === 'afterPage' ? { at: 'after', page } : { at: 'before', page };
         }
       }
@@ -100,10 +81,11 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
         ...(basePageCount === undefined ? {} : { basePageCount }),
         sources,
         position,
-        baseOutlinePath: options.outlineName ?? '',
+        baseOutlinePath: options.outlineName,
+        // Without data there is nothing inserted, so no path for its bookmarks.
         insertedOutlinePath: options.data?.outlineName ?? '',
-        resetMetadata: options.resetMetadata === true,
-        removeXfa: options.removeStaticXFA === true,
+        resetMetadata: options.resetMetadata,
+        removeXfa: options.removeStaticXFA,
         producer: PRODUCER,
         scratch,
       };
@@ -167,9 +149,8 @@ async function withCulprit<T>(sources: readonly LabelledSource[], context: Toolb
 
 /** The documents `data` names, each a readable (decrypted) PDF in the scratch directory. */
 async function collectSources(data: MergeFileData, context: ToolboxContext, field: string): Promise<LabelledSource[]> {
-  const format = data.format ?? 'pdf';
+  const { format } = data;
   const label = `${field}.data`;
-  if (!FORMATS.includes(format)) throw new QuireError('PARAMETER', `Invalid parameter ${label}.format: "${String(format)}" is not one of ${FORMATS.join(', ')}.`);
   const bytes = decodeFileData(data, label);
 
   if (format === 'pdf') {

@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { defaulted, withDefault, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxOptions.options` (reference §10.9.10): how the document opens (initial page,
@@ -9,45 +10,45 @@ import Type, { type TSchema } from 'typebox';
 
 const opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
 const int = (options: Record<string, unknown>) => Type.Integer({ format: 'int32', ...options });
-const bool = (value: boolean, description?: string) => Type.Boolean({ default: value, ...(description ? { description } : {}) });
-const color = (value: string) => Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, description: '#RRGGBB' });
-const Metrics = Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: 'Operation_Metrics (px = 1/96 in)' });
+const bool = (value: boolean, description?: string) => withDefault(Type.Boolean({ default: value, ...(description ? { description } : {}) }));
+const color = (value: string) => withDefault(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, description: '#RRGGBB' }));
+const Metrics = withDefault(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: 'Operation_Metrics (px = 1/96 in)' }));
 const PageBox = (value: string, description: string) =>
-  Type.Enum(['media_box', 'crop_box', 'bleed_box', 'trim_box', 'art_box'], { default: value, description: `Operation_PageBox: ${description}` });
+  withDefault(Type.Enum(['media_box', 'crop_box', 'bleed_box', 'trim_box', 'art_box'], { default: value, description: `Operation_PageBox: ${description}` }));
 
 const PageInterval = Type.Object(
   {
     even: opt(bool(true, 'include even-numbered pages')),
     odd: opt(bool(true, 'include odd-numbered pages')),
-    pages: opt(Type.String({ default: '*', description: '"1,5-6,9", "last"; "*" or "" = all' })),
+    pages: defaulted(Type.String({ default: '*', description: '"1,5-6,9", "last"; "*" or "" = all' })),
   },
   { description: 'Operation_PageInterval' },
 );
 
 const BackgroundSettings = Type.Object(
   {
-    opacity: opt(int({ default: 100, minimum: 0, maximum: 100, description: 'percent (100 = fully visible)' })),
+    opacity: defaulted(int({ default: 100, minimum: 0, maximum: 100, description: 'percent (100 = fully visible)' })),
     pages: opt(Type.Object({ pageInterval: opt(PageInterval) }, { description: 'Operation_PagesBackgroundBaseSettings' })),
     position: opt(
       Type.Object(
         {
           metrics: opt(Metrics),
-          position: opt(
+          position: defaulted(
             Type.Enum(['custom', 'top_left', 'top_center', 'top_right', 'center_left', 'center_center', 'center_right', 'bottom_left', 'bottom_center', 'bottom_right'], {
               default: 'center_center',
               description: 'Operation_BackgroundPositionMode: as the watermark position (custom: top-left corner at x/y from the top-left of the page)',
             }),
           ),
-          x: opt(Type.Number({ default: 0, minimum: 0 })),
-          y: opt(Type.Number({ default: 0, minimum: 0 })),
+          x: defaulted(Type.Number({ default: 0, minimum: 0 })),
+          y: defaulted(Type.Number({ default: 0, minimum: 0 })),
         },
         { description: 'Operation_PositionBackgroundBaseSettings' },
       ),
     ),
     relativeToPage: opt(bool(true, 'scale relative to the page (an image first fitted into it) instead of the layer\'s own size; a colour always fills the page')),
     replaceExisting: opt(bool(false, 'remove the document\'s backgrounds first; false: a document with a background is refused (-14)')),
-    rotation: opt(int({ default: 0, minimum: 0, maximum: 360, description: 'clockwise degrees' })),
-    scale: opt(int({ default: 100, minimum: 0, description: 'percent' })),
+    rotation: defaulted(int({ default: 0, minimum: 0, maximum: 360, description: 'clockwise degrees' })),
+    scale: defaulted(int({ default: 100, minimum: 0, description: 'percent' })),
     visibility: opt(
       Type.Object(
         { onPrint: opt(bool(true)), onScreen: opt(bool(true)) },
@@ -60,8 +61,8 @@ const BackgroundSettings = Type.Object(
 
 const FileData = Type.Object(
   {
-    source: opt(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is supported; uri is refused (-104)' })),
-    uri: opt(Type.String({ default: '' })),
+    source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is supported; uri is refused (-104)' })),
+    uri: defaulted(Type.String({ default: '' })),
     value: opt(Type.String({ description: 'Base64 of a PNG, JPEG, GIF, BMP, TIFF or WebP image (first frame)' })),
   },
   { description: 'Operation_BackgroundFileData' },
@@ -96,7 +97,7 @@ const Boxes = Type.Object(
           {
             boxesRemove: opt(
               Type.Object(
-                { box: opt(PageBox('crop_box', 'the box to remove; media_box is refused (-104): every page needs one')), pages: opt(Type.String({ default: '*' })) },
+                { box: opt(PageBox('crop_box', 'the box to remove; media_box is refused (-104): every page needs one')), pages: defaulted(Type.String({ default: '*' })) },
                 { description: 'Operation_SelectionBox' },
               ),
             ),
@@ -115,15 +116,15 @@ const Boxes = Type.Object(
                   box: opt(PageBox('media_box', 'the box to set')),
                   dimensions: Type.Object(
                     {
-                      height: opt(Type.Number({ default: 0, minimum: 0 })),
+                      height: defaulted(Type.Number({ default: 0, minimum: 0 })),
                       metrics: opt(Metrics),
-                      width: opt(Type.Number({ default: 0, minimum: 0 })),
-                      x: opt(Type.Number({ default: 0, minimum: 0, description: 'from the left edge of the MediaBox' })),
-                      y: opt(Type.Number({ default: 0, minimum: 0, description: 'from the bottom edge of the MediaBox' })),
+                      width: defaulted(Type.Number({ default: 0, minimum: 0 })),
+                      x: defaulted(Type.Number({ default: 0, minimum: 0, description: 'from the left edge of the MediaBox' })),
+                      y: defaulted(Type.Number({ default: 0, minimum: 0, description: 'from the bottom edge of the MediaBox' })),
                     },
                     { description: 'Operation_DimensionsBoxesResize' },
                   ),
-                  pages: opt(Type.String({ default: '', description: '"" or "*" = all' })),
+                  pages: defaulted(Type.String({ default: '', description: '"" or "*" = all' })),
                 },
                 { description: 'Operation_BoxesResize' },
               ),
@@ -138,7 +139,7 @@ const Boxes = Type.Object(
 );
 
 const Slots = Type.Object(
-  { center: opt(Type.String({ default: '' })), left: opt(Type.String({ default: '' })), right: opt(Type.String({ default: '' })) },
+  { center: defaulted(Type.String({ default: '' })), left: defaulted(Type.String({ default: '' })), right: defaulted(Type.String({ default: '' })) },
   {
     description:
       'Operation_HeaderFooterPositions: text with Acrobat-style placeholders: <<1>> the page number ("<<Page 1 of n>>", "<<1/n>>": n = page count), <<dd.mm.yyyy>>, <<m/d/yy>>, <<mmmm d, yyyy>> the date',
@@ -156,20 +157,20 @@ const HeaderFooter = Type.Object(
                 date: opt(
                   Type.Object(
                     {
-                      day: opt(int({ default: 0, minimum: 0, maximum: 31 })),
-                      month: opt(int({ default: 0, minimum: 0, maximum: 12 })),
-                      year: opt(int({ default: 0, minimum: 0 })),
+                      day: defaulted(int({ default: 0, minimum: 0, maximum: 31 })),
+                      month: defaulted(int({ default: 0, minimum: 0, maximum: 12 })),
+                      year: defaulted(int({ default: 0, minimum: 0 })),
                     },
                     { description: 'Operation_HeaderFooterDate: the date for date placeholders; 0 parts are today\'s' },
                   ),
                 ),
-                firstPageNumber: opt(int({ default: 1, minimum: 1, description: 'the number of the first selected page; later pages count on from it' })),
+                firstPageNumber: defaulted(int({ default: 1, minimum: 1, description: 'the number of the first selected page; later pages count on from it' })),
                 font: opt(
                   Type.Object(
                     {
                       color: opt(color('#000000')),
-                      name: opt(Type.String({ default: '', description: 'as the watermark font name ("" = Helvetica)' })),
-                      size: opt(int({ default: 10, minimum: 1, maximum: 1296 })),
+                      name: defaulted(Type.String({ default: '', description: 'as the watermark font name ("" = Helvetica)' })),
+                      size: defaulted(int({ default: 10, minimum: 1, maximum: 1296 })),
                       underline: opt(bool(false)),
                     },
                     { description: 'Operation_OptionsFont' },
@@ -180,11 +181,11 @@ const HeaderFooter = Type.Object(
                 margin: opt(
                   Type.Object(
                     {
-                      bottom: opt(Type.Number({ default: 0 })),
-                      left: opt(Type.Number({ default: 0 })),
+                      bottom: defaulted(Type.Number({ default: 0 })),
+                      left: defaulted(Type.Number({ default: 0 })),
                       metrics: opt(Metrics),
-                      right: opt(Type.Number({ default: 0 })),
-                      top: opt(Type.Number({ default: 0 })),
+                      right: defaulted(Type.Number({ default: 0 })),
+                      top: defaulted(Type.Number({ default: 0 })),
                     },
                     { description: 'Operation_OptionsMargin: distance of the header\'s top and the footer\'s bottom from the page edges, and of the left/right texts' },
                   ),
@@ -212,18 +213,18 @@ const HeaderFooter = Type.Object(
 const Transition = Type.Object(
   {
     autoScroll: opt(bool(false, 'advance to the next page automatically in a presentation')),
-    autoScrollTime: opt(Type.Number({ default: 0, minimum: 0, description: 'seconds before advancing (page /Dur)' })),
-    direction: opt(
+    autoScrollTime: defaulted(Type.Number({ default: 0, minimum: 0, description: 'seconds before advancing (page /Dur)' })),
+    direction: defaulted(
       Type.Enum(['leftToRight', 'bottomToTop', 'rightToLeft', 'topToBottom', 'topLeftToBottomRight', 'none'], {
         default: 'none',
         description: 'Operation_TransitionDirection: used by the styles that move in that direction (PDF 32000-1, Table 162), otherwise not applicable',
       }),
     ),
-    duration: opt(Type.Number({ default: 1, minimum: 0, description: 'seconds' })),
+    duration: defaulted(Type.Number({ default: 1, minimum: 0, description: 'seconds' })),
     flyAreaOpaque: opt(bool(false, 'fly only')),
-    flyScale: opt(Type.Number({ default: 1, description: 'fly only' })),
-    pages: opt(Type.String({ default: '', description: '"" or "*" = all' })),
-    style: opt(
+    flyScale: defaulted(Type.Number({ default: 1, description: 'fly only' })),
+    pages: defaulted(Type.String({ default: '', description: '"" or "*" = all' })),
+    style: defaulted(
       Type.Enum(['blinds', 'box', 'cover', 'dissolve', 'fade', 'fly', 'glitter', 'push', 'split', 'uncover', 'wipe', 'none'], {
         default: 'none',
         description: 'Operation_TransitionStyle (none = replace)',
@@ -239,7 +240,7 @@ const PageTransitions = Type.Object(
     remove: opt(
       Type.Array(
         Type.Object(
-          { transitionSelection: opt(Type.Object({ pages: opt(Type.String({ default: '', description: '"" or "*" = all' })) }, { description: 'Operation_SelectionTransition' })) },
+          { transitionSelection: opt(Type.Object({ pages: defaulted(Type.String({ default: '', description: '"" or "*" = all' })) }, { description: 'Operation_SelectionTransition' })) },
           { description: 'Operation_RemovePageTransitions' },
         ),
       ),
@@ -252,19 +253,19 @@ const ViewerPreferences = Type.Object(
   {
     centerWindow: opt(bool(false)),
     displayDocTitle: opt(bool(false)),
-    duplex: opt(Type.Enum(['none', 'simplex', 'duplexFlipShortEdge', 'duplexFlipLongEdge'], { default: 'none', description: 'Operation_Duplex' })),
+    duplex: defaulted(Type.Enum(['none', 'simplex', 'duplexFlipShortEdge', 'duplexFlipLongEdge'], { default: 'none', description: 'Operation_Duplex' })),
     fitWindow: opt(bool(false)),
     hideMenuBar: opt(bool(false)),
     hideToolbar: opt(bool(false)),
     hideWindowUI: opt(bool(false)),
-    nonFullScreenPageMode: opt(Type.Enum(['none', 'outlines', 'thumbnails', 'optionalContents'], { default: 'none', description: 'Operation_NonFullScreenPageMode' })),
-    numCopies: opt(int({ default: 1, minimum: 1 })),
+    nonFullScreenPageMode: defaulted(Type.Enum(['none', 'outlines', 'thumbnails', 'optionalContents'], { default: 'none', description: 'Operation_NonFullScreenPageMode' })),
+    numCopies: defaulted(int({ default: 1, minimum: 1 })),
     printArea: opt(PageBox('crop_box', 'print area')),
     printClip: opt(PageBox('crop_box', 'print clip')),
-    printPageRange: opt(Type.String({ default: '', description: 'pages preselected for printing, "1,5-6,9"; "" or "*" = all' })),
-    printScaling: opt(Type.Enum(['readerDefault', 'noPrintScaling'], { default: 'readerDefault', description: 'Operation_PrintScale' })),
-    printTraySelection: opt(Type.Enum(['readerDefault', 'byPDFSize'], { default: 'readerDefault', description: 'Operation_PrintTraySelection' })),
-    textDirection: opt(Type.Enum(['leftToRight', 'rightToLeft'], { default: 'leftToRight', description: 'Operation_TextDirection' })),
+    printPageRange: defaulted(Type.String({ default: '', description: 'pages preselected for printing, "1,5-6,9"; "" or "*" = all' })),
+    printScaling: defaulted(Type.Enum(['readerDefault', 'noPrintScaling'], { default: 'readerDefault', description: 'Operation_PrintScale' })),
+    printTraySelection: defaulted(Type.Enum(['readerDefault', 'byPDFSize'], { default: 'readerDefault', description: 'Operation_PrintTraySelection' })),
+    textDirection: defaulted(Type.Enum(['leftToRight', 'rightToLeft'], { default: 'leftToRight', description: 'Operation_TextDirection' })),
     viewArea: opt(PageBox('crop_box', 'view area')),
     viewClip: opt(PageBox('crop_box', 'view clip')),
   },
@@ -276,16 +277,16 @@ export const optionsOptions = Type.Object(
     background: opt(Background),
     boxes: opt(Boxes),
     headerFooter: opt(HeaderFooter),
-    initialPage: opt(int({ default: 1, minimum: 1, description: 'page shown when the document opens (/OpenAction)' })),
-    initialView: opt(
+    initialPage: defaulted(int({ default: 1, minimum: 1, description: 'page shown when the document opens (/OpenAction)' })),
+    initialView: defaulted(
       Type.Enum(['none', 'outlines', 'thumbnails', 'fullscreen', 'layers', 'attachments'], { default: 'none', description: 'Operation_InitialView (/PageMode)' }),
     ),
-    language: opt(Type.String({ default: '', description: 'RFC 3066 language tag (/Lang), e.g. "de-DE"; "" leaves it as it is' })),
-    magnification: opt(
+    language: defaulted(Type.String({ default: '', description: 'RFC 3066 language tag (/Lang), e.g. "de-DE"; "" leaves it as it is' })),
+    magnification: defaulted(
       Type.Enum(['none', 'fitWidth', 'fitVisible', 'fitHeight', 'fitPage', 'fitActual', 'zoom'], { default: 'fitWidth', description: 'Operation_Magnification (/OpenAction destination)' }),
     ),
-    magnificationZoom: opt(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent, for magnification zoom' })),
-    pageLayout: opt(
+    magnificationZoom: defaulted(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent, for magnification zoom' })),
+    pageLayout: defaulted(
       Type.Enum(['singlePage', 'singlePageContinous', 'twoPages', 'twoPagesRight', 'twoPagesContinous', 'twoPagesContinousRight'], {
         default: 'singlePage',
         description: 'Operation_PageLayout (/PageLayout)',
@@ -296,3 +297,5 @@ export const optionsOptions = Type.Object(
   },
   { description: 'Operation_ToolboxOptions.options' },
 );
+
+export type OptionsOptions = Options<typeof optionsOptions>;

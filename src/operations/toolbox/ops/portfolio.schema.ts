@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxPortfolio.portfolio` (reference §10.9.19): a PDF portfolio (collection) with
@@ -6,7 +7,7 @@ import Type from 'typebox';
  * result: the file itself, or a ZIP that keeps the folder structure). Paths are folder paths from
  * the root: "/" or "" is the root, "/reports/2024" a folder in it.
  */
-const str = (description?: string) => Type.Optional(Type.String({ default: '', ...(description ? { description } : {}) }));
+const str = (description?: string) => defaulted(Type.String({ default: '', ...(description ? { description } : {}) }));
 
 const Selection = Type.Object(
   {
@@ -21,13 +22,13 @@ const PortfolioFile = Type.Object(
     creator: str('who made the file (a Creator column of the portfolio)'),
     data: Type.Object(
       {
-        source: Type.Optional(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: Type.Optional(Type.String({ default: '' })),
+        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
+        uri: defaulted(Type.String({ default: '' })),
         value: Type.Optional(Type.String({ description: 'Base64 content' })),
       },
       { description: 'Operation_PortfolioFileData' },
     ),
-    fileName: Type.Optional(Type.String({ default: '', maxLength: 255, description: 'required; a file of the same name in the same folder is replaced' })),
+    fileName: defaulted(Type.String({ default: '', maxLength: 255, description: 'required; a file of the same name in the same folder is replaced' })),
     mimeType: str('e.g. "application/pdf"; "" = from the file name\'s extension'),
     path: str('the folder to put it in (created when missing)'),
   },
@@ -51,7 +52,7 @@ export const portfolioOptions = Type.Object(
       Type.Object(
         {
           selection: Type.Optional(Type.Array(Selection, { maxItems: 10_000, description: 'empty: every file' })),
-          singleFileAsZip: Type.Optional(Type.Boolean({ default: true, description: 'false: a single selected file becomes the result as it is' })),
+          singleFileAsZip: defaulted(Type.Boolean({ default: true, description: 'false: a single selected file becomes the result as it is' })),
         },
         { description: 'Operation_PortfolioExtract' },
       ),
@@ -73,9 +74,9 @@ export const portfolioOptions = Type.Object(
             Type.Array(
               Type.Object(
                 {
-                  ascending: Type.Optional(Type.Boolean({ default: true })),
+                  ascending: defaulted(Type.Boolean({ default: true })),
                   displayName: str('the column title; "" keeps it'),
-                  key: Type.Optional(
+                  key: defaulted(
                     Type.Enum(['fileName', 'description', 'size', 'creationDate', 'modificationDate', 'compressedSize', 'order'], {
                       default: 'fileName',
                       description: 'Operation_PortfolioSortPredefinedCriterionKey (order: the order files were added in)',
@@ -94,3 +95,5 @@ export const portfolioOptions = Type.Object(
   },
   { description: 'Operation_ToolboxPortfolio.portfolio' },
 );
+
+export type PortfolioOptions = Options<typeof portfolioOptions>;

@@ -1,22 +1,23 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /** `Operation_Sanitize<Category>`: a category is sanitised when its object is present and enabled. */
 const category = (name: string, what: string) =>
   Type.Object(
-    { enabled: Type.Optional(Type.Boolean({ default: true, description: `remove ${what}` })) },
+    { enabled: defaulted(Type.Boolean({ default: true, description: `remove ${what}` })) },
     { description: `Operation_Sanitize${name}` },
   );
 
 /** `Operation_Blacken` (reference §10.9.18): applies the document's redaction annotations. */
 const blacken = Type.Object(
   {
-    collisionRatio: Type.Optional(
+    collisionRatio: defaulted(
       Type.Integer({ format: 'int32', minimum: 0, maximum: 100, default: 30, description: 'percent of a glyph that an area must cover for the glyph to be removed; 0: any overlap' }),
     ),
-    redactAnnotations: Type.Optional(Type.Boolean({ default: true, description: 'remove annotations whose rectangle overlaps a redaction area' })),
-    redactImages: Type.Optional(Type.Boolean({ default: true, description: 'overwrite the image pixels under the areas' })),
-    redactPaths: Type.Optional(Type.Boolean({ default: true, description: 'cut vector paths out of the areas' })),
-    redactTexts: Type.Optional(Type.Boolean({ default: true, description: 'remove the glyphs under the areas from the content' })),
+    redactAnnotations: defaulted(Type.Boolean({ default: true, description: 'remove annotations whose rectangle overlaps a redaction area' })),
+    redactImages: defaulted(Type.Boolean({ default: true, description: 'overwrite the image pixels under the areas' })),
+    redactPaths: defaulted(Type.Boolean({ default: true, description: 'cut vector paths out of the areas' })),
+    redactTexts: defaulted(Type.Boolean({ default: true, description: 'remove the glyphs under the areas from the content' })),
   },
   {
     description:
@@ -37,9 +38,9 @@ const sanitize = Type.Object(
     pages: Type.Optional(
       Type.Object(
         {
-          dpi: Type.Optional(Type.Integer({ format: 'int32', minimum: 0, maximum: 9600, default: 72, description: 'resolution of the page images; 0 means the default 72' })),
-          enabled: Type.Optional(Type.Boolean({ default: true, description: 'replace the selected pages by images of themselves' })),
-          pages: Type.Optional(Type.String({ default: '*', description: 'pages to rasterise: "1-3,5", "last", "*" or "" for all' })),
+          dpi: defaulted(Type.Integer({ format: 'int32', minimum: 0, maximum: 9600, default: 72, description: 'resolution of the page images; 0 means the default 72' })),
+          enabled: defaulted(Type.Boolean({ default: true, description: 'replace the selected pages by images of themselves' })),
+          pages: defaulted(Type.String({ default: '*', description: 'pages to rasterise: "1-3,5", "last", "*" or "" for all' })),
         },
         { description: 'Operation_SanitizePages' },
       ),
@@ -57,3 +58,5 @@ export const redactOptions = Type.Object(
   },
   { description: 'Operation_ToolboxRedact.redact: blacken runs first, then sanitize' },
 );
+
+export type RedactOptions = Options<typeof redactOptions>;

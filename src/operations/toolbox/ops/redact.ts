@@ -3,35 +3,11 @@ import { QuireError } from '../../../core/errors.js';
 import { RedactionError, redactPdf, type RedactJob } from '../../../engines/pdf-edit/redaction/index.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
-
-interface Enabled {
-  enabled?: boolean;
-}
-
-export interface RedactOptions {
-  blacken?: {
-    collisionRatio?: number;
-    redactAnnotations?: boolean;
-    redactImages?: boolean;
-    redactPaths?: boolean;
-    redactTexts?: boolean;
-  };
-  sanitize?: {
-    actions?: Enabled;
-    annotations?: Enabled;
-    attachments?: Enabled;
-    forms?: Enabled;
-    layers?: Enabled;
-    metadata?: Enabled;
-    outlines?: Enabled;
-    pages?: Enabled & { dpi?: number; pages?: string };
-    tags?: Enabled;
-  };
-}
+import type { RedactOptions } from './redact.schema.js';
 
 const CATEGORIES = ['actions', 'annotations', 'attachments', 'forms', 'layers', 'metadata', 'outlines', 'tags'] as const;
 
-/** `sanitize.pages.dpi` 0 stands for the default. */
+/** `sanitize.pages.dpi` 0 stands for 72 (the member's default). */
 const DEFAULT_SANITIZE_DPI = 72;
 
 /**
@@ -47,7 +23,7 @@ export const redactOperation: ToolboxOperation<RedactOptions> = {
   async run(input, options, context, field) {
     const { rewriter } = context.engines;
     const pageCount = await rewriter.pageCount(input.path, { deadline: context.deadline });
-    const job = buildJob(options ?? {}, pageCount, field);
+    const job = buildJob(options, pageCount, field);
     const output = context.scratch('pdf');
     if (!job.blacken && !job.sanitize) {
       await copyFile(input.path, output);
@@ -79,29 +55,22 @@ function buildJob(options: RedactOptions, pageCount: number, field: string): Red
   const job: RedactJob = {};
   const b = options.blacken;
   if (b) {
-    const ratio = b.collisionRatio ?? 30;
-    if (!Number.isInteger(ratio) || ratio < 0 || ratio > 100) {
-      throw new QuireError('PARAMETER', `Invalid parameter ${field}.blacken.collisionRatio: ${ratio} is not a whole percentage from 0 to 100.`);
-    }
     job.blacken = {
-      collisionRatio: ratio,
-      redactAnnotations: b.redactAnnotations ?? true,
-      redactImages: b.redactImages ?? true,
-      redactPaths: b.redactPaths ?? true,
-      redactTexts: b.redactTexts ?? true,
+      collisionRatio: b.collisionRatio,
+      redactAnnotations: b.redactAnnotations,
+      redactImages: b.redactImages,
+      redactPaths: b.redactPaths,
+      redactTexts: b.redactTexts,
     };
   }
   const s = options.sanitize;
   if (s) {
-    const on = (entry: Enabled | undefined): boolean => entry !== undefined && entry !== null && entry.enabled !== false;
+    const on = (entry: { enabled: boolean } | undefined): boolean => entry !== undefined && entry.enabled;
     const categories = Object.fromEntries(CATEGORIES.map((name) => [name, on(s[name])])) as Record<(typeof CATEGORIES)[number], boolean>;
     let pages: { pageIndexes: number[]; dpi: number } | undefined;
-    if (on(s.pages)) {
-      const dpi = s.pages!.dpi ?? DEFAULT_SANITIZE_DPI;
-      if (!Number.isInteger(dpi) || dpi < 0 || dpi > 9600) {
-        throw new QuireError('PARAMETER', `Invalid parameter ${field}.sanitize.pages.dpi: ${dpi} is not a resolution from 0 to 9600.`);
-      }
-      const selected = selectPages(s.pages!.pages ?? '*', pageCount, `${field}.sanitize.pages.pages`);
+    if (s.pages && on(s.pages)) {
+      const { dpi } = s.pages;
+      const selected = selectPages(s.pages.pages, pageCount, `${field}.sanitize.pages.pages`);
       pages = { pageIndexes: selected.map((page) => page - 1), dpi: dpi === 0 ? DEFAULT_SANITIZE_DPI : dpi };
     }
     if (Object.values(categories).some(Boolean) || pages) job.sanitize = { ...categories, ...(pages ? { pages } : {}) };

@@ -3,30 +3,7 @@ import { StructureError } from '../../../engines/pdf/structure/errors.js';
 import { scalePages } from '../../../engines/pdf-edit/scale.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
-
-/** `Operation_ToolboxScale.scale` (reference §10.9.20). */
-export interface ScaleOptions {
-  scalePages?: {
-    dimensions?: PaddedRectangle;
-    horizontalAlignment?: 'left' | 'center' | 'right';
-    pages?: string;
-    preserveAspectRatio?: boolean;
-    scaleBoxes?: boolean;
-    verticalAlignment?: 'top' | 'center' | 'bottom';
-  };
-}
-
-/** `Operation_PaddedRectangle`. */
-export interface PaddedRectangle {
-  bottom?: number;
-  coordinates?: 'pdf' | 'user';
-  height?: number;
-  left?: number;
-  metrics?: 'pt' | 'pc' | 'px' | 'mm' | 'in';
-  right?: number;
-  top?: number;
-  width?: number;
-}
+import type { ScaleOptions } from './scale.schema.js';
 
 /** Points per unit of `metrics`. */
 const POINTS = { pt: 1, pc: 12, px: 0.75, mm: 72 / 25.4, in: 72 } as const;
@@ -47,18 +24,11 @@ export const scaleOperation: ToolboxOperation<ScaleOptions> = {
     if (!scale) throw new QuireError('PARAMETER', `Invalid parameter ${label}: required (the target size in scalePages.dimensions).`);
     const box = scale.dimensions;
     if (!box) throw new QuireError('PARAMETER', `Invalid parameter ${label}.dimensions: required (width and height of the target page).`);
-    const metrics = box.metrics ?? 'mm';
+    const { metrics } = box;
     const unit = POINTS[metrics];
-    if (unit === undefined) throw new QuireError('PARAMETER', `Invalid parameter ${label}.dimensions.metrics: "${String(metrics)}" is not one of pt, pc, px, mm, in.`);
-    const coordinates = box.coordinates ?? 'user';
-    if (coordinates !== 'user' && coordinates !== 'pdf') throw new QuireError('PARAMETER', `Invalid parameter ${label}.dimensions.coordinates: "${String(coordinates)}" is not user or pdf.`);
-    const horizontal = scale.horizontalAlignment ?? 'left';
-    const vertical = scale.verticalAlignment ?? 'top';
-    if (!['left', 'center', 'right'].includes(horizontal)) throw new QuireError('PARAMETER', `Invalid parameter ${label}.horizontalAlignment: "${String(horizontal)}" is not left, center or right.`);
-    if (!['top', 'center', 'bottom'].includes(vertical)) throw new QuireError('PARAMETER', `Invalid parameter ${label}.verticalAlignment: "${String(vertical)}" is not top, center or bottom.`);
-    const width = (box.width ?? 0) * unit;
-    const height = (box.height ?? 0) * unit;
-    const preserveAspectRatio = scale.preserveAspectRatio !== false;
+    const { horizontalAlignment: horizontal, verticalAlignment: vertical, preserveAspectRatio } = scale;
+    const width = box.width * unit;
+    const height = box.height * unit;
     if (!(width >= 0) || !(height >= 0) || (width === 0 && height === 0)) {
       throw new QuireError('PARAMETER', `Invalid parameter ${label}.dimensions: give the target width and height (in ${metrics}); both are 0.`);
     }
@@ -67,15 +37,15 @@ export const scaleOperation: ToolboxOperation<ScaleOptions> = {
     }
 
     const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
-    const pages = selectPages(scale.pages ?? '', count, `${label}.pages`);
+    const pages = selectPages(scale.pages, count, `${label}.pages`);
     const output = context.scratch('pdf');
     try {
       await scalePages(input.path, output, pages, {
         width,
         height,
-        padding: { left: (box.left ?? 0) * unit, right: (box.right ?? 0) * unit, top: (box.top ?? 0) * unit, bottom: (box.bottom ?? 0) * unit },
+        padding: { left: box.left * unit, right: box.right * unit, top: box.top * unit, bottom: box.bottom * unit },
         preserveAspectRatio,
-        scaleBoxes: scale.scaleBoxes !== false,
+        scaleBoxes: scale.scaleBoxes,
         horizontal,
         vertical,
       });

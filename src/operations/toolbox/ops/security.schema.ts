@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { defaulted, type Options } from '../../option-schema.js';
 
 /**
  * `Operation_ToolboxSecurity.security` (reference §10.9.13): protect a PDF with passwords
@@ -6,7 +7,7 @@ import Type from 'typebox';
  * (`decrypt`). Give exactly one of them.
  */
 
-const flag = (description: string) => Type.Optional(Type.Boolean({ default: false, description }));
+const flag = (description: string) => defaulted(Type.Boolean({ default: false, description }));
 
 /** The eight permission flags shared by `Operation_Encrypt` and `Operation_Recipient`. */
 const permissions = {
@@ -26,7 +27,7 @@ const EncryptionKey = Type.Enum(['RC4_40', 'RC4_128', 'AES_128', 'AES_256'], {
     + 'because RC4 is broken. RC4_40 and RC4_128 are written only when asked for explicitly (for viewers older than Acrobat 7).',
 });
 
-const ContentEncryption = Type.Optional(
+const ContentEncryption = defaulted(
   Type.Enum(['encryptEverything', 'exposeMetadata'], {
     default: 'encryptEverything',
     description: 'Operation_PdfContentEncryption: exposeMetadata leaves the XMP metadata stream unencrypted (not with RC4_40)',
@@ -41,8 +42,8 @@ const Encrypt = Type.Object(
       Type.Object(
         {
           encryptionKey: Type.Optional(EncryptionKey),
-          open: Type.Optional(Type.String({ default: '', description: 'open (user) password; empty: the document opens without one' })),
-          permission: Type.Optional(
+          open: defaulted(Type.String({ default: '', description: 'open (user) password; empty: the document opens without one' })),
+          permission: defaulted(
             Type.String({ default: '', description: 'permission (owner) password; empty: a random one nobody knows, so the restrictions cannot be lifted' }),
           ),
         },
@@ -58,9 +59,9 @@ const Recipient = Type.Object(
     ...permissions,
     certificate: Type.Object(
       {
-        source: Type.Optional(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value is accepted; uri is refused (-104)' })),
-        uri: Type.Optional(Type.String({ default: '' })),
-        value: Type.Optional(Type.String({ default: '', description: 'Base64 of the X.509 certificate (PEM or DER) holding an RSA key' })),
+        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value is accepted; uri is refused (-104)' })),
+        uri: defaulted(Type.String({ default: '' })),
+        value: defaulted(Type.String({ default: '', description: 'Base64 of the X.509 certificate (PEM or DER) holding an RSA key' })),
       },
       { description: 'Operation_CertificateFileData' },
     ),
@@ -85,3 +86,5 @@ export const securityOptions = Type.Object(
   },
   { description: 'Operation_ToolboxSecurity.security: exactly one of decrypt, encrypt, encryptCertificate' },
 );
+
+export type SecurityOptions = Options<typeof securityOptions>;

@@ -7,29 +7,21 @@ import {
   readRecipientCertificate,
   type CertificateRecipient,
   type EncryptionKey,
-  type PermissionFlags,
 } from '../../../engines/pdf/security/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { defaultsOf } from '../../option-schema.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
+import { securityOptions, type SecurityOptions } from './security.schema.js';
 
-type Flags = Partial<Record<keyof PermissionFlags, boolean>>;
+type Recipient = NonNullable<SecurityOptions['encryptCertificate']>['recipient'][number];
 
-export interface SecurityOptions {
-  decrypt?: Record<string, unknown>;
-  encrypt?: Flags & {
-    contentEncryption?: string;
-    password?: { encryptionKey?: string; open?: string; permission?: string };
-  };
-  encryptCertificate?: {
-    contentEncryption?: string;
-    encryptionKey?: string;
-    recipient?: (Flags & { certificate?: FileData })[];
-  };
-}
-
-const KEYS: readonly EncryptionKey[] = ['RC4_40', 'RC4_128', 'AES_128', 'AES_256'];
-/** Absent `encryptionKey`: AES-256 (the reference's default RC4_128 is broken; clients that want it send it). */
+/**
+ * Absent `encryptionKey`: AES-256 (the reference's default RC4_128 is broken; clients that want it
+ * send it). The schema has no default for it: the OpenAPI document shows the reference's member.
+ */
 const DEFAULT_KEY: EncryptionKey = 'AES_256';
+/** Without `encrypt.password`: its defaults (no open password, a random permission password). */
+const NO_PASSWORD = defaultsOf(securityOptions.properties.encrypt.properties.password);
 
 /**
  * `security` (reference §10.9.13). The toolbox hands every operation the decrypted document and,
@@ -75,12 +67,13 @@ async function decrypt(input: WorkFile, context: ToolboxContext): Promise<WorkFi
 }
 
 async function encrypt(security: PdfSecurity, input: WorkFile, options: NonNullable<SecurityOptions['encrypt']>, context: ToolboxContext, field: string): Promise<WorkFile> {
+  const password = options.password ?? NO_PASSWORD;
   const protection = {
-    userPassword: text(options.password?.open, `${field}.password.open`),
-    ownerPassword: text(options.password?.permission, `${field}.password.permission`),
-    key: encryptionKey(options.password?.encryptionKey, `${field}.password.encryptionKey`),
+    userPassword: password.open,
+    ownerPassword: password.permission,
+    key: password.encryptionKey ?? DEFAULT_KEY,
     permissions: permissionFlags(options),
-    encryptMetadata: encryptMetadata(options.contentEncryption, `${field}.contentEncryption`),
+    encryptMetadata: options.contentEncryption === 'encryptEverything',
   };
   const problem = protectionProblems(protection)[0];
   if (problem?.kind === 'invalidOption') throw new QuireError('PARAMETER', `Invalid parameter ${field}.${problem.member}: ${problem.reason}.`);
@@ -97,11 +90,9 @@ async function encryptCertificate(
   context: ToolboxContext,
   field: string,
 ): Promise<WorkFile> {
-  const list = options.recipient;
-  if (!Array.isArray(list) || list.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}.recipient: give at least one recipient.`);
-  const recipients: CertificateRecipient[] = list.map((recipient, index) => {
+  const recipients: CertificateRecipient[] = options.recipient.map((recipient: Recipient, index) => {
     const member = `${field}.recipient[${index}].certificate`;
-    const bytes = certificateBytes(recipient?.certificate, member);
+    const bytes = certificateBytes(recipient.certificate, member);
     try {
       return { certificate: readRecipientCertificate(bytes), permissions: permissionFlags(recipient) };
     } catch (error) {
@@ -109,8 +100,8 @@ async function encryptCertificate(
       throw error;
     }
   });
-  const key = encryptionKey(options.encryptionKey, `${field}.encryptionKey`);
-  const metadata = encryptMetadata(options.contentEncryption, `${field}.contentEncryption`);
+  const key = options.encryptionKey ?? DEFAULT_KEY;
+  const metadata = options.contentEncryption === 'encryptEverything';
   if (key === 'RC4_40' && !metadata) {
     throw new QuireError('OPTION_UNSUPPORTED', `${field}.contentEncryption exposeMetadata cannot be honoured with RC4_40: 40-bit RC4 always encrypts the metadata; use a longer key.`);
   }
@@ -120,26 +111,7 @@ async function encryptCertificate(
 }
 
 /** The certificate's bytes: Base64 of PEM or DER, or (as PUT security/password accepts) PEM text itself. */
-function certificateBytes(data: FileData | undefined, field: string): Buffer {
-  const value = data?.value;
-  if ((data?.source ?? 'value') === 'value' && typeof value === 'string' && value.includes('-----BEGIN')) return Buffer.from(value, 'utf8');
+function certificateBytes(data: Recipient['certificate'], field: string): Buffer {
+  if (data.source === 'value' && data.value.includes('-----BEGIN')) return Buffer.from(data.value, 'utf8');
   return decodeFileData(data, field);
-}
-
-function text(value: unknown, field: string): string {
-  if (value === undefined || value === null) return '';
-  if (typeof value !== 'string') throw new QuireError('PARAMETER', `Invalid parameter ${field}: a string is expected.`);
-  return value;
-}
-
-function encryptionKey(value: unknown, field: string): EncryptionKey {
-  if (value === undefined || value === null) return DEFAULT_KEY;
-  if (!KEYS.includes(value as EncryptionKey)) throw new QuireError('PARAMETER', `Invalid parameter ${field}: one of ${KEYS.join(', ')} is expected.`);
-  return value as EncryptionKey;
-}
-
-function encryptMetadata(value: unknown, field: string): boolean {
-  if (value === undefined || value === null || value === 'encryptEverything') return true;
-  if (value === 'exposeMetadata') return false;
-  throw new QuireError('PARAMETER', `Invalid parameter ${field}: encryptEverything or exposeMetadata is expected.`);
 }

@@ -9,18 +9,8 @@ import { splitPages } from '../../../engines/pdf/structure/split.js';
 import { zipParts } from '../../../engines/pdf/structure/zip-parts.js';
 import type { ToolboxOperation } from '../operation.js';
 import { requirePage, selectPages } from '../pages.js';
+import type { SplitOptions } from './split.schema.js';
 
-/** `Operation_ToolboxSplit.split` (reference §10.9.14). */
-export interface SplitOptions {
-  fileNameTemplate?: string;
-  mode?: SplitMode;
-  pages?: string;
-  singleFileAsZip?: boolean;
-  startPage?: number;
-}
-
-type SplitMode = 'last' | 'first' | 'list' | 'single' | 'each' | 'group' | 'burst';
-const MODES: readonly SplitMode[] = ['last', 'first', 'list', 'single', 'each', 'group', 'burst'];
 const ZIP = fileTypeByKey('zip');
 const PDF = fileTypeByKey('pdf');
 /** Bytes a part adds beyond its share of the input (its own header, page tree, trailer, cross-reference table). */
@@ -46,8 +36,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
   name: 'split',
   needsPdf: true,
   async run(input, options, context, field) {
-    const mode = options.mode ?? 'last';
-    if (!MODES.includes(mode)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.mode: "${String(mode)}" is not one of ${MODES.join(', ')}.`);
+    const { mode } = options;
     const qpdf = structureQpdf(context.engines.toolTimeoutMs);
     const call = { deadline: context.deadline };
     const count = await context.engines.rewriter.pageCount(input.path, call);
@@ -55,9 +44,9 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
 
     if (mode === 'last' || mode === 'first' || mode === 'list') {
       let pages: number[];
-      if (mode === 'list') pages = selectPages(options.pages ?? '1', count, pagesField);
+      if (mode === 'list') pages = selectPages(options.pages, count, pagesField);
       else {
-        const page = singlePage(options.pages ?? '1', count, pagesField, mode);
+        const page = singlePage(options.pages, count, pagesField, mode);
         pages = mode === 'last' ? range(1, page) : range(page, count);
       }
       const output = context.scratch('pdf');
@@ -68,10 +57,10 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
     let pages: number[];
     let groupSize = 1;
     if (mode === 'burst') pages = range(1, count);
-    else if (mode === 'single') pages = selectPages(options.pages ?? '1', count, pagesField);
+    else if (mode === 'single') pages = selectPages(options.pages, count, pagesField);
     else {
-      const n = interval(options.pages ?? '1', pagesField, mode);
-      const start = requirePage(options.startPage ?? 1, count, `${field}.startPage`);
+      const n = interval(options.pages, pagesField, mode);
+      const start = requirePage(options.startPage, count, `${field}.startPage`);
       if (mode === 'each') pages = range(start, count).filter((page) => (page - start) % n === 0);
       else {
         pages = range(start, count);
@@ -81,7 +70,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
 
     if (pages.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to split.`);
     const parts = Math.ceil(pages.length / groupSize);
-    const template = options.fileNameTemplate ?? 'page[%d]';
+    const template = options.fileNameTemplate;
     const asZip = options.singleFileAsZip !== false || parts !== 1;
     if (asZip) checkTemplate(template, parts, `${field}.fileNameTemplate`);
     // Parts repeat the resources they share (fonts, images): estimate generously, with a floor per part.

@@ -22,20 +22,13 @@ import {
   type ReportMessage,
 } from '../../../engines/poppler/index.js';
 import type { ToolboxOperation, WorkFile } from '../operation.js';
+import { defaultsOf } from '../../option-schema.js';
 import { selectPages } from '../pages.js';
+import { transcribeOptions, type TranscribeOptions } from './transcribe.schema.js';
 
-type Level = 'warning' | 'missingContent' | 'error';
-
-export interface TranscribeOptions {
-  errorReport?: 'none' | 'file' | 'message';
-  failureLevel?: Level;
-  successReport?: 'none' | 'zip' | 'linked';
-  html?: {
-    dpi?: number;
-    pages?: string;
-    svgFormat?: { decimalPrecision?: number; graphicsStateMode?: 'verbose' | 'centralize'; pathDrawMode?: 'verbose' | 'compact' };
-  };
-}
+type Level = TranscribeOptions['failureLevel'];
+/** Without `html.svgFormat`: its defaults (as for `image.svg`). */
+const DEFAULT_SVG_FORMAT = defaultsOf(transcribeOptions.properties.html.properties.svgFormat);
 
 /** URI links that become <a href> in the HTML. */
 const SAFE_SCHEME = /^(https?|ftps?|mailto|tel):/i;
@@ -63,22 +56,17 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const html = options.html;
-    if (html === undefined || html === null) {
+    if (html === undefined) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give the target format, e.g. {"html":{"pages":"1","dpi":72}} (html is the one format).`);
     }
-    const failureLevel = options.failureLevel ?? 'error';
-    const errorReport = options.errorReport ?? 'none';
-    const successReport = options.successReport ?? 'none';
+    const { failureLevel, errorReport, successReport } = options;
     const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to transcribe.`);
-    const pages = selectPages(html.pages ?? '1', count, `${field}.html.pages`);
-    const dpi = html.dpi === undefined || html.dpi === 0 ? 72 : html.dpi;
+    const pages = selectPages(html.pages, count, `${field}.html.pages`);
+    const dpi = html.dpi === 0 ? 72 : html.dpi; // 0 stands for the default
     const scale = dpi / 72;
-    const svgFormat = {
-      decimalPrecision: html.svgFormat?.decimalPrecision ?? 2,
-      pathDrawMode: html.svgFormat?.pathDrawMode ?? 'compact',
-      graphicsStateMode: html.svgFormat?.graphicsStateMode ?? 'centralize',
-    } as const;
+    const { decimalPrecision, pathDrawMode, graphicsStateMode } = html.svgFormat ?? DEFAULT_SVG_FORMAT;
+    const svgFormat = { decimalPrecision, pathDrawMode, graphicsStateMode };
     const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs };
 
     const { title, pages: all } = await documentInfo(input.path, pages.reduce((a, b) => Math.min(a, b)), pages.reduce((a, b) => Math.max(a, b)), limits);

@@ -5,40 +5,20 @@ import {
   inField,
   parseColor,
   toPoints,
-  type Anchor,
-  type Metrics,
   type WatermarkPosition,
   type WatermarkSpec,
 } from '../../../engines/pdf-edit/content/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { defaultsOf } from '../../option-schema.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
+import { watermarkOptions, type WatermarkOptions } from './watermark.schema.js';
 
-export interface WatermarkPositionOptions {
-  aspectRatio?: boolean;
-  height?: number;
-  metrics?: Metrics;
-  position?: Anchor;
-  width?: number;
-  x?: number;
-  y?: number;
-}
+type PositionOptions = NonNullable<NonNullable<WatermarkOptions['text']>['position']>;
 
-export interface WatermarkOptions {
-  angle?: number;
-  pages?: string;
-  text?: {
-    text?: string;
-    font?: { bold?: boolean; color?: string; italic?: boolean; name?: string; opacity?: number; outline?: boolean; size?: number };
-    position?: WatermarkPositionOptions;
-  };
-  image?: {
-    data?: FileData;
-    opacity?: number;
-    scale?: number;
-    position?: WatermarkPositionOptions;
-  };
-}
+/** What an absent `font` or `position` stands for: the schema's defaults. */
+const DEFAULT_FONT = defaultsOf(watermarkOptions.properties.text.properties.font);
+const DEFAULT_POSITION = defaultsOf(watermarkOptions.properties.text.properties.position);
 
 /**
  * `watermark` (reference §10.9.15): a text and/or image stamped over the selected pages, rotated
@@ -58,25 +38,25 @@ export const watermarkOperation: ToolboxOperation<WatermarkOptions> = {
     try {
       await editDocument(input.path, output, async (document) => {
         const spec: WatermarkSpec = {
-          pages: selectPages(options.pages ?? '', document.getPageCount(), `${field}.pages`),
-          angle: options.angle ?? 45,
+          pages: selectPages(options.pages, document.getPageCount(), `${field}.pages`),
+          angle: options.angle,
           scratchPath: context.scratch('img'),
           fonts: { timeoutMs: context.engines.toolTimeoutMs, env: { ...process.env, ...context.engines.fontEnv } },
         };
         if (options.text) {
-          const font = options.text.font ?? {};
+          const font = options.text.font ?? DEFAULT_FONT;
           spec.text = {
-            text: options.text.text ?? 'Confidential',
-            font: { name: font.name ?? '', bold: font.bold ?? false, italic: font.italic ?? false },
-            size: font.size ?? 24,
-            color: parseColor(font.color ?? '#A0A0A0', 'text.font.color'),
-            opacity: (font.opacity ?? 100) / 100,
-            outline: font.outline ?? false,
+            text: options.text.text,
+            font: { name: font.name, bold: font.bold, italic: font.italic },
+            size: font.size,
+            color: parseColor(font.color, 'text.font.color'),
+            opacity: font.opacity / 100,
+            outline: font.outline,
             position: position(options.text.position),
           };
         }
         if (options.image && imageBytes) {
-          spec.image = { bytes: imageBytes, opacity: (options.image.opacity ?? 25) / 100, scale: options.image.scale ?? 0, position: position(options.image.position) };
+          spec.image = { bytes: imageBytes, opacity: options.image.opacity / 100, scale: options.image.scale, position: position(options.image.position) };
         }
         await addWatermark(document, spec);
       });
@@ -87,14 +67,14 @@ export const watermarkOperation: ToolboxOperation<WatermarkOptions> = {
   },
 };
 
-function position(options: WatermarkPositionOptions = {}): WatermarkPosition {
-  const metrics = options.metrics ?? 'mm';
+function position(options: PositionOptions = DEFAULT_POSITION): WatermarkPosition {
+  const { metrics } = options;
   return {
-    anchor: options.position ?? 'center_center',
-    x: toPoints(options.x ?? 0, metrics),
-    y: toPoints(options.y ?? 0, metrics),
-    width: toPoints(options.width ?? 0, metrics),
-    height: toPoints(options.height ?? 0, metrics),
-    aspectRatio: options.aspectRatio ?? true,
+    anchor: options.position,
+    x: toPoints(options.x, metrics),
+    y: toPoints(options.y, metrics),
+    width: toPoints(options.width, metrics),
+    height: toPoints(options.height, metrics),
+    aspectRatio: options.aspectRatio,
   };
 }
