@@ -24,7 +24,7 @@ import { MAX_ENTRY_NAME_LENGTH, baseName } from './names.js';
  * `(a+)+`) are refused up front; names longer than {@link MAX_ENTRY_NAME_LENGTH} are never matched;
  * and every evaluation of regex/glob rules runs in a `vm` script with a time budget, so even a
  * pattern the static checks cannot recognise (`(a|a)*b`, `*a*a*a*a*a*b`) costs at most the budget
- * and ends in a `bad-filter` error instead of blocking the event loop.
+ * and ends in a `badFilter` error instead of blocking the event loop.
  */
 
 export type FileFilterRuleType = 'suffix' | 'regex' | 'glob';
@@ -78,10 +78,10 @@ export function matchesFilter(name: string, filter: FileFilter | undefined | nul
   return compileFilter(filter, options).matches(name);
 }
 
-/** Validates and compiles a filter; throws `ArchiveError('bad-filter')` naming the offending rule. */
+/** Validates and compiles a filter; throws `ArchiveError('badFilter')` naming the offending rule. */
 export function compileFilter(filter: FileFilter | undefined | null, options?: CompileFilterOptions): CompiledFilter {
   if (filter !== undefined && filter !== null && (typeof filter !== 'object' || Array.isArray(filter))) {
-    throw new ArchiveError('bad-filter', 'fileFilter must be an object with includeRules and excludeRules');
+    throw new ArchiveError('badFilter', 'fileFilter must be an object with includeRules and excludeRules');
   }
   const include = compileRules(filter?.includeRules, 'includeRules');
   const exclude = compileRules(filter?.excludeRules, 'excludeRules');
@@ -110,7 +110,7 @@ export function compileFilter(filter: FileFilter | undefined | null, options?: C
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
         throw new ArchiveError(
-          'bad-filter',
+          'badFilter',
           `the file filter took more than ${timeoutMs} ms to evaluate on ${names.length} name(s); simplify its regex or glob patterns`,
           { cause: error },
         );
@@ -126,18 +126,18 @@ export function compileFilter(filter: FileFilter | undefined | null, options?: C
 
 function compileRules(rules: readonly FileFilterRule[] | undefined | null, list: string): CompiledRule[] {
   if (rules === undefined || rules === null) return [];
-  if (!Array.isArray(rules)) throw new ArchiveError('bad-filter', `${list} must be an array of rules`);
-  if (rules.length > MAX_FILTER_RULES) throw new ArchiveError('bad-filter', `${list} has ${rules.length} rules; at most ${MAX_FILTER_RULES} are allowed`);
+  if (!Array.isArray(rules)) throw new ArchiveError('badFilter', `${list} must be an array of rules`);
+  if (rules.length > MAX_FILTER_RULES) throw new ArchiveError('badFilter', `${list} has ${rules.length} rules; at most ${MAX_FILTER_RULES} are allowed`);
   return rules.map((rule: unknown, index) => compileRule(rule, `${list}[${index}]`));
 }
 
 function compileRule(rule: unknown, where: string): CompiledRule {
-  if (typeof rule !== 'object' || rule === null) throw new ArchiveError('bad-filter', `${where} must be an object with rulePattern and ruleType`);
+  if (typeof rule !== 'object' || rule === null) throw new ArchiveError('badFilter', `${where} must be an object with rulePattern and ruleType`);
   const { rulePattern: pattern, ruleType: type } = rule as Record<string, unknown>;
-  if (typeof type !== 'string') throw new ArchiveError('bad-filter', `${where}: ruleType is missing (expected suffix, regex or glob)`);
-  if (typeof pattern !== 'string') throw new ArchiveError('bad-filter', `${where}: rulePattern must be a string`);
+  if (typeof type !== 'string') throw new ArchiveError('badFilter', `${where}: ruleType is missing (expected suffix, regex or glob)`);
+  if (typeof pattern !== 'string') throw new ArchiveError('badFilter', `${where}: rulePattern must be a string`);
   const label = `${where} (${type} ${JSON.stringify(pattern.length > 80 ? `${pattern.slice(0, 80)}…` : pattern)})`;
-  if (pattern.length === 0) throw new ArchiveError('bad-filter', `${label}: rulePattern is empty`);
+  if (pattern.length === 0) throw new ArchiveError('badFilter', `${label}: rulePattern is empty`);
   switch (type) {
     case 'suffix':
       return compileSuffix(pattern, label);
@@ -146,34 +146,34 @@ function compileRule(rule: unknown, where: string): CompiledRule {
     case 'regex':
       return compileRegex(pattern, label);
     default:
-      throw new ArchiveError('bad-filter', `${where}: unknown ruleType ${JSON.stringify(type)} (expected suffix, regex or glob)`);
+      throw new ArchiveError('badFilter', `${where}: unknown ruleType ${JSON.stringify(type)} (expected suffix, regex or glob)`);
   }
 }
 
 function compileSuffix(pattern: string, label: string): CompiledRule {
-  if (pattern.length > MAX_SUFFIX_PATTERN_LENGTH) throw new ArchiveError('bad-filter', `${label}: longer than ${MAX_SUFFIX_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_SUFFIX_PATTERN_LENGTH) throw new ArchiveError('badFilter', `${label}: longer than ${MAX_SUFFIX_PATTERN_LENGTH} characters`);
   const suffix = pattern.toLowerCase();
   return { test: (name) => name.toLowerCase().endsWith(suffix), guarded: false };
 }
 
 function compileGlob(pattern: string, label: string): CompiledRule {
-  if (pattern.length > MAX_GLOB_PATTERN_LENGTH) throw new ArchiveError('bad-filter', `${label}: longer than ${MAX_GLOB_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_GLOB_PATTERN_LENGTH) throw new ArchiveError('badFilter', `${label}: longer than ${MAX_GLOB_PATTERN_LENGTH} characters`);
   const stars = pattern.match(/\*+/g)?.length ?? 0;
-  if (stars > MAX_GLOB_STARS) throw new ArchiveError('bad-filter', `${label}: more than ${MAX_GLOB_STARS} wildcards`);
+  if (stars > MAX_GLOB_STARS) throw new ArchiveError('badFilter', `${label}: more than ${MAX_GLOB_STARS} wildcards`);
   let matcher: Predicate;
   try {
     matcher = picomatch(pattern, GLOB_OPTIONS);
   } catch (error) {
-    throw new ArchiveError('bad-filter', `${label}: invalid glob: ${(error as Error).message}`, { cause: error });
+    throw new ArchiveError('badFilter', `${label}: invalid glob: ${(error as Error).message}`, { cause: error });
   }
   const wholePath = pattern.includes('/');
   return { test: wholePath ? matcher : (name) => matcher(baseName(name)), guarded: true };
 }
 
 function compileRegex(pattern: string, label: string): CompiledRule {
-  if (pattern.length > MAX_REGEX_PATTERN_LENGTH) throw new ArchiveError('bad-filter', `${label}: longer than ${MAX_REGEX_PATTERN_LENGTH} characters`);
+  if (pattern.length > MAX_REGEX_PATTERN_LENGTH) throw new ArchiveError('badFilter', `${label}: longer than ${MAX_REGEX_PATTERN_LENGTH} characters`);
   const unsafe = unsafeRegexReason(pattern);
-  if (unsafe !== undefined) throw new ArchiveError('bad-filter', `${label}: refused, ${unsafe}`);
+  if (unsafe !== undefined) throw new ArchiveError('badFilter', `${label}: refused, ${unsafe}`);
   let regex: RegExp;
   try {
     regex = new RegExp(pattern, 'u');
@@ -181,7 +181,7 @@ function compileRegex(pattern: string, label: string): CompiledRule {
     try {
       regex = new RegExp(pattern);
     } catch (error) {
-      throw new ArchiveError('bad-filter', `${label}: invalid regular expression: ${(error as Error).message}`, { cause: error });
+      throw new ArchiveError('badFilter', `${label}: invalid regular expression: ${(error as Error).message}`, { cause: error });
     }
   }
   return { test: (name) => regex.test(name), guarded: true };

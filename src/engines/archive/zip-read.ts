@@ -114,7 +114,7 @@ interface ScannedEntry {
 /**
  * Lists the members from the central directory (no decompression), at most `maxEntries` of them.
  * Names are data here and are not judged, except that a name longer than 1024 characters throws
- * `ArchiveError('unsafe-path')` (it keeps memory bounded; such an archive cannot be extracted anyway).
+ * `ArchiveError('unsafePath')` (it keeps memory bounded; such an archive cannot be extracted anyway).
  */
 export async function listEntries(zipFile: string, options?: { maxEntries?: number }): Promise<ArchiveListing> {
   const maxEntries = options?.maxEntries ?? DEFAULT_LIST_MAX_ENTRIES;
@@ -178,7 +178,7 @@ export async function openEntry(zipFile: string, path: string, limits?: Partial<
     const found = scanned.find((entry) => entry.info.path === path && !entry.info.isDirectory);
     if (found === undefined) {
       const directory = scanned.some((entry) => entry.info.path === path || entry.info.path === `${path}/`);
-      throw new ArchiveError('not-found', directory ? `archive entry ${quoteName(path)} is a directory` : `no archive entry ${quoteName(path)}`, { entryName: path });
+      throw new ArchiveError('notFound', directory ? `archive entry ${quoteName(path)} is a directory` : `no archive entry ${quoteName(path)}`, { entryName: path });
     }
     checkMembers([found], resolved);
     if (!resolved.allowNested) await checkNestedContent(zip, found);
@@ -244,7 +244,7 @@ function describe(raw: yauzl.Entry): ScannedEntry {
   const path = yauzl.getFileNameLowLevel(raw.generalPurposeBitFlag, raw.fileNameRaw, raw.extraFields, true);
   if (path.length > MAX_ENTRY_NAME_LENGTH) {
     // Also bounds what a listing holds: a central directory may carry names of up to 64 KiB each.
-    throw new ArchiveError('unsafe-path', `unsafe archive entry name ${quoteName(path)}: name longer than ${MAX_ENTRY_NAME_LENGTH} characters`, { entryName: path });
+    throw new ArchiveError('unsafePath', `unsafe archive entry name ${quoteName(path)}: name longer than ${MAX_ENTRY_NAME_LENGTH} characters`, { entryName: path });
   }
   const lastModified = raw.getLastModDate().getTime();
   // Drop the raw name, extra field and comment (up to 64 KiB each): reading the data needs none of
@@ -271,7 +271,7 @@ function describe(raw: yauzl.Entry): ScannedEntry {
 /** Archive-wide checks: entry count, every name, duplicates, overlapping members. */
 async function scanArchive(zip: yauzl.ZipFile, limits: ArchiveLimits): Promise<ScannedEntry[]> {
   if (zip.entryCount > limits.maxEntries) {
-    throw new ArchiveError('too-many-entries', `the archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed`);
+    throw new ArchiveError('tooManyEntries', `the archive has ${zip.entryCount} entries; at most ${limits.maxEntries} are allowed`);
   }
   const scanned: ScannedEntry[] = [];
   const files = new Set<string>();
@@ -279,14 +279,14 @@ async function scanArchive(zip: yauzl.ZipFile, limits: ArchiveLimits): Promise<S
     const entry = describe(raw);
     const { path } = entry.info;
     const reason = unsafeNameReason(path);
-    if (reason !== undefined) throw new ArchiveError('unsafe-path', `unsafe archive entry name ${quoteName(path)}: ${reason}`, { entryName: path });
+    if (reason !== undefined) throw new ArchiveError('unsafePath', `unsafe archive entry name ${quoteName(path)}: ${reason}`, { entryName: path });
     if (!entry.info.isDirectory) {
       if (files.has(path)) throw new ArchiveError('duplicate', `the archive contains the entry ${quoteName(path)} more than once`, { entryName: path });
       files.add(path);
     }
     scanned.push(entry);
     if (scanned.length > limits.maxEntries) {
-      throw new ArchiveError('too-many-entries', `the archive has more than ${limits.maxEntries} entries`);
+      throw new ArchiveError('tooManyEntries', `the archive has more than ${limits.maxEntries} entries`);
     }
   }
   checkOverlap(scanned);
@@ -343,11 +343,11 @@ function checkMembers(selected: ScannedEntry[], limits: ArchiveLimits): void {
       throw new ArchiveError('ratio', `archive entry ${name} has a compression ratio of ${ratio}:1; at most ${limits.maxRatio}:1 is allowed`, about);
     }
     if (info.size > limits.maxEntryBytes) {
-      throw new ArchiveError('too-large', `archive entry ${name} has ${info.size} bytes uncompressed; at most ${limits.maxEntryBytes} are allowed per entry`, about);
+      throw new ArchiveError('tooLarge', `archive entry ${name} has ${info.size} bytes uncompressed; at most ${limits.maxEntryBytes} are allowed per entry`, about);
     }
     total += info.size;
     if (total > limits.maxTotalBytes) {
-      throw new ArchiveError('too-large', `the selected archive entries have more than ${limits.maxTotalBytes} bytes uncompressed`, about);
+      throw new ArchiveError('tooLarge', `the selected archive entries have more than ${limits.maxTotalBytes} bytes uncompressed`, about);
     }
   }
 }
@@ -376,7 +376,7 @@ async function readHead(zip: yauzl.ZipFile, entry: ScannedEntry, length: number)
       have += (chunk as Buffer).length;
       // The first inflated buffer may already show that the header lies about the size.
       if (have > entry.info.size) {
-        throw new ArchiveError('size-mismatch', `archive entry ${quoteName(entry.info.path)} inflates to more than the ${entry.info.size} bytes its header declares`, { entryName: entry.info.path });
+        throw new ArchiveError('sizeMismatch', `archive entry ${quoteName(entry.info.path)} inflates to more than the ${entry.info.size} bytes its header declares`, { entryName: entry.info.path });
       }
       if (have >= length) break;
     }
@@ -483,11 +483,11 @@ class EntryGuard extends Transform {
     const about = { entryName: info.path };
     let error: ArchiveError | undefined;
     if (this.bytes > info.size) {
-      error = new ArchiveError('size-mismatch', `archive entry ${name} inflates to more than the ${info.size} bytes its header declares`, about);
+      error = new ArchiveError('sizeMismatch', `archive entry ${name} inflates to more than the ${info.size} bytes its header declares`, about);
     } else if (this.bytes > this.limits.maxEntryBytes) {
-      error = new ArchiveError('too-large', `archive entry ${name} has more than ${this.limits.maxEntryBytes} bytes uncompressed`, about);
+      error = new ArchiveError('tooLarge', `archive entry ${name} has more than ${this.limits.maxEntryBytes} bytes uncompressed`, about);
     } else if (this.totalBefore + this.bytes > this.limits.maxTotalBytes) {
-      error = new ArchiveError('too-large', `the extracted archive entries have more than ${this.limits.maxTotalBytes} bytes uncompressed`, about);
+      error = new ArchiveError('tooLarge', `the extracted archive entries have more than ${this.limits.maxTotalBytes} bytes uncompressed`, about);
     }
     if (error !== undefined) {
       this.failure ??= error;
@@ -504,7 +504,7 @@ class EntryGuard extends Transform {
     const name = quoteName(info.path);
     const about = { entryName: info.path };
     if (this.bytes !== info.size) {
-      this.failure ??= new ArchiveError('size-mismatch', `archive entry ${name} has ${this.bytes} bytes, not the ${info.size} its header declares`, about);
+      this.failure ??= new ArchiveError('sizeMismatch', `archive entry ${name} has ${this.bytes} bytes, not the ${info.size} its header declares`, about);
     } else if (this.crc !== raw.crc32) {
       this.failure ??= new ArchiveError('corrupt', `archive entry ${name} fails its CRC-32 check`, about);
     }
@@ -526,7 +526,7 @@ function toArchiveError(error: unknown, entryName?: string): unknown {
   const where = entryName === undefined ? 'the archive' : `archive entry ${quoteName(entryName)}`;
   const about = { entryName, cause: error };
   if (/too many bytes in the stream|not enough bytes in the stream|size mismatch/.test(message)) {
-    return new ArchiveError('size-mismatch', `${where} does not match its declared size (${message})`, about);
+    return new ArchiveError('sizeMismatch', `${where} does not match its declared size (${message})`, about);
   }
   if (/encrypt/i.test(message)) return new ArchiveError('encrypted', `${where} is encrypted; encrypted archives are not supported`, about);
   if (/multi-disk|compression method/.test(message)) return new ArchiveError('unsupported', `${where} is not supported: ${message}`, about);

@@ -68,7 +68,7 @@ const STAT_CONCURRENCY = 16;
 const READ_CHUNK = 1024 * 1024;
 
 /**
- * Checks the member names (unsafe → `ArchiveError('unsafe-path')`, exact duplicates →
+ * Checks the member names (unsafe → `ArchiveError('unsafePath')`, exact duplicates →
  * `ArchiveError('duplicate')`) and stats every source (a missing one rejects with the file system
  * error). Nothing is written.
  */
@@ -76,7 +76,7 @@ export async function prepareZip(sources: readonly ZipSource[]): Promise<Prepare
   const seen = new Set<string>();
   for (const { name } of sources) {
     const reason = unsafeNameReason(name) ?? (isDirectoryName(name) ? 'a file member cannot end with /' : undefined);
-    if (reason !== undefined) throw new ArchiveError('unsafe-path', `cannot add ${quoteName(name)} to an archive: ${reason}`, { entryName: name });
+    if (reason !== undefined) throw new ArchiveError('unsafePath', `cannot add ${quoteName(name)} to an archive: ${reason}`, { entryName: name });
     if (seen.has(name)) throw new ArchiveError('duplicate', `the archive would contain ${quoteName(name)} twice`, { entryName: name });
     seen.add(name);
   }

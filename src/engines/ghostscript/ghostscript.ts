@@ -1,3 +1,4 @@
+import { EngineError } from '../engine-error.js';
 import { run, RunError } from '../process/run.js';
 
 export interface DownsampleOptions {
@@ -8,14 +9,16 @@ export interface DownsampleOptions {
   timeoutMs: number;
 }
 
-export class GhostscriptError extends Error {
+export type GhostscriptErrorKind = 'timeout' | 'failed' | 'toolMissing';
+
+export class GhostscriptError extends EngineError<GhostscriptErrorKind> {
   constructor(
-    readonly kind: 'timeout' | 'failed' | 'toolMissing',
+    kind: GhostscriptErrorKind,
     message: string,
+    /** Ghostscript's diagnostics, for the log. */
     readonly detail = '',
   ) {
-    super(message);
-    this.name = 'GhostscriptError';
+    super(kind, message);
   }
 }
 

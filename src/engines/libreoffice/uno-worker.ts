@@ -4,6 +4,7 @@ import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
 import { parentDeathPrefix, withOwner } from '../process/parent-death.js';
+import { EngineError } from '../engine-error.js';
 
 /**
  * One warm LibreOffice: `resources/uno_worker.py` under Debian's `/usr/bin/python3` (the only Python
@@ -35,15 +36,9 @@ export interface UnoResult {
 }
 
 /** LibreOffice could open or export the document (a job failure, the worker lives on). */
-export class UnoJobError extends Error {
-  constructor(
-    readonly kind: 'load' | 'export' | 'password',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'UnoJobError';
-  }
-}
+export type UnoJobErrorKind = 'load' | 'export' | 'password';
+
+export class UnoJobError extends EngineError<UnoJobErrorKind> {}
 
 export interface UnoWorkerOptions {
   python: string;

@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * Failures of the PDF engine, by kind. The engine knows nothing of HTTP or the errors catalogue; the
  * operations layer maps the kinds, e.g. `passwordRequired` → PDF_PASSWORD_REQUIRED (-5009),
@@ -27,15 +29,12 @@ export type PdfEngineErrorKind =
   /** The file does not exist or cannot be read. */
   | 'fileUnreadable';
 
-export class PdfEngineError extends Error {
-  readonly kind: PdfEngineErrorKind;
+export class PdfEngineError extends EngineError<PdfEngineErrorKind> {
   /** The tool's own diagnostics (stderr), for the server log; may contain file paths, never passwords. */
   readonly detail: string;
 
   constructor(kind: PdfEngineErrorKind, message: string, options?: { detail?: string; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PdfEngineError';
-    this.kind = kind;
+    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.detail = options?.detail ?? '';
   }
 }

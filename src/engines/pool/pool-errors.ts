@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /** Why the pool did not deliver a job's result (the job's own failures pass through unchanged). */
 export type PoolErrorKind =
   /** The queue is full: try again after `retryAfterSeconds`. */
@@ -9,16 +11,13 @@ export type PoolErrorKind =
   /** The pool is closed, or none of its workers can start. */
   | 'unavailable';
 
-export class PoolError extends Error {
-  readonly kind: PoolErrorKind;
+export class PoolError extends EngineError<PoolErrorKind> {
   readonly engine: string;
   /** For `busy`: a hint for the client's Retry-After, in seconds. */
   readonly retryAfterSeconds: number;
 
   constructor(kind: PoolErrorKind, engine: string, message: string, options?: { cause?: unknown; retryAfterSeconds?: number }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'PoolError';
-    this.kind = kind;
+    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.engine = engine;
     this.retryAfterSeconds = options?.retryAfterSeconds ?? 1;
   }

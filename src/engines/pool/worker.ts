@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * What the supervisor (`WorkerPool`) needs from one warm worker of an engine: a LibreOffice listener,
  * a Chromium browser, or an in-process slot. The pool owns the worker's life: it starts it through
@@ -22,9 +24,8 @@ export interface PoolWorker<J, R> {
 export type WorkerFactory<J, R> = (slot: number) => Promise<PoolWorker<J, R>>;
 
 /** The worker process died or was killed while it held a job. */
-export class WorkerDiedError extends Error {
+export class WorkerDiedError extends EngineError<'workerDied'> {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'WorkerDiedError';
+    super('workerDied', message, options);
   }
 }

@@ -1,3 +1,5 @@
+import { EngineError } from '../engine-error.js';
+
 /**
  * A child process (or a pool worker) needed more memory than its configured cap and was stopped.
  * Engines let it pass unchanged (it is not a `RunError`), so every operation reports it as
@@ -5,7 +7,7 @@
  * space, qpdf reports objects it could not allocate as damage, and poppler prints "Out of memory"
  * and exits 0 with a blank page.
  */
-export class MemoryLimitError extends Error {
+export class MemoryLimitError extends EngineError<'memoryLimit'> {
   constructor(
     /** What ran out: `qpdf`, `pdftoppm`, `Ghostscript`, `libreoffice`, ... */
     readonly engine: string,
@@ -15,8 +17,7 @@ export class MemoryLimitError extends Error {
     /** The tool's own diagnostics, for the log. */
     readonly detail = '',
   ) {
-    super(`${engine} needed more memory than the ${formatBytes(limitBytes)} it may use (${setting}); the document is too complex or malformed.`);
-    this.name = 'MemoryLimitError';
+    super('memoryLimit', `${engine} needed more memory than the ${formatBytes(limitBytes)} it may use (${setting}); the document is too complex or malformed.`);
   }
 }
 

@@ -4,6 +4,7 @@ import { ambientCancellation } from '../../core/cancellation.js';
 import { MemoryLimitError, reportsAllocationFailure } from './memory-limit.js';
 import { parentDeathPrefix, withOwner } from './parent-death.js';
 import { resolveCommand, type ToolName } from './tools.js';
+import { EngineError } from '../engine-error.js';
 
 /**
  * Runs an external tool as a child process, the one way engines start processes.
@@ -78,14 +79,11 @@ export interface RunResult {
 export type RunErrorKind = 'notFound' | 'notExecutable' | 'spawnFailed' | 'aborted';
 
 /** The process could not be started, or the call was aborted. A non-zero exit is not an error: see `exitCode`. */
-export class RunError extends Error {
-  readonly kind: RunErrorKind;
+export class RunError extends EngineError<RunErrorKind> {
   readonly command: string;
 
   constructor(kind: RunErrorKind, command: string, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'RunError';
-    this.kind = kind;
+    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.command = command;
   }
 }

@@ -17,7 +17,7 @@ function badFilter(run: () => unknown): ArchiveError {
     run();
   } catch (error) {
     expect(error).toBeInstanceOf(ArchiveError);
-    expect((error as ArchiveError).kind).toBe('bad-filter');
+    expect((error as ArchiveError).kind).toBe('badFilter');
     return error as ArchiveError;
   }
   throw new Error('expected a bad-filter error');

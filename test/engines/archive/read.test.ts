@@ -108,7 +108,7 @@ describe('listEntries', () => {
 
   it('refuses names over 1024 characters even in a listing; lists an empty zip', async () => {
     const long = raw([{ name: `${'n'.repeat(2000)}.txt`, data: Buffer.from('x') }]);
-    await expect(listEntries(long)).rejects.toMatchObject({ kind: 'unsafe-path', message: expect.stringMatching(/longer than 1024/) });
+    await expect(listEntries(long)).rejects.toMatchObject({ kind: 'unsafePath', message: expect.stringMatching(/longer than 1024/) });
     const empty = pythonZip(next(), {});
     expect(await listEntries(empty)).toEqual({ entries: [], truncated: false, totalEntries: 0 });
     expect(await extract(empty)).toEqual({ planned: [], contents: new Map() });
@@ -153,14 +153,14 @@ describe('extractEntries', () => {
   });
 
   it('refuses a bad filter before opening the archive', async () => {
-    await refused(path.join(dir, 'does-not-matter.zip'), 'bad-filter', { filter: { includeRules: [{ rulePattern: '(a+)+', ruleType: 'regex' }] } });
+    await refused(path.join(dir, 'does-not-matter.zip'), 'badFilter', { filter: { includeRules: [{ rulePattern: '(a+)+', ruleType: 'regex' }] } });
   });
 
   it('refuses zip-slip names, whatever is selected', async () => {
     const names = ['../evil.txt', '/etc/passwd', 'C:\\x', 'C:/x', 'a/../../b', '..\\..\\evil', 'a\u0000b', '', 'a//b'];
     for (const name of names) {
       const file = raw([{ name: 'good.txt', data: Buffer.from('ok') }, { name, data: Buffer.from('evil') }]);
-      const error = await refused(file, 'unsafe-path', { filter: { includeRules: [{ rulePattern: 'good.txt', ruleType: 'glob' }] } });
+      const error = await refused(file, 'unsafePath', { filter: { includeRules: [{ rulePattern: 'good.txt', ruleType: 'glob' }] } });
       expect(error.message).toContain(JSON.stringify(name));
       expect(error.entryName).toBe(name);
     }
@@ -168,7 +168,7 @@ describe('extractEntries', () => {
 
   it('refuses a CP437 name with a backslash too (yauzl would silently turn it into /)', async () => {
     const file = raw([{ name: Buffer.from('dir\\..\\..\\evil.txt', 'latin1'), data: Buffer.from('x') }]);
-    await refused(file, 'unsafe-path', {}, /backslash/);
+    await refused(file, 'unsafePath', {}, /backslash/);
   });
 
   it('refuses duplicate file names (case-sensitive), but not duplicate directories or case variants', async () => {
@@ -179,14 +179,14 @@ describe('extractEntries', () => {
 
   it('refuses more entries than maxEntries, counting directories', async () => {
     const file = pythonZip(next(), SAMPLE);
-    await refused(file, 'too-many-entries', { limits: { maxEntries: 6 } }, /has 7 entries; at most 6/);
+    await refused(file, 'tooManyEntries', { limits: { maxEntries: 6 } }, /has 7 entries; at most 6/);
     expect((await extract(file, { limits: { maxEntries: 7 } })).contents.size).toBe(5);
   });
 
   it('refuses declared sizes above maxEntryBytes / maxTotalBytes of the selection', async () => {
     const file = pythonZip(next(), { 'a.txt': 'a'.repeat(600), 'b.txt': 'b'.repeat(600) });
-    await refused(file, 'too-large', { limits: { maxEntryBytes: 599 } }, /"a.txt" has 600 bytes/);
-    await refused(file, 'too-large', { limits: { maxTotalBytes: 1000 } }, /more than 1000 bytes/);
+    await refused(file, 'tooLarge', { limits: { maxEntryBytes: 599 } }, /"a.txt" has 600 bytes/);
+    await refused(file, 'tooLarge', { limits: { maxTotalBytes: 1000 } }, /more than 1000 bytes/);
     const one = await extract(file, { limits: { maxTotalBytes: 1000 }, filter: { includeRules: [{ rulePattern: 'a.txt', ruleType: 'glob' }] } });
     expect([...one.contents.keys()]).toEqual(['a.txt']);
   });
@@ -268,7 +268,7 @@ describe('extractEntries', () => {
     const more = raw([{ name: 'liar.txt', data, compressed: deflateRawSync(data), method: 8, declaredSize: 1000 }]);
     const started = performance.now();
     // The look at the first bytes (nested-archive check) already notices, before anything is handed out.
-    await refused(more, 'size-mismatch');
+    await refused(more, 'sizeMismatch');
     expect(performance.now() - started).toBeLessThan(1000);
     // When the check of the first bytes is skipped (allowNested), the guard stops the stream at the declared size.
     let received = 0;
@@ -279,11 +279,11 @@ describe('extractEntries', () => {
         await new Promise((resolve, reject) => content.on('end', resolve).on('error', reject));
       },
     }).catch((failure: unknown) => failure);
-    expect(error).toMatchObject({ kind: 'size-mismatch' });
+    expect(error).toMatchObject({ kind: 'sizeMismatch' });
     expect(received).toBeLessThanOrEqual(1000);
 
     const less = raw([{ name: 'short.txt', data: Buffer.from('x'.repeat(1000)), method: 8, declaredSize: 2000 }]);
-    await expect(extract(less)).rejects.toMatchObject({ kind: 'size-mismatch' });
+    await expect(extract(less)).rejects.toMatchObject({ kind: 'sizeMismatch' });
   });
 
   it('refuses overlapping members (non-recursive zip bomb)', async () => {
@@ -332,7 +332,7 @@ describe('extractEntries', () => {
     });
     expect(flowing).toHaveLength(5);
     await expect(extractEntries(file, { onPlan: () => { throw new Error('quota'); }, onEntry: async () => undefined })).rejects.toThrow('quota');
-    await refused(raw([{ name: '../x', data: Buffer.from('x') }]), 'unsafe-path');
+    await refused(raw([{ name: '../x', data: Buffer.from('x') }]), 'unsafePath');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(openFdCount()).toBe(before);
   });
@@ -349,20 +349,20 @@ describe('openEntry', () => {
 
   it('not found, directories, wildcards', async () => {
     const file = pythonZip(next(), SAMPLE);
-    await expect(openEntry(file, 'nope.txt')).rejects.toMatchObject({ kind: 'not-found', message: 'no archive entry "nope.txt"' });
-    await expect(openEntry(file, 'docs')).rejects.toMatchObject({ kind: 'not-found', message: expect.stringMatching(/is a directory/) });
-    await expect(openEntry(file, 'docs/')).rejects.toMatchObject({ kind: 'not-found' });
-    await expect(openEntry(file, '*.png')).rejects.toMatchObject({ kind: 'not-found' });
-    await expect(openEntry(file, 'readme.txt')).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(openEntry(file, 'nope.txt')).rejects.toMatchObject({ kind: 'notFound', message: 'no archive entry "nope.txt"' });
+    await expect(openEntry(file, 'docs')).rejects.toMatchObject({ kind: 'notFound', message: expect.stringMatching(/is a directory/) });
+    await expect(openEntry(file, 'docs/')).rejects.toMatchObject({ kind: 'notFound' });
+    await expect(openEntry(file, '*.png')).rejects.toMatchObject({ kind: 'notFound' });
+    await expect(openEntry(file, 'readme.txt')).rejects.toMatchObject({ kind: 'notFound' });
   });
 
   it('applies the same safety checks', async () => {
     const inner = buildZip([{ name: 'x.txt', data: Buffer.from('x') }]);
-    await expect(openEntry(raw([{ name: 'a.txt', data: Buffer.from('a') }, { name: '../b', data: Buffer.from('b') }]), 'a.txt')).rejects.toMatchObject({ kind: 'unsafe-path' });
+    await expect(openEntry(raw([{ name: 'a.txt', data: Buffer.from('a') }, { name: '../b', data: Buffer.from('b') }]), 'a.txt')).rejects.toMatchObject({ kind: 'unsafePath' });
     await expect(openEntry(raw([{ name: 'x.dat', data: inner }]), 'x.dat')).rejects.toMatchObject({ kind: 'nested' });
     expect(await readAll((await openEntry(raw([{ name: 'x.dat', data: inner }]), 'x.dat', { allowNested: true })).stream)).toEqual(inner);
     await expect(openEntry(raw([{ name: 'z', data: Buffer.alloc(4 << 20), method: 8 }]), 'z')).rejects.toMatchObject({ kind: 'ratio' });
-    await expect(openEntry(raw([{ name: 'a', data: Buffer.alloc(100) }]), 'a', { maxEntryBytes: 99 })).rejects.toMatchObject({ kind: 'too-large' });
+    await expect(openEntry(raw([{ name: 'a', data: Buffer.alloc(100) }]), 'a', { maxEntryBytes: 99 })).rejects.toMatchObject({ kind: 'tooLarge' });
     const stream: Readable = (await openEntry(raw([{ name: 'a.txt', data: Buffer.from('hello'), crc: 1 }]), 'a.txt')).stream;
     await expect(readAll(stream)).rejects.toMatchObject({ kind: 'corrupt' });
   });

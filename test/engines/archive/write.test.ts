@@ -115,7 +115,7 @@ describe('writeZip', () => {
           callback();
         },
       });
-      await expect(writeZip([{ name: 'ok.txt', file }, { name, file }], sink)).rejects.toMatchObject({ kind: 'unsafe-path', entryName: name });
+      await expect(writeZip([{ name: 'ok.txt', file }, { name, file }], sink)).rejects.toMatchObject({ kind: 'unsafePath', entryName: name });
       expect(written).toBe(0);
       // Still usable, e.g. for an error response.
       expect(sink.destroyed || sink.writableEnded).toBe(false);
