@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { WorkerDiedError, type PoolWorker } from '../pool/worker.js';
 import { ownerMark, parentDeathPrefix } from '../process/parent-death.js';
 import { HtmlEngineError } from './errors.js';
@@ -73,6 +73,9 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
   static async launch(options: ChromiumWorkerOptions): Promise<ChromiumWorker> {
     const profile = await mkdtemp(path.join(options.tempDir ?? os.tmpdir(), PROFILE_PREFIX));
     try {
+      // puppeteer-core is loaded with the first browser, not at server start (~15 MB of resident
+      // memory): with the Chromium warm-up in the background, the server answers before it needs it.
+      const { default: puppeteer } = await import('puppeteer-core');
       const browser = await puppeteer.launch({
         ...(await dyingWithServer(options.executablePath, profile)),
         headless: true,
@@ -184,6 +187,7 @@ async function dyingWithServer(executablePath: string, profile: string): Promise
   if (prefix.length === 0) return { executablePath, args: ARGS, userDataDir: profile };
   // setpriv exists; say so when the browser does not, as puppeteer would.
   if (!existsSync(executablePath)) throw new Error(`Browser was not found at the configured executablePath (${executablePath})`);
+  const { default: puppeteer } = await import('puppeteer-core');
   const chromiumArgs = await puppeteer.defaultArgs({ headless: true, args: ARGS, userDataDir: profile });
   return { executablePath: prefix[0]!, ignoreDefaultArgs: true, args: [...prefix.slice(1), executablePath, ...chromiumArgs], userDataDir: profile };
 }

@@ -4,7 +4,7 @@ import { rename, rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { TimeoutError, type Browser, type Page, type PDFOptions } from 'puppeteer-core';
+import type { Browser, Page, PDFOptions } from 'puppeteer-core';
 import { startPolicyProxy } from '../net/policy-proxy.js';
 import { HtmlEngineError } from './errors.js';
 import { readHtml, withBaseUrl } from './html-input.js';
@@ -59,6 +59,8 @@ async function load(page: Page, html: string, javascript: boolean, loadTimeoutMs
     // Without scripts, `load` already covers every resource; with them, fetches may start later.
     if (javascript) await page.waitForNetworkIdle({ idleTime: NETWORK_QUIET_MS, concurrency: 0, timeout: Math.max(1, deadline - Date.now()) });
   } catch (error) {
+    // puppeteer is loaded by now (the page exists); imported here so that loading this module does not load it.
+    const { TimeoutError } = await import('puppeteer-core');
     if (!(error instanceof TimeoutError)) throw error;
     // Pending loads would hold up printing for seconds; stop them as the browser's stop button does.
     await page.evaluate('window.stop()');

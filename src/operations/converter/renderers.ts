@@ -6,7 +6,7 @@ import type { HtmlJob, PageSetup } from '../../engines/chromium/types.js';
 import { detectFormat } from '../../engines/format/detect-format.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import { imageToPdf } from '../../engines/image/image-to-pdf.js';
-import { mailToHtml, readMail, type MailMessage } from '../../engines/mail/index.js';
+import type { MailMessage } from '../../engines/mail/index.js';
 import type { AddressPolicyOptions } from '../../engines/net/address-policy.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import { InProcessWorker, type Task } from '../../engines/pool/in-process-worker.js';
@@ -97,6 +97,8 @@ export function createRenderers(engines: RendererEngines): Partial<Record<InputK
     },
 
     mail: async (context) => {
+      // Loaded with the first e-mail: mailparser, msgreader and their decoders cost ~10 MB of idle memory.
+      const { mailToHtml, readMail } = await import('../../engines/mail/index.js');
       const mail = context.settings.options.mail ?? {};
       const message = await readMail(context.input, context.type.key === 'msg' ? 'msg' : 'eml', {
         maxBytes: engines.maxTextBytes,
