@@ -17,41 +17,14 @@ import {
   type AttachmentSelection,
   type NewAttachment,
 } from '../../../engines/pdf-edit/document/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { requirePage, selectPages } from '../pages.js';
+import type { AttachmentOptions } from './attachment.schema.js';
 
-type Metrics = 'pt' | 'pc' | 'px' | 'mm' | 'in';
-
-export interface AttachmentSelectionOptions {
-  context?: 'page' | 'document' | 'all';
-  fileMask?: string;
-  pages?: string;
-}
-
-export interface FileAttachmentOptions {
-  annotation?: {
-    color?: string;
-    height?: number;
-    icon?: 'graph' | 'paperclip' | 'pushPin' | 'tag' | 'none';
-    lockedPosition?: boolean;
-    opacity?: number;
-    page?: number;
-    point?: { coordinates?: 'pdf' | 'user'; metrics?: Metrics; x?: number; y?: number };
-    popupText?: string;
-    width?: number;
-  };
-  creator?: string;
-  data?: FileData;
-  fileName?: string;
-  mimeType?: string;
-}
-
-export interface AttachmentOptions {
-  add?: { file?: FileAttachmentOptions[] };
-  extract?: { folderNameTemplate?: string; selection?: AttachmentSelectionOptions[]; singleFileAsZip?: boolean };
-  remove?: { selection?: AttachmentSelectionOptions[] };
-}
+type Metrics = NonNullable<FileAttachmentOptions['annotation']>['point']['metrics'];
+type AttachmentSelectionOptions = NonNullable<NonNullable<AttachmentOptions['extract']>['selection']>[number];
+type FileAttachmentOptions = NonNullable<NonNullable<AttachmentOptions['add']>['file']>[number];
 
 const POINTS_PER: Record<Metrics, number> = { pt: 1, pc: 12, px: 0.75, mm: 72 / 25.4, in: 72 };
 const ICONS = { graph: 'Graph', paperclip: 'Paperclip', pushPin: 'PushPin', tag: 'Tag', none: undefined } as const;
@@ -70,7 +43,7 @@ export const attachmentOperation: ToolboxOperation<AttachmentOptions> = {
     if (!options.add && !options.remove && !options.extract) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, remove or extract.`);
     }
-    const edit = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
+    const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
     const pageCount = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
     if (options.remove && (options.remove.selection ?? []).length === 0) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.remove.selection: name the attachments to remove ([{}] selects every one).`);
@@ -93,15 +66,15 @@ export const attachmentOperation: ToolboxOperation<AttachmentOptions> = {
 };
 
 async function extract(input: WorkFile, options: NonNullable<AttachmentOptions['extract']>, pageCount: number, field: string, context: ToolboxContext): Promise<WorkFile> {
-  const template = options.folderNameTemplate ?? 'page[%d]';
+  const template = options.folderNameTemplate;
   const folder = (page: number): string => template.replace(/%d/g, String(page));
   const problem = template === '' ? 'empty' : unsafeNameReason(folder(1)) ?? (folder(1).includes('/') ? 'it contains "/"' : undefined);
   if (problem) throw new QuireError('PARAMETER', `Invalid parameter ${field}.extract.folderNameTemplate: "${template}" cannot name a folder (${problem}).`);
   const chosen = selections(options.selection, pageCount, `${field}.extract.selection`);
-  const edit = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
+  const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
   const files = await extractAttachments(input.path, chosen, context.scratch('data'), edit);
   if (files.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}.extract.selection: no embedded attachment matches.`);
-  if (files.length === 1 && options.singleFileAsZip === false) {
+  if (files.length === 1 && !options.singleFileAsZip) {
     const only = files[0]!;
     return { path: only.file, type: await typeOf(only.file, only.name) };
   }
@@ -126,13 +99,12 @@ function selections(list: AttachmentSelectionOptions[] | undefined, pageCount: n
   if (!list || list.length === 0) return [{ scope: 'all', matches: () => true }];
   return list.map((item, index) => {
     const at = `${field}[${index}]`;
-    const scope = item.context ?? 'all';
-    const pages = item.pages ?? '';
+    const { context: scope, pages } = item;
     if (scope === 'document' && pages.trim() !== '') {
       throw new QuireError('PARAMETER', `Invalid parameter ${at}.pages: pages select page-level attachments; context "document" has none (use "page" or "all").`);
     }
     const selected = pages.trim() === '' || pages.trim() === '*' ? undefined : new Set(selectPages(pages, pageCount, `${at}.pages`));
-    return { scope, matches: fileMask(item.fileMask ?? ''), ...(selected ? { pages: selected } : {}) };
+    return { scope, matches: fileMask(item.fileMask), ...(selected ? { pages: selected } : {}) };
   });
 }
 
@@ -148,12 +120,12 @@ async function newAttachments(files: FileAttachmentOptions[], pageCount: number,
   const result: NewAttachment[] = [];
   for (const [index, file] of files.entries()) {
     const at = `${field}[${index}]`;
-    const name = fileNameOf(file.fileName ?? '', `${at}.fileName`);
-    const mimeType = mimeTypeFor(file.mimeType ?? '', name, `${at}.mimeType`);
+    const name = fileNameOf(file.fileName, `${at}.fileName`);
+    const mimeType = mimeTypeFor(file.mimeType, name, `${at}.mimeType`);
     const data = decodeFileData(file.data, `${at}.data`);
     const dataFile = context.scratch('bin');
     const { size, md5 } = await writeEmbeddedData(data, dataFile);
-    const creator = file.creator ?? '';
+    const { creator } = file;
     const attachment: NewAttachment = { name, dataFile, size, md5, mimeType, created, ...(creator ? { collectionItem: { '/Creator': `u:${creator}` } } : {}) };
     if (file.annotation) attachment.annotation = placement(file.annotation, creator, pageCount, `${at}.annotation`);
     result.push(attachment);
@@ -176,24 +148,23 @@ export function mimeTypeFor(given: string, name: string, at: string): string {
 }
 
 function placement(annotation: NonNullable<FileAttachmentOptions['annotation']>, creator: string, pageCount: number, at: string): AnnotationPlacement {
-  const page = requirePage(annotation.page ?? 1, pageCount, `${at}.page`);
-  if (!annotation.point) throw new QuireError('PARAMETER', `Invalid parameter ${at}.point: required.`);
-  const unit = POINTS_PER[annotation.point.metrics ?? 'mm'];
-  const color = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(annotation.color ?? '#4800FF');
+  const page = requirePage(annotation.page, pageCount, `${at}.page`);
+  const unit = POINTS_PER[annotation.point.metrics];
+  const color = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(annotation.color);
   if (!color) throw new QuireError('PARAMETER', `Invalid parameter ${at}.color: "${annotation.color}" is not #RRGGBB.`);
   const channel = (hex: string): number => Math.round((Number.parseInt(hex, 16) / 255) * 10_000) / 10_000;
   return {
     page,
-    x: (annotation.point.x ?? 0) * unit,
-    y: (annotation.point.y ?? 0) * unit,
-    width: (annotation.width ?? 0) * unit,
-    height: (annotation.height ?? 0) * unit,
-    fromTop: (annotation.point.coordinates ?? 'user') === 'user',
-    icon: ICONS[annotation.icon ?? 'paperclip'],
+    x: annotation.point.x * unit,
+    y: annotation.point.y * unit,
+    width: annotation.width * unit,
+    height: annotation.height * unit,
+    fromTop: annotation.point.coordinates === 'user',
+    icon: ICONS[annotation.icon],
     color: [channel(color[1]!), channel(color[2]!), channel(color[3]!)],
-    opacity: Math.min(100, Math.max(0, annotation.opacity ?? 100)) / 100,
-    locked: annotation.lockedPosition ?? true,
-    popupText: annotation.popupText ?? '',
+    opacity: annotation.opacity / 100,
+    locked: annotation.lockedPosition,
+    popupText: annotation.popupText,
     author: creator,
   };
 }

@@ -32,23 +32,12 @@ import {
   type ToolLimits,
 } from '../../../engines/poppler/index.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
+import { defaultsOf } from '../../option-schema.js';
 import { selectPages } from '../pages.js';
+import { extractionOptions, type ExtractionOptions } from './extraction.schema.js';
 
-export type ExtractionFileFormat = 'text' | 'xml' | 'json' | 'zip';
-
-interface Selection {
-  pages?: string;
-  fileFormat?: ExtractionFileFormat;
-}
-
-export interface ExtractionOptions {
-  text?: Selection;
-  words?: Selection & { delimitAfterPunctuation?: boolean; extendedSequenceCharacters?: boolean; removePunctuation?: boolean };
-  paragraphs?: Selection;
-  links?: Selection & { text?: { fromText?: boolean; protocol?: string; withoutProtocol?: boolean } };
-  images?: Selection & { fallbackFormat?: 'png' | 'jpeg'; fileNameTemplate?: string; folderNameTemplate?: string };
-  info?: Selection;
-}
+/** Without `links.text`: its defaults. */
+const NO_TEXT_LINKS = defaultsOf(extractionOptions.properties.links.properties.text);
 
 type Kind = keyof ExtractionOptions;
 const KINDS: readonly Kind[] = ['text', 'words', 'paragraphs', 'links', 'images', 'info'];
@@ -83,25 +72,25 @@ export const extractionOperation: ToolboxOperation<ExtractionOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const kind = chosenKind(options, field);
-    const settings = options[kind] ?? {};
+    const settings = options[kind]!;
     const kindField = `${field}.${kind}`;
-    const fileFormat = settings.fileFormat ?? (kind === 'images' ? 'zip' : 'xml');
+    const { fileFormat } = settings;
     if (fileFormat === 'zip' && kind !== 'images') {
       throw new QuireError('PARAMETER', `Invalid parameter ${kindField}.fileFormat: "zip" is the format of image extraction; ${kind} are written as text, xml or json.`);
     }
     const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to extract from.`);
-    const pages = selectPages(settings.pages ?? '', count, `${kindField}.pages`);
+    const pages = selectPages(settings.pages, count, `${kindField}.pages`);
     const job: Job = {
       input,
       pages,
       context,
-      limits: { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs },
+      limits: { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler },
       field: kindField,
     };
 
     if (kind === 'images' && fileFormat === 'zip') {
-      const output = await imagesZip(job, options.images ?? {});
+      const output = await imagesZip(job, options.images!);
       await requireResultWithin(output, context.maxResultBytes, 'extraction result');
       return { path: output, type: fileTypeByKey('zip') };
     }
@@ -110,10 +99,10 @@ export const extractionOperation: ToolboxOperation<ExtractionOptions> = {
     let plain: () => string;
     switch (kind) {
       case 'text': ({ model, plain } = await textModel(job)); break;
-      case 'words': ({ model, plain } = await wordsModel(job, options.words ?? {})); break;
+      case 'words': ({ model, plain } = await wordsModel(job, options.words!)); break;
       case 'paragraphs': ({ model, plain } = await paragraphsModel(job)); break;
-      case 'links': ({ model, plain } = await linksModel(job, options.links ?? {})); break;
-      case 'images': ({ model, plain } = await imagesModel(job, options.images ?? {})); break;
+      case 'links': ({ model, plain } = await linksModel(job, options.links!)); break;
+      case 'images': ({ model, plain } = await imagesModel(job, options.images!)); break;
       case 'info': ({ model, plain } = await infoModel(job)); break;
     }
     const extension = fileFormat === 'text' ? 'txt' : fileFormat;
@@ -203,9 +192,9 @@ async function textModel(job: Job): Promise<{ model: { document: Json }; plain: 
 
 async function wordsModel(job: Job, options: NonNullable<ExtractionOptions['words']>): Promise<{ model: { document: Json }; plain: () => string }> {
   const rules = {
-    delimitAfterPunctuation: options.delimitAfterPunctuation ?? true,
-    extendedSequenceCharacters: options.extendedSequenceCharacters ?? false,
-    removePunctuation: options.removePunctuation ?? false,
+    delimitAfterPunctuation: options.delimitAfterPunctuation,
+    extendedSequenceCharacters: options.extendedSequenceCharacters,
+    removePunctuation: options.removePunctuation,
   };
   const [layouts, geometry] = await Promise.all([layoutsOf(job), geometryOf(job)]);
   const words = new Map<number, LayoutWord[]>();
@@ -260,10 +249,10 @@ interface LinkEntry {
 }
 
 async function linksModel(job: Job, options: NonNullable<ExtractionOptions['links']>): Promise<{ model: { document: Json }; plain: () => string }> {
-  const fromText = options.text?.fromText ?? false;
-  const rules = { protocol: options.text?.protocol ?? '', withoutProtocol: options.text?.withoutProtocol ?? true };
+  const { fromText, protocol, withoutProtocol } = options.text ?? NO_TEXT_LINKS;
+  const rules = { protocol, withoutProtocol };
   const [annotations, layouts, geometry] = await Promise.all([
-    readLinks(job.input.path, job.pages, { ...job.limits, maxJsonBytes: 256 * 1024 * 1024, maxAnnotations: 200_000 }),
+    readLinks(job.input.path, job.pages, { ...job.limits, qpdf: job.context.engines.qpdf, maxJsonBytes: 256 * 1024 * 1024, maxAnnotations: 200_000 }),
     layoutsOf(job),
     geometryOf(job),
   ]);
@@ -326,9 +315,9 @@ interface ImagePlan {
 
 /** Folder and file names of every image (checked before anything is extracted). */
 function planImages(job: Job, images: (PageImage & { page: number })[], options: NonNullable<ExtractionOptions['images']>): ImagePlan[] {
-  const folderTemplate = options.folderNameTemplate ?? 'page[%d]';
-  const fileTemplate = options.fileNameTemplate ?? 'file[%d]';
-  const fallback = options.fallbackFormat ?? 'png';
+  const folderTemplate = options.folderNameTemplate;
+  const fileTemplate = options.fileNameTemplate;
+  const fallback = options.fallbackFormat;
   const perPage = new Map<number, number>();
   const used = new Set<string>();
   return images.map((image) => {
@@ -394,7 +383,7 @@ async function imagesModel(job: Job, options: NonNullable<ExtractionOptions['ima
 async function imagesZip(job: Job, options: NonNullable<ExtractionOptions['images']>): Promise<string> {
   const runs = await imagesOf(job);
   const plans = new Map(planImages(job, runs.flatMap((r) => r.images), options).map((plan) => [plan.image, plan]));
-  const jpeg = (options.fallbackFormat ?? 'png') === 'jpeg';
+  const jpeg = options.fallbackFormat === 'jpeg';
   const sources: { name: string; file: string }[] = [];
   for (const { run, images } of runs) {
     if (images.length === 0) continue;
@@ -426,7 +415,7 @@ async function imagesZip(job: Job, options: NonNullable<ExtractionOptions['image
 
 async function infoModel(job: Job): Promise<{ model: { document: Json }; plain: () => string }> {
   const timeoutMs = Math.max(1, Math.min(job.context.engines.toolTimeoutMs, job.context.deadline - Date.now()));
-  const inspector = createPdfInspector({ timeoutMs, maxPages: highest(job.pages) });
+  const inspector = createPdfInspector({ qpdf: job.context.engines.qpdf, timeoutMs, maxPages: highest(job.pages) });
   const [metadata, runs] = await Promise.all([inspector.metadata(job.input.path), imagesOf(job)]);
   const selected = new Set(job.pages);
   const document = {

@@ -9,28 +9,13 @@ import {
   type PortfolioEdit,
   type PortfolioNewFile,
   type PortfolioSelection,
-  type SortKey,
 } from '../../../engines/pdf-edit/document/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { asParameter, fileNameOf, mimeTypeFor, typeOf, zipResult } from './attachment.js';
+import type { PortfolioOptions } from './portfolio.schema.js';
 
-interface SelectionOptions {
-  fileName?: string;
-  path?: string;
-}
-
-export interface PortfolioOptions {
-  add?: {
-    file?: { creator?: string; data?: FileData; fileName?: string; mimeType?: string; path?: string }[];
-    folder?: { path?: string }[];
-    initialDocumentPath?: string;
-    initialFileName?: string;
-  };
-  extract?: { selection?: SelectionOptions[]; singleFileAsZip?: boolean };
-  remove?: { initialDocumentPath?: string; initialFileName?: string; selection?: SelectionOptions[] };
-  sort?: { namedCriteria?: { ascending?: boolean; displayName?: string; key?: SortKey }[] };
-}
+type SelectionOptions = NonNullable<NonNullable<PortfolioOptions['extract']>['selection']>[number];
 
 /**
  * `portfolio`: a PDF portfolio with folders. `remove` (selected files or whole folders), then `add`
@@ -49,13 +34,13 @@ export const portfolioOperation: ToolboxOperation<PortfolioOptions> = {
     const edit: PortfolioEdit = { now: new Date() };
     if (options.remove) {
       edit.remove = (options.remove.selection ?? []).map((s, i) => selection(s, `${field}.remove.selection[${i}]`));
-      const changesInitial = (options.remove.initialFileName ?? '') !== '' || (options.remove.initialDocumentPath ?? '') !== '';
+      const changesInitial = options.remove.initialFileName !== '' || options.remove.initialDocumentPath !== '';
       if (edit.remove.length === 0 && !changesInitial) {
         throw new QuireError('PARAMETER', `Invalid parameter ${field}.remove.selection: name the files or folders to remove ({"path":"/"} removes everything).`);
       }
     }
     if (options.add) {
-      edit.addFolders = (options.add.folder ?? []).map((f, i) => folderPath(f.path ?? '', `${field}.add.folder[${i}].path`));
+      edit.addFolders = (options.add.folder ?? []).map((f, i) => folderPath(f.path, `${field}.add.folder[${i}].path`));
       edit.addFiles = await newFiles(options.add.file ?? [], `${field}.add.file`, edit.now, context);
     }
     const fromAdd = initialSelection(options.add, `${field}.add`);
@@ -65,9 +50,9 @@ export const portfolioOperation: ToolboxOperation<PortfolioOptions> = {
       edit.initialLabel = fromAdd ? 'add.initialFileName' : 'remove.initialFileName';
     }
     if (options.sort) {
-      edit.sort = (options.sort.namedCriteria ?? []).map((c) => ({ key: c.key ?? 'fileName', ascending: c.ascending ?? true, displayName: c.displayName ?? '' }));
+      edit.sort = (options.sort.namedCriteria ?? []).map((c) => ({ key: c.key, ascending: c.ascending, displayName: c.displayName }));
     }
-    const tools = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
+    const tools = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
     let current: WorkFile = input;
     try {
       if (options.add || options.remove || options.sort) {
@@ -78,7 +63,7 @@ export const portfolioOperation: ToolboxOperation<PortfolioOptions> = {
       if (options.extract) {
         const chosen = (options.extract.selection ?? []).map((s, i) => selection(s, `${field}.extract.selection[${i}]`));
         const files = await extractPortfolio(current.path, chosen, context.scratch('data'), tools);
-        if (files.length === 1 && options.extract.singleFileAsZip === false) {
+        if (files.length === 1 && !options.extract.singleFileAsZip) {
           const only = files[0]!;
           current = { path: only.file, type: await typeOf(only.file, only.name) };
         } else {
@@ -106,13 +91,13 @@ function folderPath(raw: string, at: string): string[] {
 }
 
 function selection(item: SelectionOptions, at: string): PortfolioSelection {
-  const fileName = item.fileName ?? '';
-  return { path: folderPath(item.path ?? '', `${at}.path`), fileName: fileName === '' ? '' : fileNameOf(fileName, `${at}.fileName`) };
+  const { fileName } = item;
+  return { path: folderPath(item.path, `${at}.path`), fileName: fileName === '' ? '' : fileNameOf(fileName, `${at}.fileName`) };
 }
 
-function initialSelection(options: { initialDocumentPath?: string; initialFileName?: string } | undefined, at: string): PortfolioSelection | undefined {
-  const path = options?.initialDocumentPath ?? '';
-  const fileName = options?.initialFileName ?? '';
+function initialSelection(options: { initialDocumentPath: string; initialFileName: string } | undefined, at: string): PortfolioSelection | undefined {
+  if (!options) return undefined;
+  const { initialDocumentPath: path, initialFileName: fileName } = options;
   if (path === '' && fileName === '') return undefined;
   if (fileName === '') throw new QuireError('PARAMETER', `Invalid parameter ${at}.initialFileName: required with initialDocumentPath.`);
   return { path: folderPath(path, `${at}.initialDocumentPath`), fileName: fileNameOf(fileName, `${at}.initialFileName`) };
@@ -122,13 +107,13 @@ async function newFiles(files: NonNullable<PortfolioOptions['add']>['file'] & ob
   const result: PortfolioNewFile[] = [];
   for (const [index, file] of files.entries()) {
     const at = `${field}[${index}]`;
-    const name = fileNameOf(file.fileName ?? '', `${at}.fileName`);
-    const mimeType = mimeTypeFor(file.mimeType ?? '', name, `${at}.mimeType`);
-    const folder = folderPath(file.path ?? '', `${at}.path`);
+    const name = fileNameOf(file.fileName, `${at}.fileName`);
+    const mimeType = mimeTypeFor(file.mimeType, name, `${at}.mimeType`);
+    const folder = folderPath(file.path, `${at}.path`);
     const data = decodeFileData(file.data, `${at}.data`);
     const dataFile = context.scratch('bin');
     const { size, md5 } = await writeEmbeddedData(data, dataFile);
-    const creator = file.creator ?? '';
+    const { creator } = file;
     result.push({ name, path: folder, dataFile, size, md5, mimeType, created, ...(creator ? { collectionItem: { '/Creator': `u:${creator}` } } : {}) });
   }
   return result;
