@@ -22,6 +22,7 @@ import { memoryCapsAvailable, run } from './engines/process/run.js';
 import { configureTools } from './engines/process/tools.js';
 import type { ExecutableState } from './operations/admin/server-status.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
+import type { EngineName } from './operations/webservice.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
 
 /** The started engines of the server and how to stop them. */
@@ -45,8 +46,8 @@ export interface Engines {
 
 export type PoolJob = PoolEvents['job'][0];
 
-/** The engines a health check covers: the pools, and the tools that run as one process per call. */
-export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler';
+/** The engines a health check covers: one vocabulary with the web-service modules' `engines` (operations/webservice.ts). */
+export type { EngineName };
 export type EngineHealth = Record<EngineName, ExecutableState>;
 
 /** Longest wait for one engine's answer: a status page must not hang on a stuck engine. */

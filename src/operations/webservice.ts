@@ -26,6 +26,8 @@ import type { DocumentStep, NestedSteps } from './transaction/document-transacti
 export interface WebServiceModule<S = unknown> {
   /** One of the reference's seven names (core/webservices.ts): the wire enumeration of statuses and statistics. */
   readonly name: WebserviceName;
+  /** Its routes' prefix under the REST base: `/<name>` (the reference puts every operation there). */
+  readonly prefix: string;
   /** The OpenAPI tag of its routes (the reference's tag and description: `referenceTag(name)`). */
   readonly tag: { name: string; description: string };
   /** The engines it needs, by the health check's names: `admin/server/status` reports them and adds up their pools. */
@@ -81,7 +83,7 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
  */
 export interface WebServiceRoute<S, P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
   method: 'POST';
-  /** Under the REST base, e.g. `/converter/:documentId`. */
+  /** Under the module's prefix, e.g. `/:documentId` (`''`: the prefix itself, as `POST urlconverter`). */
   path: string;
   operationId: string;
   summary: string;

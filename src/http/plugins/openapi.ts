@@ -1,5 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { REFERENCE_TAGS } from '../../core/webservices.js';
+import { webServiceModule } from '../../operations/webservices.js';
 import type { BuildInfo } from '../../version.js';
 import { shared } from '../schemas/shared.js';
 
@@ -19,17 +21,15 @@ declare module 'fastify' {
   }
 }
 
+/**
+ * The interface's tags: the web services' in the reference's order, each as its registered module
+ * declares it (the reference's tag for a service this server does not offer: the interface lists all).
+ */
 const TAGS: Array<{ name: string; description: string }> = [
   { name: 'authentication', description: 'Log in, log out, renew a session, user information, user certificates' },
   { name: 'documents', description: 'Document storage of the session' },
   { name: 'administration', description: 'Server settings, status, logs, sessions, statistics, replay queue (administrative rights)' },
-  { name: 'converter', description: 'Convert documents of other formats to PDF' },
-  { name: 'pdfa', description: 'Convert and validate PDF documents to PDF/A' },
-  { name: 'ocr', description: 'Text recognition on images or PDF documents' },
-  { name: 'signature', description: 'Digitally sign PDF documents' },
-  { name: 'toolbox', description: 'Edit PDF documents (split, merge, export, ...)' },
-  { name: 'urlconverter', description: 'Convert web sites to PDF' },
-  { name: 'barcode', description: 'Apply or recognise barcodes' },
+  ...REFERENCE_TAGS.map((tag) => webServiceModule(tag.name)?.tag ?? tag),
   { name: 'portal', description: 'For the portal application only; may change without notice' },
   { name: 'experimental', description: 'May change at any time without notice' },
 ];

@@ -9,11 +9,15 @@ declare module 'fastify' {
     /** The webPDF errorCode the error handler answered with, for observers. */
     quireErrorCode?: number;
   }
+  interface FastifyContextConfig {
+    /** The web service a route's calls count under (a web-service module's `statistics` name). */
+    statistics?: string;
+  }
 }
 
 /**
- * Emits one OperationEvent per answered request under the REST base: the web service is the first
- * path segment after the base (`converter`, `toolbox`, `documents`, `admin`, ...). Metrics count
+ * Emits one OperationEvent per answered request under the REST base: the web service is the route's
+ * `statistics` name (web-service modules set it), else the first path segment after the base (`converter`, `toolbox`, `documents`, `admin`, ...). Metrics count
  * every request; the statistics keep the web-service operations (`WEBSERVICES`).
  */
 export function registerOperationObserver(app: FastifyInstance, options: { restBase: string; events: OperationEvents }): void {
@@ -21,7 +25,7 @@ export function registerOperationObserver(app: FastifyInstance, options: { restB
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url;
     if (route === undefined || !route.startsWith(`${restBase}/`)) return;
-    const webservice = route.slice(restBase.length + 1).split('/')[0] || 'root';
+    const webservice = request.routeOptions.config.statistics ?? (route.slice(restBase.length + 1).split('/')[0] || 'root');
     const elapsed = reply.elapsedTime;
     events.emit({
       webservice,

@@ -34,8 +34,10 @@ export const webServiceRoutes: FastifyPluginAsyncTypebox<WebServiceRoutes> = asy
       };
       app.route({
         method: route.method,
-        url: route.path,
+        url: `${module.prefix}${route.path}`,
         schema,
+        // The statistics and metrics count the call under the module's statistics name.
+        config: { statistics: module.statistics },
         handler: async (request, reply) => {
           const answer = await route.run(service, request.session!, {
             params: request.params as never,

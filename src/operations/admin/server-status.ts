@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Config } from '../../config/load.js';
 import { Errors } from '../../core/errors.js';
 import { WEBSERVICES, type WebserviceName } from '../../core/webservices.js';
+import { webServiceModule } from '../webservices.js';
 import type { PoolStats } from '../../engines/pool/worker-pool.js';
 import { gcTotals } from '../../observability/metrics-process.js';
 import { heapReading, MachineReader } from '../../observability/metrics-runtime.js';
@@ -29,18 +30,12 @@ export interface ServerStatusDeps {
 }
 
 /**
- * The engines each web service of reference §7 needs. A web service Quire does not offer yet has
- * none and is reported `disabled`; the one that gains routes lists its engines here.
+ * The engines each web service of reference §7 needs: its module's `engines` (operations/webservices.ts).
+ * A web service this server does not offer has none and is reported `disabled`.
  */
-const WEBSERVICE_ENGINES: Record<WebserviceName, readonly string[]> = {
-  converter: ['libreoffice', 'chromium', 'images', 'ghostscript', 'qpdf'],
-  toolbox: ['qpdf', 'ghostscript', 'poppler'],
-  pdfa: [],
-  signature: [],
-  ocr: [],
-  barcode: [],
-  urlconverter: [],
-};
+function webserviceEngines(name: WebserviceName): readonly string[] {
+  return webServiceModule(name)?.engines ?? [];
+}
 
 /** Health checks start processes and ping workers: one result serves the status calls of a few seconds. */
 const HEALTH_TTL_MS = 5_000;
@@ -183,7 +178,7 @@ export class ServerStatusService {
   }
 
   private webserviceStatus(name: WebserviceName, health: Readonly<Record<string, ExecutableState>>, pools: PoolStats[]): AdminWebserviceStatus {
-    const engines = WEBSERVICE_ENGINES[name];
+    const engines = webserviceEngines(name);
     const executables = Object.fromEntries(
       engines.map((engine) => {
         // The reference's states have no `starting`: an engine still warming up is not known yet.

@@ -9,6 +9,7 @@ const converterRoute = route<ConverterService>();
 /** The converter web service (webPDF §10.4): a stored document becomes a PDF in place. */
 export const converterModule: WebServiceModule<ConverterService> = {
   name: 'converter',
+  prefix: '/converter',
   tag: referenceTag('converter'),
   engines: ['libreoffice', 'chromium', 'images', 'ghostscript', 'qpdf'],
   statistics: 'converter',
@@ -27,7 +28,7 @@ export const converterModule: WebServiceModule<ConverterService> = {
   routes: [
     converterRoute({
       method: 'POST',
-      path: '/converter/new',
+      path: '/new',
       operationId: 'convertNew',
       summary: 'Refused: the converter needs a stored document to convert (upload it, then call converter/{documentId})',
       async run() {
@@ -36,7 +37,7 @@ export const converterModule: WebServiceModule<ConverterService> = {
     }),
     converterRoute({
       method: 'POST',
-      path: '/converter/:documentId',
+      path: '/:documentId',
       operationId: 'convert',
       summary:
         'Convert a stored document (Office, text, HTML, images, e-mail, PostScript, PDF) to PDF; answers 303 to its information. With report.fontIsMissing / report.fontAliasUsage, findings come as Warning headers (299).',

@@ -15,6 +15,7 @@ export const ToolboxNewQuery = Type.Object({
 /** The toolbox web service (webPDF §10.9): operations on a stored PDF, or on a new document. */
 export const toolboxModule: WebServiceModule<ToolboxService> = {
   name: 'toolbox',
+  prefix: '/toolbox',
   tag: referenceTag('toolbox'),
   engines: ['qpdf', 'ghostscript', 'poppler'],
   statistics: 'toolbox',
@@ -35,7 +36,7 @@ export const toolboxModule: WebServiceModule<ToolboxService> = {
   routes: [
     toolboxRoute({
       method: 'POST',
-      path: '/toolbox/new',
+      path: '/new',
       operationId: 'toolboxNew',
       summary: 'Run toolbox operations on a new, empty document named `name`; answers 303 to the new document',
       querystring: ToolboxNewQuery,
@@ -48,7 +49,7 @@ export const toolboxModule: WebServiceModule<ToolboxService> = {
     }),
     toolboxRoute({
       method: 'POST',
-      path: '/toolbox/:documentId',
+      path: '/:documentId',
       operationId: 'toolbox',
       summary: 'Run toolbox operations in array order on a stored document, as one transaction; answers 303 to its information',
       params: DocumentIdParams,
