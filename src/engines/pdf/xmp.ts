@@ -8,8 +8,9 @@ import type { XMLParser } from 'fast-xml-parser';
  * (pdfaid:part="2") occur.
  *
  * The prefix is matched through the namespace URI, so a packet that binds the PDF/A namespace to
- * another prefix is read as well. Entities declared in a DOCTYPE are not expanded (the parser's
- * default), so a packet cannot grow in memory.
+ * another prefix is read as well. Entities declared in a DOCTYPE expand to at most
+ * MAX_EXPANDED_LENGTH characters in all (external ones never): beyond that the packet counts as
+ * unreadable, so a hostile packet cannot grow in memory.
  */
 
 const PDFA_ID_NS = 'http://www.aiim.org/pdfa/ns/id/';
@@ -30,6 +31,8 @@ type OrderedNode = Record<string, unknown> & { ':@'?: Record<string, string> };
  */
 let parser: XMLParser | undefined;
 
+const MAX_EXPANDED_LENGTH = 100_000;
+
 function xmlParser(): XMLParser {
   const { XMLParser: Parser } = createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser');
   return (parser ??= new Parser({
@@ -38,6 +41,7 @@ function xmlParser(): XMLParser {
     attributeNamePrefix: '',
     // Character references (&#x20AC;) are decoded only with htmlEntities.
     htmlEntities: true,
+    processEntities: { enabled: true, maxExpandedLength: MAX_EXPANDED_LENGTH },
     parseTagValue: false,
     parseAttributeValue: false,
     trimValues: false,
