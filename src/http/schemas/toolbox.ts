@@ -50,8 +50,3 @@ export const ToolboxOperation = component(
     { $id: 'Operation_ToolboxOperation' },
   ),
 );
-
-export const ToolboxNewQuery = Type.Object({
-  name: Type.Optional(Type.String({ default: 'empty.pdf', description: 'file name of the new document' })),
-  history: Type.Optional(Type.Boolean({ default: false })),
-});
