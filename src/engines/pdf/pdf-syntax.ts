@@ -3,6 +3,7 @@
  * an xref stream's dictionary and an encryption dictionary without a PDF library. It is used where
  * qpdf cannot help (qpdf refuses to open files with an encryption handler it does not know).
  */
+import { PdfEngineError } from './errors.js';
 
 export interface PdfName {
   readonly kind: 'name';
@@ -32,9 +33,13 @@ export class PdfSyntaxIncomplete extends Error {
   }
 }
 
-export class PdfSyntaxError extends Error {
+/**
+ * The bytes are not PDF syntax, or break one of the reader's bounds (nesting): the document is
+ * unreadable (`invalidPdf`, -7 for the client), never a server fault.
+ */
+export class PdfSyntaxError extends PdfEngineError {
   constructor(message: string, readonly position: number) {
-    super(`${message} at offset ${position}`);
+    super('invalidPdf', `${message} at offset ${position}`);
     this.name = 'PdfSyntaxError';
   }
 }
