@@ -177,8 +177,8 @@ export class ConverterService {
     const convert = settings.options.pdfa?.convert;
     if (!settings.options.pdfa) return {};
     if (!convert) throw new QuireError('PARAMETER', 'Invalid parameter converter.pdfa: give pdfa.convert with the level to produce.');
-    const level = convert.level ?? '3b';
-    if ((kind === 'office' || kind === 'delimited') && level in NATIVE_PDFA_LEVELS && !convert.zugferd && (convert.successReport ?? 'none') === 'none') {
+    const { level } = convert;
+    if ((kind === 'office' || kind === 'delimited') && level in NATIVE_PDFA_LEVELS && !convert.zugferd && convert.successReport === 'none') {
       return { native: level };
     }
     if (this.steps.pdfa) return { step: this.steps.pdfa };

@@ -1,88 +1,17 @@
 import { QuireError } from '../../core/errors.js';
 import { PageSelectionError, parsePageSelection, type PageSelection } from '../../core/page-selection.js';
+import { defaultsOf } from '../option-schema.js';
+import { ConverterImage, ConverterOffice, ConverterPage, type ConverterOptions } from './options.schema.js';
 
-/** `Operation_Converter` as the route hands it over (validated against the schema, defaults applied at the top level). */
-export interface ConverterOptions {
-  pages?: string;
-  embedFonts?: boolean;
-  compression?: boolean;
-  reduceResolution?: boolean;
-  dpi?: number;
-  jpegQuality?: number;
-  fileExtension?: string;
-  accessPassword?: string;
-  maxRecursion?: number;
-  page?: PageOptions;
-  html?: {
-    adjustFonts?: boolean;
-    baseURL?: string;
-    downloadImages?: boolean;
-    errorReport?: { format?: string; mode?: string };
-    imageMode?: string;
-    preferCSSPageSize?: boolean;
-    templateData?: unknown;
-    useAsTemplate?: boolean;
-    useBackground?: boolean;
-  };
-  mail?: {
-    adjustFonts?: boolean;
-    attachmentMode?: AttachmentMode;
-    downloadImages?: boolean;
-    ignoreMissingBodyChunk?: boolean;
-    reduceImageSize?: boolean;
-    resizeImages?: boolean;
-    resizeTables?: boolean;
-    useBackground?: boolean;
-  };
-  image?: { maintainAspectRatio?: boolean };
-  office?: { word?: { form?: { enabled?: boolean } } };
-  text?: {
-    syntaxHighlight?: object;
-    textHighlight?: TextStyleOptions;
-    useSyntaxDetection?: boolean;
-  };
-  report?: { contentProblems?: boolean; fontAliasUsage?: boolean; fontIsMissing?: boolean };
-  pdfa?: { convert?: PdfaConvertOptions; analyze?: { level?: string } };
-  signature?: object;
-  template?: object;
-  transform?: object;
-  officeBridge?: object;
-  sharePointBridge?: object;
-}
+export type { ConverterOptions };
 
-export type AttachmentMode = 'embed' | 'remove' | 'convert' | 'convertMerge' | 'convertEmbed' | 'convertMergeEmbed';
+/** `Operation_ConverterMail.attachmentMode`. */
+export type AttachmentMode = NonNullable<ConverterOptions['mail']>['attachmentMode'];
+type PageOptions = NonNullable<ConverterOptions['page']>;
 
-export interface PageOptions {
-  width?: number;
-  height?: number;
-  left?: number;
-  right?: number;
-  top?: number;
-  bottom?: number;
-  metrics?: 'pt' | 'pc' | 'px' | 'mm' | 'in';
-  header?: { source?: string; uri?: string; value?: string };
-  footer?: { source?: string; uri?: string; value?: string };
-}
-
-export interface TextStyleOptions {
-  color?: string;
-  fontFamily?: string;
-  fontOrigin?: string;
-  fontSize?: string;
-  lineHeight?: string;
-  lineNumbers?: boolean;
-  wordBreak?: 'auto' | 'none' | 'word' | 'all';
-}
-
-export interface PdfaConvertOptions {
-  level?: string;
-  autoTagging?: boolean;
-  errorReport?: string;
-  successReport?: string;
-  imageQuality?: number;
-  errorCorrection?: { enabled?: boolean };
-  zugferd?: unknown;
-}
+/** What absent members stand for: their schemas' defaults. */
+const NO_IMAGE = defaultsOf(ConverterImage);
+const NO_OFFICE_FORM = defaultsOf(ConverterOffice.properties.word.properties.form);
 
 /** Page geometry in millimetres. */
 export interface PageGeometry {
@@ -115,7 +44,8 @@ export interface ConversionSettings {
 }
 
 const MM_PER_UNIT = { mm: 1, in: 25.4, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96 } as const;
-const A4: PageGeometry = { width: 210, height: 297, top: 20, right: 20, bottom: 20, left: 20 };
+/** The `page` member's defaults: A4 with 20 mm margins. */
+const A4: PageGeometry = pageGeometry(defaultsOf(ConverterPage));
 
 /**
  * Checks the options and turns them into settings. An option that is valid in webPDF but that this
@@ -125,42 +55,42 @@ export function conversionSettings(options: ConverterOptions): ConversionSetting
   refuseUnsupported(options);
   let pages: PageSelection;
   try {
-    pages = parsePageSelection(options.pages ?? '');
+    pages = parsePageSelection(options.pages);
   } catch (error) {
     if (error instanceof PageSelectionError) throw new QuireError('PARAMETER', `Invalid parameter converter.pages: ${error.message}`);
     throw error;
   }
   const page = options.page ? pageGeometry(options.page) : undefined;
-  const dpi = options.dpi ?? 300;
+  const { dpi } = options;
   if (options.reduceResolution && dpi <= 0) {
     throw new QuireError('PARAMETER', 'Invalid parameter converter.dpi: reduceResolution needs a dpi above 0.');
   }
   return {
     pages,
-    embedFonts: options.embedFonts ?? false,
-    compression: options.compression ?? true,
+    embedFonts: options.embedFonts,
+    compression: options.compression,
     maxDpi: options.reduceResolution ? dpi : undefined,
-    jpegQuality: Math.max(1, options.jpegQuality ?? 90),
-    accessPassword: options.accessPassword ?? '',
+    jpegQuality: Math.max(1, options.jpegQuality),
+    accessPassword: options.accessPassword,
     page,
     layoutPage: page ?? A4,
     headerHtml: decodeHtml(options.page?.header, 'converter.page.header'),
     footerHtml: decodeHtml(options.page?.footer, 'converter.page.footer'),
-    maintainAspectRatio: options.image?.maintainAspectRatio ?? false,
-    formFields: options.office?.word?.form?.enabled ?? true,
+    maintainAspectRatio: (options.image ?? NO_IMAGE).maintainAspectRatio,
+    formFields: (options.office?.word?.form ?? NO_OFFICE_FORM).enabled,
     options,
   };
 }
 
 function pageGeometry(page: PageOptions): PageGeometry {
-  const unit = MM_PER_UNIT[page.metrics ?? 'mm'];
+  const unit = MM_PER_UNIT[page.metrics];
   const geometry = {
-    width: (page.width ?? 210) * unit,
-    height: (page.height ?? 297) * unit,
-    top: (page.top ?? 20) * unit,
-    right: (page.right ?? 20) * unit,
-    bottom: (page.bottom ?? 20) * unit,
-    left: (page.left ?? 20) * unit,
+    width: page.width * unit,
+    height: page.height * unit,
+    top: page.top * unit,
+    right: page.right * unit,
+    bottom: page.bottom * unit,
+    left: page.left * unit,
   };
   if (geometry.width < 10 || geometry.height < 10 || geometry.width > 5080 || geometry.height > 5080) {
     throw new QuireError('PARAMETER', 'Invalid parameter converter.page: width and height must be between 10 mm and 5080 mm (200 in).');
@@ -176,7 +106,7 @@ function pageGeometry(page: PageOptions): PageGeometry {
 
 function decodeHtml(data: PageOptions['header'], field: string): string | undefined {
   if (!data) return undefined;
-  if ((data.source ?? 'value') === 'uri') {
+  if (data.source === 'uri') {
     throw new QuireError('OPTION_UNSUPPORTED', `${field}.source "uri" is not supported: send the HTML Base64-encoded in ${field}.value.`);
   }
   if (!data.value) return undefined;

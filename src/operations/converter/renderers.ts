@@ -14,7 +14,13 @@ import { WorkerPool } from '../../engines/pool/worker-pool.js';
 import { decodeText, textToHtml } from '../../engines/text/index.js';
 import type { RenderContext, Renderer } from './converter-service.js';
 import type { InputKind } from './input-kind.js';
+import { defaultsOf } from '../option-schema.js';
 import type { AttachmentMode, PageGeometry } from './options.js';
+import { ConverterHtml, ConverterMail } from './options.schema.js';
+
+/** What absent `html` and `mail` members stand for: their schemas' defaults. */
+const NO_HTML = defaultsOf(ConverterHtml);
+const NO_MAIL = defaultsOf(ConverterMail);
 
 export interface RendererEngines {
   ghostscript: Ghostscript;
@@ -77,11 +83,11 @@ export function createRenderers(engines: RendererEngines): Partial<Record<InputK
 
   return {
     html: async (context) => {
-      const html = context.settings.options.html ?? {};
-      const baseURL = html.baseURL?.trim() || undefined;
+      const html = context.settings.options.html ?? NO_HTML;
+      const baseURL = html.baseURL.trim() || undefined;
       await printHtml(context, context.input, {
-        preferCSSPageSize: html.preferCSSPageSize ?? false,
-        printBackground: html.useBackground ?? true,
+        preferCSSPageSize: html.preferCSSPageSize,
+        printBackground: html.useBackground,
         // Uploaded HTML keeps its scripts (pages often build themselves); the network stays closed unless allowed.
         javascript: true,
         network: { allowRemote: Boolean(html.downloadImages || baseURL), ...(baseURL ? { baseURL } : {}), policy: engines.network },
@@ -99,19 +105,19 @@ export function createRenderers(engines: RendererEngines): Partial<Record<InputK
     mail: async (context) => {
       // Loaded with the first e-mail: mailparser, msgreader and their decoders cost ~10 MB of idle memory.
       const { mailToHtml, readMail } = await import('../../engines/mail/index.js');
-      const mail = context.settings.options.mail ?? {};
+      const mail = context.settings.options.mail ?? NO_MAIL;
       const message = await readMail(context.input, context.type.key === 'msg' ? 'msg' : 'eml', {
         maxBytes: engines.maxTextBytes,
         maxAttachments: MAX_MAIL_ATTACHMENTS,
       });
-      const mode: AttachmentMode = mail.attachmentMode ?? 'embed';
+      const mode: AttachmentMode = mail.attachmentMode;
       const file = path.join(context.workDir, `mail-${context.depth}.html`);
-      await writeFile(file, mailToHtml(message, { resizeImages: mail.resizeImages ?? false, resizeTables: mail.resizeTables ?? false }));
+      await writeFile(file, mailToHtml(message, { resizeImages: mail.resizeImages, resizeTables: mail.resizeTables }));
       const body = path.join(context.workDir, `mail-${context.depth}.pdf`);
       await printHtml({ ...context, output: body }, file, {
-        printBackground: mail.useBackground ?? true,
+        printBackground: mail.useBackground,
         javascript: false,
-        network: { allowRemote: mail.downloadImages ?? false, policy: engines.network },
+        network: { allowRemote: mail.downloadImages, policy: engines.network },
       });
       await addAttachments(context, message, mode, body, engines.rewriter);
     },
@@ -155,7 +161,7 @@ async function addAttachments(context: RenderContext, message: MailMessage, mode
   const files = message.attachments.filter((a) => !a.inline);
   const attach: { path: string; name: string; mimeType: string }[] = [];
   const merge: string[] = [];
-  const convert = mode !== 'embed' && mode !== 'remove' && context.depth <= (context.settings.options.maxRecursion ?? 1);
+  const convert = mode !== 'embed' && mode !== 'remove' && context.depth <= context.settings.options.maxRecursion;
   for (const [index, attachment] of files.entries()) {
     if (mode === 'remove') break;
     // Only our own names become paths; the sender's file name is display data.
