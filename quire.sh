@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quire's two everyday commands, safe to run on a fresh Debian 12 machine with Node 20:
 #   ./quire.sh start   install what is missing, build, start the server on port 8080 (PORT overrides)
-#   ./quire.sh test    install what is missing, build, type-check and run the whole test suite
+#   ./quire.sh test    install what is missing, build, lint, check the formatting, type-check, check the
+#                      import rule (dependency gate) and run the whole test suite
 # Also: ./quire.sh setup (install + build only), ./quire.sh bench (npm run bench).
 # Every step is idempotent: packages already present are not reinstalled, a build that is current is kept.
 set -euo pipefail
@@ -70,8 +71,15 @@ setup() {
 }
 
 run_tests() {
+  # In this order; the first check that fails stops the run (set -e).
+  log "linting (ESLint)"
+  npm run --silent lint
+  log "checking the formatting (Biome; 'npm run format' fixes it)"
+  npm run --silent format:check
   log "type-checking sources and tests"
   npx tsc -p tsconfig.json --noEmit
+  log "checking the import rule of docs/ARCHITECTURE.md (dependency-cruiser)"
+  npm run --silent gate
   log "running the test suite"
   local results; results=$(mktemp)
   local status=0
