@@ -5,6 +5,7 @@
 import type { ObjectFetcher, QDict, QValue } from './qpdf-json.js';
 import { asArray, asDict, asName, asNumber, asText, asTextOrName, isRef } from './qpdf-json.js';
 import type { FieldType, MetadataField, MetadataFormValue } from './types.js';
+import { buildXml, XML_DECLARATION, xmlElement, xmlText, type XmlOut } from '../xml/write.js';
 
 const FLAG_READ_ONLY = 1 << 0;
 const FLAG_REQUIRED = 1 << 1;
@@ -133,18 +134,6 @@ export function defaultValues(acroform: QValue | undefined): Map<string, string[
 
 // ---- XFDF (ISO 19444-1) ----
 
-/** Text for XML content and quoted attributes; characters XML 1.0 cannot carry are dropped. */
-export function escapeXml(text: string): string {
-  return text
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    // XML 1.0 cannot carry most control characters even escaped; drop them.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '');
-}
-
 /** Fully qualified field names ("person.name") as a tree of their parts, each named node holding its item. */
 export interface FieldNameNode<T> {
   children: Map<string, FieldNameNode<T>>;
@@ -182,18 +171,13 @@ export function toXfdf(fields: readonly ParsedField[]): Buffer {
  * PDF. No indentation: the document is xml:space="preserve", so white space between elements would be data.
  */
 export function xfdfDocument(fields: readonly { name: string; values: readonly string[] }[], fileName = ''): string {
-  const parts: string[] = ['<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve">'];
-  if (fileName) parts.push(`<f href="${escapeXml(fileName)}"/>`);
-  parts.push('<fields>');
-  const write = (node: FieldNameNode<{ values: readonly string[] }>): void => {
-    for (const [name, child] of node.children) {
-      parts.push(`<field name="${escapeXml(name)}">`);
-      for (const value of child.item?.values ?? []) parts.push(`<value>${escapeXml(value)}</value>`);
-      write(child);
-      parts.push('</field>');
-    }
-  };
-  write(fieldNameTree(fields, (field) => field.name));
-  parts.push('</fields></xfdf>\n');
-  return parts.join('');
+  const write = (node: FieldNameNode<{ values: readonly string[] }>): XmlOut[] =>
+    [...node.children].map(([name, child]) =>
+      xmlElement('field', { name }, [...(child.item?.values ?? []).map((value) => xmlElement('value', {}, [xmlText(value)])), ...write(child)]),
+    );
+  const xfdf = xmlElement('xfdf', { xmlns: 'http://ns.adobe.com/xfdf/', 'xml:space': 'preserve' }, [
+    ...(fileName ? [xmlElement('f', { href: fileName })] : []),
+    xmlElement('fields', {}, write(fieldNameTree(fields, (field) => field.name))),
+  ]);
+  return `${XML_DECLARATION}${buildXml([xfdf])}\n`;
 }

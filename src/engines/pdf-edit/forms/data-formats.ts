@@ -3,7 +3,8 @@ import type { Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import { invalid, unsupported } from '../annotations/errors.js';
 import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
-import { escapeXml, fieldNameTree, xfdfDocument, type FieldNameNode } from '../../pdf/forms.js';
+import { fieldNameTree, xfdfDocument, type FieldNameNode } from '../../pdf/forms.js';
+import { buildXml, XML_DECLARATION, xmlElement, xmlText, type XmlOut } from '../../xml/write.js';
 
 /**
  * Form data files (reference §10.9.6 `Operation_FormsFormat`), read and written:
@@ -178,34 +179,33 @@ export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[
     case 'fdf':
       return writeFdf(fields, fileName);
     case 'xml':
-      return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<fields xmlns:xfdf="http://ns.adobe.com/xfdf-transition/">${xmlElements(tree(fields))}</fields>\n`, 'utf8');
-    case 'xdp':
-      return Buffer.from(
-        '<?xml version="1.0" encoding="UTF-8"?>\n<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/">' +
-          '<xfa:datasets xmlns:xfa="http://www.xfa.org/schema/xfa-data/1.0/">' +
-          `<xfa:data xmlns:xfdf="http://ns.adobe.com/xfdf-transition/">${xmlElements(tree(fields))}</xfa:data></xfa:datasets>` +
-          (fileName ? `<pdf xmlns="http://ns.adobe.com/xdp/pdf/" href="${escapeXml(fileName)}"/>` : '') +
-          '</xdp:xdp>\n',
-        'utf8',
-      );
+      return Buffer.from(`${XML_DECLARATION}${buildXml([xmlElement('fields', { 'xmlns:xfdf': XFDF_TRANSITION }, xmlElements(tree(fields)))])}\n`, 'utf8');
+    case 'xdp': {
+      const datasets = xmlElement('xfa:datasets', { 'xmlns:xfa': 'http://www.xfa.org/schema/xfa-data/1.0/' }, [
+        xmlElement('xfa:data', { 'xmlns:xfdf': XFDF_TRANSITION }, xmlElements(tree(fields))),
+      ]);
+      const pdf = fileName ? [xmlElement('pdf', { xmlns: 'http://ns.adobe.com/xdp/pdf/', href: fileName })] : [];
+      return Buffer.from(`${XML_DECLARATION}${buildXml([xmlElement('xdp:xdp', { 'xmlns:xdp': 'http://ns.adobe.com/xdp/' }, [datasets, ...pdf])])}\n`, 'utf8');
+    }
   }
 }
 
+const XFDF_TRANSITION = 'http://ns.adobe.com/xfdf-transition/';
 
 const XML_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
 
 /** One element per name part; a part that is no XML name is written as such with xfdf:original. */
-function xmlElements(node: TreeNode): string {
-  let out = '';
+function xmlElements(node: TreeNode): XmlOut[] {
+  const out: XmlOut[] = [];
   for (const [name, child] of node.children) {
     const element = XML_NAME.test(name) && !/^xml/i.test(name) ? name : `_${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
-    const original = element === name ? '' : ` xfdf:original="${escapeXml(name)}"`;
+    const original = { 'xfdf:original': element === name ? undefined : name };
     const inner = xmlElements(child);
     const values = child.item?.values ?? [];
-    if (inner !== '') out += `<${element}${original}>${inner}</${element}>`;
+    if (inner.length > 0) out.push(xmlElement(element, original, inner));
     if (child.item) {
-      if (values.length === 0) out += inner === '' ? `<${element}${original}/>` : '';
-      for (const value of values) out += `<${element}${original}>${escapeXml(value)}</${element}>`;
+      if (values.length === 0 && inner.length === 0) out.push(xmlElement(element, original));
+      for (const value of values) out.push(xmlElement(element, original, [xmlText(value)]));
     }
   }
   return out;
