@@ -5,6 +5,10 @@
  *   npm run bench                       full run (1 GiB file, both parts)
  *   npm run bench -- --size=64          quick run with a 64 MiB file
  *   npm run bench -- --only=transfer    only upload/download (or --only=info, --only=converter)
+ *   npm run bench -- --only=core        idle RSS (right after health and after the engines' warm-up),
+ *                                       upload/download of 1 GiB next to cp, GET info next to a bare
+ *                                       Fastify route (the memory and speed figures of issue 12)
+ *   npm run bench -- --only=memory      idle RSS only (both points), no transfer, no load
  *   npm run bench -- --only=toolbox      merge of 100 × 10 pages and split of 1,000 pages through REST next to raw qpdf
  *   npm run bench -- --only=jobs --jobs=1000   1,000 small calls asynchronously through the queue vs synchronously
  *   npm run bench -- --only=converter --docs=200 --memory-runs=1000
@@ -43,7 +47,7 @@ import {
   type PhaseMemory,
   type TransferResults,
 } from './lib/report.js';
-import { startBenchServer, type BenchServer } from './lib/server.js';
+import { startBareFastify, startBenchServer, waitForEngines, type BenchServer } from './lib/server.js';
 import { mbPerSecond, summarizeRates } from './lib/stats.js';
 import {
   ensureSourceFile,
@@ -72,7 +76,7 @@ async function exists(file: string): Promise<boolean> {
 
 interface Options {
   dist: boolean;
-  only: 'all' | 'transfer' | 'info' | 'converter' | 'toolbox' | 'jobs';
+  only: 'all' | 'core' | 'memory' | 'transfer' | 'info' | 'converter' | 'toolbox' | 'jobs';
   jobs: number;
   sizeMiB: number;
   docs: number;
@@ -123,8 +127,8 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number of seconds ≥ 0, not "${raw}"`);
     return value;
   };
-  if (!['all', 'transfer', 'info', 'converter', 'toolbox', 'jobs'].includes(values.only)) {
-    throw new UsageError(`--only must be transfer, info, converter, toolbox or jobs, not "${values.only}"`);
+  if (!['all', 'core', 'memory', 'transfer', 'info', 'converter', 'toolbox', 'jobs'].includes(values.only)) {
+    throw new UsageError(`--only must be core, memory, transfer, info, converter, toolbox or jobs, not "${values.only}"`);
   }
   return {
     dist: values.dist,
@@ -401,33 +405,60 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
   const headers = { authorization: `Bearer ${token}` };
   const pinning = options.pin ? pinApart(server.pid) : 'off (--no-pin)';
   log(`CPU pinning for the info run: ${pinning}`);
-  let warmupRequestsPerSecond = 0;
-  if (options.warmup > 0) {
-    log(`warm-up: ${options.warmup} s at ${options.connections} connections ...`);
-    const warm = await autocannon({ url, connections: options.connections, duration: options.warmup, headers });
-    warmupRequestsPerSecond = warm.requests.mean;
-  }
-  log(`measuring: ${options.duration} s at ${options.connections} connections ...`);
-  const reset = resetPeak(server.pid);
-  const sampler = new RssSampler(server.pid);
-  const serverCpu = cpuTimesOf(server.pid);
-  const clientCpu = process.cpuUsage();
-  const result = await autocannon({ url, connections: options.connections, duration: options.duration, headers });
-  const clientUsed = process.cpuUsage(clientCpu);
-  const serverNow = cpuTimesOf(server.pid);
-  const sampled = sampler.stop();
-  const { hwm } = memoryOf(server.pid);
+  // The same warm-up and measured run for Quire and for the bare Fastify baseline.
+  const load = async (pid: number, target: string, label: string) => {
+    let warmupRequestsPerSecond = 0;
+    if (options.warmup > 0) {
+      log(`${label} warm-up: ${options.warmup} s at ${options.connections} connections ...`);
+      const warm = await autocannon({ url: target, connections: options.connections, duration: options.warmup, headers });
+      warmupRequestsPerSecond = warm.requests.mean;
+    }
+    log(`${label} measuring: ${options.duration} s at ${options.connections} connections ...`);
+    const reset = resetPeak(pid);
+    const sampler = new RssSampler(pid);
+    const serverCpu = cpuTimesOf(pid);
+    const clientCpu = process.cpuUsage();
+    const result = await autocannon({ url: target, connections: options.connections, duration: options.duration, headers });
+    const clientUsed = process.cpuUsage(clientCpu);
+    const serverNow = cpuTimesOf(pid);
+    const sampled = sampler.stop();
+    const { hwm } = memoryOf(pid);
+    const cpu: CpuUse = {
+      server: serverNow.user - serverCpu.user + serverNow.system - serverCpu.system,
+      client: (clientUsed.user + clientUsed.system) / 1e6,
+      serverUser: serverNow.user - serverCpu.user,
+      serverSystem: serverNow.system - serverCpu.system,
+      clientUser: clientUsed.user / 1e6,
+      clientSystem: clientUsed.system / 1e6,
+    };
+    log(`${label}: ${result.requests.mean.toFixed(0)} req/s mean, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, ${cpuText(cpu)}`);
+    return { result, cpu, warmupRequestsPerSecond, memory: { hwm, hwmScope: reset ? ('phase' as const) : ('process' as const), maxSampledRss: sampled.maxRss } };
+  };
+  const { result, cpu, warmupRequestsPerSecond, memory } = await load(server.pid, url, 'info');
   await deleteDocument(server.rest, token, documentId);
   const elapsed = (result.finish.getTime() - result.start.getTime()) / 1000;
-  const cpu: CpuUse = {
-    server: serverNow.user - serverCpu.user + serverNow.system - serverCpu.system,
-    client: (clientUsed.user + clientUsed.system) / 1e6,
-    serverUser: serverNow.user - serverCpu.user,
-    serverSystem: serverNow.system - serverCpu.system,
-    clientUser: clientUsed.user / 1e6,
-    clientSystem: clientUsed.system / 1e6,
-  };
-  log(`info: ${result.requests.mean.toFixed(0)} req/s mean, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}, ${cpuText(cpu)}`);
+
+  // The baseline in the same run: a bare Fastify route answering the same JSON, pinned where the server was.
+  log('starting the bare Fastify baseline ...');
+  const bare = await startBareFastify(root, JSON.stringify(check), documentId);
+  let baseline: InfoResults['baseline'];
+  try {
+    const barePinning = options.pin ? pinApart(bare.pid) : 'off (--no-pin)';
+    const measured = await load(bare.pid, bare.url, 'bare Fastify');
+    baseline = {
+      command: bare.command,
+      pinning: barePinning,
+      requestsPerSecondMean: measured.result.requests.mean,
+      requestsPerSecondOverall: measured.result.requests.total / ((measured.result.finish.getTime() - measured.result.start.getTime()) / 1000),
+      latencyMs: { p50: measured.result.latency.p50, p99: measured.result.latency.p99 },
+      non2xx: measured.result.non2xx,
+      errors: measured.result.errors,
+      warmupRequestsPerSecond: measured.warmupRequestsPerSecond,
+      cpu: measured.cpu,
+    };
+  } finally {
+    await bare.stop();
+  }
   return {
     connections: options.connections,
     durationSeconds: options.duration,
@@ -448,7 +479,8 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
     warmupRequestsPerSecond,
     pinning,
     cpu,
-    memory: { hwm, hwmScope: reset ? 'phase' : 'process', maxSampledRss: sampled.maxRss },
+    memory,
+    baseline,
   };
 }
 
@@ -495,14 +527,22 @@ async function main(): Promise<void> {
     log(`server pid ${server.pid} at ${server.origin}, data in ${server.dataDir}`);
     const token = await loginAnonymous(server.rest);
     const idleRss = memoryOf(server.pid).rss;
+    log(`idle RSS right after health: ${(idleRss / 1e6).toFixed(1)} MB`);
+    // The server listens before LibreOffice and Chromium are warm: the second figure is after their start
+    // (the engines' own processes are not counted, only the server's).
+    const enginesReadyMs = await waitForEngines(server.origin);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const idleRssWarm = memoryOf(server.pid).rss;
+    log(`idle RSS after the engines' warm-up (${enginesReadyMs === undefined ? 'not reported' : `${enginesReadyMs} ms after health`}): ${(idleRssWarm / 1e6).toFixed(1)} MB`);
 
-    const transfer = options.only === 'info' ? undefined : await runTransfer(server, token, options, tempDir);
-    const info = options.only === 'transfer' ? undefined : await runInfo(server, token, options, tempDir);
+    const wants = (part: 'transfer' | 'info') => options.only === 'all' || options.only === 'core' || options.only === part;
+    const transfer = wants('transfer') ? await runTransfer(server, token, options, tempDir) : undefined;
+    const info = wants('info') ? await runInfo(server, token, options, tempDir) : undefined;
 
     const partial: Omit<BenchResults, 'targets'> = {
       date: new Date().toISOString(),
       machine: machine(tempDir),
-      server: { command: server.command, mode: options.dist ? 'dist' : 'src (tsx)', pid: server.pid, idleRss },
+      server: { command: server.command, mode: options.dist ? 'dist' : 'src (tsx)', pid: server.pid, idleRss, idleRssWarm, enginesReadyMs },
       load: { before: loadBefore, after: os.loadavg() },
       calibration: { before: calibrationBefore, after: calibrate() },
       options: {

@@ -70,6 +70,18 @@ export interface InfoResults {
   /** CPU seconds used by the server and by autocannon's process during the measured run. */
   cpu: CpuUse;
   memory: { hwm: number; hwmScope: 'phase' | 'process'; maxSampledRss: number };
+  /** The same load against a bare Fastify route answering the same JSON (bench/bare-fastify.ts). */
+  baseline?: {
+    command: string;
+    pinning: string;
+    requestsPerSecondMean: number;
+    requestsPerSecondOverall: number;
+    latencyMs: { p50: number; p99: number };
+    non2xx: number;
+    errors: number;
+    warmupRequestsPerSecond: number;
+    cpu: CpuUse;
+  };
 }
 
 export interface Machine {
@@ -86,7 +98,17 @@ export interface Machine {
 export interface BenchResults {
   date: string;
   machine: Machine;
-  server: { command: string; mode: 'src (tsx)' | 'dist'; pid: number; idleRss: number };
+  server: {
+    command: string;
+    mode: 'src (tsx)' | 'dist';
+    pid: number;
+    /** VmRSS right after the health check answered and an anonymous login. */
+    idleRss: number;
+    /** VmRSS once the health reports no engine `starting` (plus 2 s); the engines' own processes are not counted. */
+    idleRssWarm?: number;
+    /** How long after the first health answer the engines were reported started; undefined when never. */
+    enginesReadyMs?: number | undefined;
+  };
   /** os.loadavg() before and after the measurements: other work on the machine skews the figures. */
   load: { before: number[]; after: number[] };
   /** Speed checks of the machine before and after the measurements. */
@@ -107,11 +129,29 @@ export interface Target {
 const TARGET_MBPS = 500;
 const TARGET_RSS_BYTES = 150e6;
 const TARGET_INFO_RPS = 10_000;
+/** Issue 12: figures relative to a baseline measured in the same run, so that they do not depend on the machine. */
+const TARGET_IDLE_RSS_BYTES = 110e6;
+const TARGET_TRANSFER_CP_RATIO = 0.25;
+const TARGET_INFO_BARE_RATIO = 0.5;
 
 export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[] {
   const targets: Target[] = [];
+  const idle = Math.max(results.server.idleRss, results.server.idleRssWarm ?? 0);
+  targets.push({
+    name: 'Server idle RSS (after health and after the engines\' warm-up, the larger)',
+    target: '≤ 110 MB',
+    measured: formatMemory(idle),
+    met: idle <= TARGET_IDLE_RSS_BYTES,
+  });
   const t = results.transfer;
   if (t) {
+    for (const [label, mbps] of [
+      ['Upload', t.upload.mbps.median],
+      ['Download', t.download.mbps.median],
+    ] as const) {
+      const r = mbps / t.cp.mbps.median;
+      targets.push({ name: `${label} / \`cp\` (medians)`, target: `≥ ${TARGET_TRANSFER_CP_RATIO}×`, measured: `${formatNumber(r, 2)}×`, met: r >= TARGET_TRANSFER_CP_RATIO });
+    }
     targets.push({
       name: 'Upload throughput (median)',
       target: `≥ ${TARGET_MBPS} MB/s`,
@@ -140,6 +180,15 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
       measured: `${formatNumber(i.requestsPerSecondMean, 0)} req/s, ${i.non2xx} non-2xx`,
       met: i.requestsPerSecondMean >= TARGET_INFO_RPS && i.non2xx === 0 && i.errors === 0 && i.timeouts === 0,
     });
+    if (i.baseline) {
+      const r = i.requestsPerSecondMean / i.baseline.requestsPerSecondMean;
+      targets.push({
+        name: 'GET info / bare Fastify route, same load',
+        target: `≥ ${TARGET_INFO_BARE_RATIO}×`,
+        measured: `${formatNumber(r, 2)}× (${formatNumber(i.requestsPerSecondMean, 0)} / ${formatNumber(i.baseline.requestsPerSecondMean, 0)} req/s)`,
+        met: r >= TARGET_INFO_BARE_RATIO,
+      });
+    }
   }
   return targets;
 }
@@ -172,7 +221,12 @@ export function renderMarkdown(results: BenchResults): string {
   lines.push(
     `- **Speed check (before → after):** SHA-256 ${formatNumber(cb.sha256MBps)} → ${formatNumber(ca.sha256MBps)} MB/s, memory copy ${formatNumber(cb.memcpyMBps)} → ${formatNumber(ca.memcpyMBps)} MB/s (in the benchmark process; a drop means the machine slowed down during the run)`,
   );
-  lines.push(`- **Server idle RSS after start:** ${formatMemory(results.server.idleRss)}`);
+  lines.push(
+    `- **Server idle RSS:** ${formatMemory(results.server.idleRss)} right after health answered; ` +
+      (results.server.idleRssWarm === undefined
+        ? 'not measured after the engines\' warm-up'
+        : `${formatMemory(results.server.idleRssWarm)} after the engines' warm-up (${results.server.enginesReadyMs === undefined ? 'health never reported them started' : `reported started ${formatNumber(results.server.enginesReadyMs / 1000)} s after health`}; the server process alone, not the engines' processes)`),
+  );
   const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' / ');
   lines.push(
     `- **Load average (1/5/15 min):** ${load(results.load.before)} before, ${load(results.load.after)} after` +
@@ -219,6 +273,16 @@ export function renderMarkdown(results: BenchResults): string {
       `| ${i.connections} | ${i.durationSeconds} s after ${i.warmupSeconds} s warm-up | ${formatNumber(i.requestsPerSecondMean, 0)} | ${formatNumber(i.requestsPerSecondOverall, 0)} | ${formatNumber(i.latencyMs.p50)} ms | ${formatNumber(i.latencyMs.p90)} ms | ${formatNumber(i.latencyMs.p99)} ms | ${formatNumber(i.latencyMs.max)} ms | ${i.non2xx} | ${i.errors} / ${i.timeouts} | ${formatNumber(i.cpu.server)} (sys ${formatNumber(i.cpu.serverSystem)}) / ${formatNumber(i.cpu.client)} | ${formatMemory(i.memory.hwm)} |`,
     );
     lines.push('');
+    const b = i.baseline;
+    if (b) {
+      lines.push('Baseline in the same run: a bare Fastify route at the same path answering the same JSON (`bench/bare-fastify.ts`: no authentication, session, storage, hooks, schema or logger), same node flags, same CPU pinning, same autocannon settings.', '');
+      lines.push('| Server | Requests/s (mean) | Requests/s (total ÷ time) | Latency p50 | Latency p99 | non-2xx | CPU s server / client | Quire / bare |', '|---|---|---|---|---|---|---|---|');
+      lines.push(
+        `| Quire, GET info | ${formatNumber(i.requestsPerSecondMean, 0)} | ${formatNumber(i.requestsPerSecondOverall, 0)} | ${formatNumber(i.latencyMs.p50)} ms | ${formatNumber(i.latencyMs.p99)} ms | ${i.non2xx} | ${formatNumber(i.cpu.server)} / ${formatNumber(i.cpu.client)} | ${ratio(i.requestsPerSecondMean, b.requestsPerSecondMean)} |`,
+        `| bare Fastify | ${formatNumber(b.requestsPerSecondMean, 0)} | ${formatNumber(b.requestsPerSecondOverall, 0)} | ${formatNumber(b.latencyMs.p50)} ms | ${formatNumber(b.latencyMs.p99)} ms | ${b.non2xx} | ${formatNumber(b.cpu.server)} / ${formatNumber(b.cpu.client)} | 1.00 |`,
+      );
+      lines.push('');
+    }
   }
 
   lines.push('### Method', '');

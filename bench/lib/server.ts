@@ -143,8 +143,73 @@ export async function startBenchServer(options: ServerOptions): Promise<BenchSer
 }
 
 /** The node arguments of package.json's start script ("node <flags> dist/main.js"). */
-function startScriptArgs(root: string): string[] {
+export function startScriptArgs(root: string): string[] {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (pkg.scripts?.start ?? 'node dist/main.js').trim().split(/\s+/);
   return words[0] === 'node' ? words.slice(1) : ['dist/main.js'];
+}
+
+/**
+ * Waits until the server's health names every enabled engine and none of them is still `starting`
+ * (LibreOffice and Chromium warm up in the background after the server listens). Returns how long
+ * that took, or undefined when the health never said so within `timeoutMs`.
+ */
+export async function waitForEngines(origin: string, timeoutMs = 120_000): Promise<number | undefined> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    try {
+      const response = await fetch(`${origin}/webPDF/health`, { signal: AbortSignal.timeout(2_000) });
+      const body = (await response.json()) as { engines?: Record<string, string> };
+      if (body.engines && !Object.values(body.engines).includes('starting')) return Date.now() - started;
+    } catch {
+      // not answering: try again
+    }
+    await sleep(250);
+  }
+  return undefined;
+}
+
+export interface BareServer {
+  pid: number;
+  /** The info URL of the bare route. */
+  url: string;
+  command: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts bench/bare-fastify.ts (the info baseline) with the node flags of `npm start`, answering
+ * `body` at the info path of `documentId`.
+ */
+export async function startBareFastify(root: string, body: string, documentId: string): Promise<BareServer> {
+  const flags = startScriptArgs(root).slice(0, -1);
+  const args = [...flags, '--import', 'tsx', 'bench/bare-fastify.ts'];
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, BODY: body, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the bare Fastify baseline did not start within 30 s:\n${output}`)), 30_000);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const match = /listening (\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the bare Fastify baseline exited (code ${code}):\n${output}`));
+    });
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    pid: child.pid ?? -1,
+    url: `http://127.0.0.1:${port}/webPDF/rest/documents/${documentId}/info`,
+    command: `${path.basename(process.execPath)} ${args.join(' ')}`,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await Promise.race([exited, sleep(5_000).then(() => child.kill('SIGKILL'))]);
+    },
+  };
 }
