@@ -16,7 +16,7 @@ const Metrics = withDefault(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default:
 const PageBox = (value: string, description: string) =>
   withDefault(Type.Enum(['media_box', 'crop_box', 'bleed_box', 'trim_box', 'art_box'], { default: value, description: `Operation_PageBox: ${description}` }));
 
-const PageInterval = Type.Object(
+export const PageInterval = Type.Object(
   {
     even: opt(bool(true, 'include even-numbered pages')),
     odd: opt(bool(true, 'include odd-numbered pages')),
@@ -25,7 +25,7 @@ const PageInterval = Type.Object(
   { description: 'Operation_PageInterval' },
 );
 
-const BackgroundSettings = Type.Object(
+export const BackgroundSettings = Type.Object(
   {
     opacity: defaulted(int({ default: 100, minimum: 0, maximum: 100, description: 'percent (100 = fully visible)' })),
     pages: opt(Type.Object({ pageInterval: opt(PageInterval) }, { description: 'Operation_PagesBackgroundBaseSettings' })),
@@ -89,7 +89,7 @@ const Background = Type.Object(
   { description: 'Operation_BackgroundToolboxOptions: add or remove, not both' },
 );
 
-const Boxes = Type.Object(
+export const Boxes = Type.Object(
   {
     remove: opt(
       Type.Array(
@@ -138,7 +138,7 @@ const Boxes = Type.Object(
   { description: 'Operation_BoxesToolboxOptions: removals first, then resizes, each in array order' },
 );
 
-const Slots = Type.Object(
+export const Slots = Type.Object(
   { center: defaulted(Type.String({ default: '' })), left: defaulted(Type.String({ default: '' })), right: defaulted(Type.String({ default: '' })) },
   {
     description:
@@ -146,7 +146,7 @@ const Slots = Type.Object(
   },
 );
 
-const HeaderFooter = Type.Object(
+export const HeaderFooter = Type.Object(
   {
     add: opt(
       Type.Object(
@@ -210,7 +210,7 @@ const HeaderFooter = Type.Object(
   { description: 'Operation_HeaderFooterToolboxOptions: add or remove, not both' },
 );
 
-const Transition = Type.Object(
+export const Transition = Type.Object(
   {
     autoScroll: opt(bool(false, 'advance to the next page automatically in a presentation')),
     autoScrollTime: defaulted(Type.Number({ default: 0, minimum: 0, description: 'seconds before advancing (page /Dur)' })),
@@ -234,7 +234,7 @@ const Transition = Type.Object(
   { description: 'Operation_Transition' },
 );
 
-const PageTransitions = Type.Object(
+export const PageTransitions = Type.Object(
   {
     add: opt(Type.Array(Type.Object({ pageTransition: opt(Transition) }, { description: 'Operation_AddPageTransitions' }))),
     remove: opt(

@@ -14,112 +14,34 @@ import {
   resizeBox,
   setTransitions,
   toPoints,
-  type Anchor,
   type BackgroundLayer,
-  type InitialView,
-  type Magnification,
-  type Metrics,
-  type PageBox,
-  type PageLayout,
-  type TransitionDirection,
-  type TransitionStyle,
   type ViewerPreferencesSpec,
 } from '../../../engines/pdf-edit/content/index.js';
-import { decodeFileData, type FileData } from '../file-data.js';
+import { defaultsOf, type Options } from '../../option-schema.js';
+import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { requirePage, selectPages } from '../pages.js';
+import { BackgroundSettings, Boxes, HeaderFooter, PageInterval, PageTransitions, Slots, Transition, type OptionsOptions } from './options.schema.js';
 
-interface PageInterval {
-  even?: boolean;
-  odd?: boolean;
-  pages?: string;
-}
+type PageIntervalOptions = Options<typeof PageInterval>;
+type BackgroundSettingsOptions = Options<typeof BackgroundSettings>;
+type HeaderFooterSlots = Options<typeof Slots>;
+type HeaderFooterContent = NonNullable<NonNullable<NonNullable<OptionsOptions['headerFooter']>['add']>['headerFooterContent']>;
 
-interface BackgroundSettingsOptions {
-  opacity?: number;
-  pages?: { pageInterval?: PageInterval };
-  position?: { metrics?: Metrics; position?: Anchor; x?: number; y?: number };
-  relativeToPage?: boolean;
-  replaceExisting?: boolean;
-  rotation?: number;
-  scale?: number;
-  visibility?: { onPrint?: boolean; onScreen?: boolean };
-}
-
-interface HeaderFooterSlots {
-  left?: string;
-  center?: string;
-  right?: string;
-}
-
-interface TransitionOptions {
-  autoScroll?: boolean;
-  autoScrollTime?: number;
-  direction?: TransitionDirection;
-  duration?: number;
-  flyAreaOpaque?: boolean;
-  flyScale?: number;
-  pages?: string;
-  style?: TransitionStyle;
-}
-
-export interface OptionsOptions {
-  background?: {
-    add?: {
-      colorBackground?: { color?: string; settings?: BackgroundSettingsOptions };
-      imageBackground?: { image?: FileData; settings?: BackgroundSettingsOptions };
-    };
-    remove?: { backgroundSelection?: object };
-  };
-  boxes?: {
-    remove?: { boxesRemove?: { box?: PageBox; pages?: string } }[];
-    resize?: { boxesResize?: { box?: PageBox; pages?: string; dimensions?: { x?: number; y?: number; width?: number; height?: number; metrics?: Metrics } } }[];
-  };
-  headerFooter?: {
-    add?: {
-      headerFooterContent?: {
-        date?: { day?: number; month?: number; year?: number };
-        firstPageNumber?: number;
-        font?: { color?: string; name?: string; size?: number; underline?: boolean };
-        footer?: HeaderFooterSlots;
-        header?: HeaderFooterSlots;
-        margin?: { top?: number; bottom?: number; left?: number; right?: number; metrics?: Metrics };
-        pages?: { pageInterval?: PageInterval };
-        replaceExisting?: boolean;
-      };
-    };
-    remove?: { headerFooterSelection?: object };
-  };
-  initialPage?: number;
-  initialView?: InitialView;
-  language?: string;
-  magnification?: Magnification;
-  magnificationZoom?: number;
-  pageLayout?: PageLayout;
-  pageTransitions?: {
-    add?: { pageTransition?: TransitionOptions }[];
-    remove?: { transitionSelection?: { pages?: string } }[];
-  };
-  viewerPreferences?: {
-    centerWindow?: boolean;
-    displayDocTitle?: boolean;
-    duplex?: ViewerPreferencesSpec['duplex'];
-    fitWindow?: boolean;
-    hideMenuBar?: boolean;
-    hideToolbar?: boolean;
-    hideWindowUI?: boolean;
-    nonFullScreenPageMode?: ViewerPreferencesSpec['nonFullScreenPageMode'];
-    numCopies?: number;
-    printArea?: PageBox;
-    printClip?: PageBox;
-    printPageRange?: string;
-    printScaling?: ViewerPreferencesSpec['printScaling'];
-    printTraySelection?: ViewerPreferencesSpec['printTraySelection'];
-    textDirection?: ViewerPreferencesSpec['textDirection'];
-    viewArea?: PageBox;
-    viewClip?: PageBox;
-  };
-}
+/** What absent members stand for: their schemas' defaults. */
+const DEFAULTS = {
+  boxesRemove: defaultsOf(Boxes.properties.remove.items.properties.boxesRemove),
+  transition: defaultsOf(Transition),
+  transitionSelection: defaultsOf(PageTransitions.properties.remove.items.properties.transitionSelection),
+  pageInterval: defaultsOf(PageInterval),
+  settings: defaultsOf(BackgroundSettings),
+  position: defaultsOf(BackgroundSettings.properties.position),
+  visibility: defaultsOf(BackgroundSettings.properties.visibility),
+  content: defaultsOf(HeaderFooter.properties.add.properties.headerFooterContent),
+  slots: defaultsOf(Slots),
+  font: defaultsOf(HeaderFooter.properties.add.properties.headerFooterContent.properties.font),
+  margin: defaultsOf(HeaderFooter.properties.add.properties.headerFooterContent.properties.margin),
+};
 
 /** RFC 3066 / BCP 47 tags: "de", "de-DE", "zh-Hant-TW". */
 const LANGUAGE_TAG = /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/;
@@ -144,21 +66,21 @@ export const optionsOperation: ToolboxOperation<OptionsOptions> = {
 
         for (const [i, entry] of (options.boxes?.remove ?? []).entries()) {
           const member = `boxes.remove[${i}].boxesRemove`;
-          const spec = entry.boxesRemove ?? {};
-          removeBox(document, selectPages(spec.pages ?? '*', count, `${field}.${member}.pages`), spec.box ?? 'crop_box', `${member}.box`);
+          const spec = entry.boxesRemove ?? DEFAULTS.boxesRemove;
+          removeBox(document, selectPages(spec.pages, count, `${field}.${member}.pages`), spec.box, `${member}.box`);
         }
         for (const [i, entry] of (options.boxes?.resize ?? []).entries()) {
           const member = `boxes.resize[${i}].boxesResize`;
           const spec = entry.boxesResize;
           if (!spec?.dimensions) throw new QuireError('PARAMETER', `Invalid parameter ${field}.${member}.dimensions: required.`);
-          const metrics = spec.dimensions.metrics ?? 'mm';
+          const { metrics } = spec.dimensions;
           const rect = {
-            x: toPoints(spec.dimensions.x ?? 0, metrics),
-            y: toPoints(spec.dimensions.y ?? 0, metrics),
-            width: toPoints(spec.dimensions.width ?? 0, metrics),
-            height: toPoints(spec.dimensions.height ?? 0, metrics),
+            x: toPoints(spec.dimensions.x, metrics),
+            y: toPoints(spec.dimensions.y, metrics),
+            width: toPoints(spec.dimensions.width, metrics),
+            height: toPoints(spec.dimensions.height, metrics),
           };
-          resizeBox(document, selectPages(spec.pages ?? '', count, `${field}.${member}.pages`), spec.box ?? 'media_box', rect, `${member}.dimensions`);
+          resizeBox(document, selectPages(spec.pages, count, `${field}.${member}.pages`), spec.box, rect, `${member}.dimensions`);
         }
 
         const background = options.background;
@@ -174,36 +96,36 @@ export const optionsOperation: ToolboxOperation<OptionsOptions> = {
         const headerFooter = options.headerFooter;
         if (headerFooter?.add && headerFooter.remove) throw new QuireError('PARAMETER', `Invalid parameter ${field}.headerFooter: add and remove exclude each other.`);
         if (headerFooter?.remove) removedAny = removeHeaderFooter(document) || removedAny;
-        if (headerFooter?.add) removedAny = (await addHeaderFooter(document, { ...headerFooterSpec(headerFooter.add.headerFooterContent ?? {}, count, field), fonts: { timeoutMs: context.engines.toolTimeoutMs, env: { ...process.env, ...context.engines.fontEnv } } })) || removedAny;
+        if (headerFooter?.add) removedAny = (await addHeaderFooter(document, { ...headerFooterSpec(headerFooter.add.headerFooterContent ?? DEFAULTS.content, count, field), fonts: { timeoutMs: context.engines.toolTimeoutMs, env: { ...process.env, ...context.engines.fontEnv } } })) || removedAny;
 
         for (const [i, entry] of (options.pageTransitions?.remove ?? []).entries()) {
-          removeTransitions(document, selectPages(entry.transitionSelection?.pages ?? '', count, `${field}.pageTransitions.remove[${i}].transitionSelection.pages`));
+          removeTransitions(document, selectPages((entry.transitionSelection ?? DEFAULTS.transitionSelection).pages, count, `${field}.pageTransitions.remove[${i}].transitionSelection.pages`));
         }
         for (const [i, entry] of (options.pageTransitions?.add ?? []).entries()) {
-          const spec = entry.pageTransition ?? {};
+          const spec = entry.pageTransition ?? DEFAULTS.transition;
           setTransitions(document, {
-            pages: selectPages(spec.pages ?? '', count, `${field}.pageTransitions.add[${i}].pageTransition.pages`),
-            style: spec.style ?? 'none',
-            direction: spec.direction ?? 'none',
-            duration: spec.duration ?? 1,
-            flyScale: spec.flyScale ?? 1,
-            flyAreaOpaque: spec.flyAreaOpaque ?? false,
-            autoScroll: spec.autoScroll ?? false,
-            autoScrollTime: spec.autoScrollTime ?? 0,
+            pages: selectPages(spec.pages, count, `${field}.pageTransitions.add[${i}].pageTransition.pages`),
+            style: spec.style,
+            direction: spec.direction,
+            duration: spec.duration,
+            flyScale: spec.flyScale,
+            flyAreaOpaque: spec.flyAreaOpaque,
+            autoScroll: spec.autoScroll,
+            autoScrollTime: spec.autoScrollTime,
           });
         }
 
-        const language = options.language ?? '';
+        const { language } = options;
         if (language && !LANGUAGE_TAG.test(language)) {
           throw new QuireError('PARAMETER', `Invalid parameter ${field}.language: "${language}" is not a language tag such as "de" or "de-DE".`);
         }
         applyDisplaySettings(document, {
-          initialPage: requirePage(options.initialPage ?? 1, count, `${field}.initialPage`),
-          initialView: options.initialView ?? 'none',
+          initialPage: requirePage(options.initialPage, count, `${field}.initialPage`),
+          initialView: options.initialView,
           language,
-          magnification: options.magnification ?? 'fitWidth',
-          magnificationZoom: options.magnificationZoom ?? 100,
-          pageLayout: options.pageLayout ?? 'singlePage',
+          magnification: options.magnification,
+          magnificationZoom: options.magnificationZoom,
+          pageLayout: options.pageLayout,
           ...(options.viewerPreferences ? { viewerPreferences: viewerPreferences(options.viewerPreferences, count, field) } : {}),
         });
         return { removed: removedAny };
@@ -224,38 +146,38 @@ async function dropOrphans(path: string, type: FileType, context: ToolboxContext
 }
 
 /** Pages of a `pageInterval`: the selection, then only even and/or odd page numbers. */
-function intervalPages(interval: PageInterval | undefined, count: number, field: string): number[] {
-  const even = interval?.even ?? true;
-  const odd = interval?.odd ?? true;
-  const pages = selectPages(interval?.pages ?? '*', count, `${field}.pages`).filter((page) => (page % 2 === 0 ? even : odd));
-  if (pages.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: selects no page (pages "${interval?.pages ?? '*'}", even ${even}, odd ${odd}).`);
+function intervalPages(interval: PageIntervalOptions = DEFAULTS.pageInterval, count: number, field: string): number[] {
+  const { even, odd } = interval;
+  const pages = selectPages(interval.pages, count, `${field}.pages`).filter((page) => (page % 2 === 0 ? even : odd));
+  if (pages.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: selects no page (pages "${interval.pages}", even ${even}, odd ${odd}).`);
   return pages;
 }
 
 function backgroundLayers(add: NonNullable<NonNullable<OptionsOptions['background']>['add']>, count: number, field: string): (BackgroundLayer & { replaceExisting: boolean })[] {
   const layers: (BackgroundLayer & { replaceExisting: boolean })[] = [];
-  const settings = (raw: BackgroundSettingsOptions | undefined, member: string) => {
-    const metrics = raw?.position?.metrics ?? 'mm';
+  const settings = (raw: BackgroundSettingsOptions = DEFAULTS.settings, member: string) => {
+    const position = raw.position ?? DEFAULTS.position;
+    const visibility = raw.visibility ?? DEFAULTS.visibility;
     return {
-      pages: intervalPages(raw?.pages?.pageInterval, count, `${field}.${member}.settings.pages.pageInterval`),
-      opacity: (raw?.opacity ?? 100) / 100,
-      anchor: raw?.position?.position ?? 'center_center',
-      x: toPoints(raw?.position?.x ?? 0, metrics),
-      y: toPoints(raw?.position?.y ?? 0, metrics),
-      relativeToPage: raw?.relativeToPage ?? true,
-      rotation: raw?.rotation ?? 0,
-      scale: raw?.scale ?? 100,
-      onScreen: raw?.visibility?.onScreen ?? true,
-      onPrint: raw?.visibility?.onPrint ?? true,
+      pages: intervalPages(raw.pages?.pageInterval, count, `${field}.${member}.settings.pages.pageInterval`),
+      opacity: raw.opacity / 100,
+      anchor: position.position,
+      x: toPoints(position.x, position.metrics),
+      y: toPoints(position.y, position.metrics),
+      relativeToPage: raw.relativeToPage,
+      rotation: raw.rotation,
+      scale: raw.scale,
+      onScreen: visibility.onScreen,
+      onPrint: visibility.onPrint,
     };
   };
   if (add.colorBackground) {
     const member = 'colorBackground';
     layers.push({
-      color: parseColor(add.colorBackground.color ?? '#FFFFFF', `background.add.${member}.color`),
+      color: parseColor(add.colorBackground.color, `background.add.${member}.color`),
       settings: settings(add.colorBackground.settings, member),
       member: `background.add.${member}`,
-      replaceExisting: add.colorBackground.settings?.replaceExisting ?? false,
+      replaceExisting: (add.colorBackground.settings ?? DEFAULTS.settings).replaceExisting,
     });
   }
   if (add.imageBackground) {
@@ -264,34 +186,35 @@ function backgroundLayers(add: NonNullable<NonNullable<OptionsOptions['backgroun
       image: decodeFileData(add.imageBackground.image, `${field}.${member}.image`),
       settings: settings(add.imageBackground.settings, member),
       member: `background.add.${member}`,
-      replaceExisting: add.imageBackground.settings?.replaceExisting ?? false,
+      replaceExisting: (add.imageBackground.settings ?? DEFAULTS.settings).replaceExisting,
     });
   }
   return layers;
 }
 
-function headerFooterSpec(content: NonNullable<NonNullable<NonNullable<OptionsOptions['headerFooter']>['add']>['headerFooterContent']>, count: number, field: string) {
+function headerFooterSpec(content: HeaderFooterContent, count: number, field: string) {
   const base = `${field}.headerFooter.add.headerFooterContent`;
-  const slots = (raw: HeaderFooterSlots | undefined) => ({ left: raw?.left ?? '', center: raw?.center ?? '', right: raw?.right ?? '' });
+  const slots = ({ left, center, right }: HeaderFooterSlots = DEFAULTS.slots) => ({ left, center, right });
   const header = slots(content.header);
   const footer = slots(content.footer);
   if (![...Object.values(header), ...Object.values(footer)].some((text) => text.trim() !== '')) {
     throw new QuireError('PARAMETER', `Invalid parameter ${base}: give a header or footer text (header/footer left, center or right).`);
   }
-  const metrics = content.margin?.metrics ?? 'mm';
-  const margin = (value: number | undefined) => toPoints(value ?? 0, metrics);
+  const font = content.font ?? DEFAULTS.font;
+  const { metrics, top, bottom, left, right } = content.margin ?? DEFAULTS.margin;
+  const margin = (value: number) => toPoints(value, metrics);
   return {
     header,
     footer,
-    fontName: content.font?.name ?? '',
-    size: content.font?.size ?? 10,
-    color: parseColor(content.font?.color ?? '#000000', 'headerFooter.add.headerFooterContent.font.color'),
-    underline: content.font?.underline ?? false,
-    margin: { top: margin(content.margin?.top), bottom: margin(content.margin?.bottom), left: margin(content.margin?.left), right: margin(content.margin?.right) },
+    fontName: font.name,
+    size: font.size,
+    color: parseColor(font.color, 'headerFooter.add.headerFooterContent.font.color'),
+    underline: font.underline,
+    margin: { top: margin(top), bottom: margin(bottom), left: margin(left), right: margin(right) },
     pages: intervalPages(content.pages?.pageInterval, count, `${base}.pages.pageInterval`),
-    firstPageNumber: content.firstPageNumber ?? 1,
+    firstPageNumber: content.firstPageNumber,
     date: headerFooterDate(content.date, `${base}.date`),
-    replaceExisting: content.replaceExisting ?? false,
+    replaceExisting: content.replaceExisting,
   };
 }
 
@@ -309,25 +232,25 @@ function headerFooterDate(date: { day?: number; month?: number; year?: number } 
 }
 
 function viewerPreferences(raw: NonNullable<OptionsOptions['viewerPreferences']>, count: number, field: string): ViewerPreferencesSpec {
-  const range = raw.printPageRange ?? '';
+  const range = raw.printPageRange;
   const printPages = range.trim() === '' || range.trim() === '*' ? [] : selectPages(range, count, `${field}.viewerPreferences.printPageRange`);
   return {
-    centerWindow: raw.centerWindow ?? false,
-    displayDocTitle: raw.displayDocTitle ?? false,
-    fitWindow: raw.fitWindow ?? false,
-    hideMenuBar: raw.hideMenuBar ?? false,
-    hideToolbar: raw.hideToolbar ?? false,
-    hideWindowUI: raw.hideWindowUI ?? false,
-    duplex: raw.duplex ?? 'none',
-    nonFullScreenPageMode: raw.nonFullScreenPageMode ?? 'none',
-    numCopies: raw.numCopies ?? 1,
-    printArea: raw.printArea ?? 'crop_box',
-    printClip: raw.printClip ?? 'crop_box',
-    viewArea: raw.viewArea ?? 'crop_box',
-    viewClip: raw.viewClip ?? 'crop_box',
+    centerWindow: raw.centerWindow,
+    displayDocTitle: raw.displayDocTitle,
+    fitWindow: raw.fitWindow,
+    hideMenuBar: raw.hideMenuBar,
+    hideToolbar: raw.hideToolbar,
+    hideWindowUI: raw.hideWindowUI,
+    duplex: raw.duplex,
+    nonFullScreenPageMode: raw.nonFullScreenPageMode,
+    numCopies: raw.numCopies,
+    printArea: raw.printArea,
+    printClip: raw.printClip,
+    viewArea: raw.viewArea,
+    viewClip: raw.viewClip,
     printPages: [...new Set(printPages)].sort((a, b) => a - b),
-    printScaling: raw.printScaling ?? 'readerDefault',
-    printTraySelection: raw.printTraySelection ?? 'readerDefault',
-    textDirection: raw.textDirection ?? 'leftToRight',
+    printScaling: raw.printScaling,
+    printTraySelection: raw.printTraySelection,
+    textDirection: raw.textDirection,
   };
 }
