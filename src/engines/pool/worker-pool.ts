@@ -200,7 +200,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       size: this.slots.length,
       ready: this.slots.filter((s) => s.worker).length,
       busy: this.slots.filter((s) => s.busy).length,
-      starting: this.slots.filter((s) => s.starting).length,
+      starting: this.slots.filter((s) => s.starting !== undefined).length,
       queued: this.queue.length,
       queueLimit: this.options.queueLimit,
       ...this.counters,
