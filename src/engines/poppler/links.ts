@@ -234,7 +234,7 @@ const WITH_SCHEME = /^([a-z][a-z0-9+.-]*):\/\/[^\s]+$|^(mailto|tel|urn):[^\s]+$/
 const WWW = /^www\.[a-z0-9-]+(\.[a-z0-9-]+)+([/?#][^\s]*)?$/i;
 const EMAIL = /^[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$/i;
 const TRAILING = /[.,;:!?)\]}'"»”’]+$/u;
-const LEADING = /^[(\[{'"«“‘<]+/u;
+const LEADING = /^[([{'"«“‘<]+/u;
 
 /**
  * A URL written in a word of the text, or undefined. Returns the link as written (an e-mail address
