@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT, generateKeyPair, decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../helpers/server.js';
 import { basic, bearer, expectError, json, login, uploadDocument } from '../helpers/client.js';
 
 const USERS_YAML = `
@@ -16,11 +17,7 @@ users:
 `;
 
 describe('login, info, logout', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ yaml: USERS_YAML });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ yaml: USERS_YAML, session: false });
 
   it('opens an anonymous session without credentials', async () => {
     const tokens = await login(server.rest);
@@ -112,11 +109,7 @@ describe('login, info, logout', () => {
 });
 
 describe('refresh', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ session: false });
 
   const refresh = (token: string) =>
     fetch(`${server.rest}/authentication/user/refresh/`, {
@@ -159,13 +152,11 @@ describe('refresh', () => {
 });
 
 describe('token verification', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ session: false });
   let token: string;
   beforeAll(async () => {
-    server = await startTestServer();
     token = (await login(server.rest)).token;
   });
-  afterAll(() => server.stop());
 
   const info = (authorization: string) => fetch(`${server.rest}/authentication/user/info`, { headers: { authorization } });
 
@@ -210,11 +201,7 @@ describe('token verification', () => {
 });
 
 describe('anonymous sessions disabled', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_ANONYMOUS: 'false' } });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ env: { QUIRE_ANONYMOUS: 'false' }, session: false });
 
   it('refuses a login without credentials and still accepts users', async () => {
     const response = await fetch(`${server.rest}/authentication/user/login`, { method: 'POST' });
@@ -225,13 +212,9 @@ describe('anonymous sessions disabled', () => {
 });
 
 describe('expiry', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    // 2 s, not 1: token times are whole seconds, so a 1-second token issued late in a second may have
-    // expired before the upload that follows the login, on a busy machine.
-    server = await startTestServer({ env: { QUIRE_SESSION__LIFETIME: '2', QUIRE_SESSION__SWEEP_INTERVAL: '0.1' } });
-  });
-  afterAll(() => server.stop());
+  // 2 s, not 1: token times are whole seconds, so a 1-second token issued late in a second may have
+  // expired before the upload that follows the login, on a busy machine.
+  const { server } = useTestServer({ env: { QUIRE_SESSION__LIFETIME: '2', QUIRE_SESSION__SWEEP_INTERVAL: '0.1' }, session: false });
 
   it('ends the session after expiresIn seconds like a logout, documents included', async () => {
     const tokens = await login(server.rest);
@@ -247,11 +230,7 @@ describe('expiry', () => {
 });
 
 describe('administration of sessions', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ yaml: USERS_YAML });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ yaml: USERS_YAML, session: false });
 
   it('needs an administrator', async () => {
     const anonymous = await login(server.rest);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/client.js';
 import { info, openSession, uploadFile } from '../helpers/documents.js';
 import { becomesQuiet, waitForChild, waitUntilGone, watchChildren } from '../helpers/child-processes.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { buildPdf, documentObjects, outlineCyclePdf } from '../helpers/hostile-pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -28,14 +29,12 @@ function heavyQpdf() {
   return waitForChild('qpdf', (child) => child.peakBytes > 150 * MB, 30_000);
 }
 
-let server: TestServer;
+const { server } = useTestServer({ env: { QUIRE_DOCUMENTS__METADATA_BUDGET: '0.2', QUIRE_DOCUMENTS__TOOL_TIMEOUT: '60' }, session: false });
 let slowPdf: Buffer;
 
 beforeAll(async () => {
   slowPdf = buildPdf(documentObjects({ pages: 200_000 }));
-  server = await startTestServer({ env: { QUIRE_DOCUMENTS__METADATA_BUDGET: '0.2', QUIRE_DOCUMENTS__TOOL_TIMEOUT: '60' } });
 });
-afterAll(() => server.stop());
 
 /** Uploads (the upload's GET info starts the metadata in the background) and asks GET info again. */
 async function uploadAndDescribe(target: TestServer, token: string, pdf: Buffer): Promise<string> {

@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError, json, login } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 /** An error answer without a stack trace (server.debug is off). */
 async function expectPlainError(response: Response, status: number, errorCode: number): Promise<Record<string, unknown>> {
@@ -11,13 +11,11 @@ async function expectPlainError(response: Response, status: number, errorCode: n
 }
 
 describe('error responses', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { QUIRE_SERVER__JSON_BODY_LIMIT: '1KB' }, session: false });
   let token: string;
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_SERVER__JSON_BODY_LIMIT: '1KB' } });
     token = (await login(server.rest)).token;
   });
-  afterAll(() => server.stop());
 
   const post = (path: string, body: string, contentType = 'application/json') =>
     fetch(`${server.rest}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(token) }, body });
@@ -90,11 +88,7 @@ describe('error responses', () => {
 });
 
 describe('debug mode', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_SERVER__DEBUG: 'true' } });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ env: { QUIRE_SERVER__DEBUG: 'true' }, session: false });
 
   it('adds the stack trace to error responses', async () => {
     const response = await fetch(`${server.rest}/authentication/user/login`, {

@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { basic, bearer, login } from '../../helpers/client.js';
 import { convertOk } from '../../helpers/converter.js';
 import { eventually, openSession, PNG_1X1, uploadFile } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -36,13 +37,11 @@ function names(text: string): string[] {
 }
 
 describe('Prometheus metrics', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ yaml: USERS_YAML, session: false });
   let admin: Record<string, string>;
   beforeAll(async () => {
-    server = await startTestServer({ yaml: USERS_YAML });
     admin = bearer((await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);
   });
-  afterAll(() => server.stop());
 
   const scrape = async (url = `${server.rest}/`, headers = admin) => {
     const response = await fetch(url, { headers });
@@ -173,11 +172,7 @@ describe('Prometheus metrics', () => {
 });
 
 describe('public metrics (metrics.public)', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_METRICS__PUBLIC: 'true' } });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ env: { QUIRE_METRICS__PUBLIC: 'true' }, session: false });
 
   it('needs no credentials at either path', async () => {
     for (const url of [`${server.rest}/`, `${server.url}/webPDF/metrics`]) {

@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, degrees } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile, pageText } from '../../helpers/converter.js';
-import { info, openSession, PNG_1X1, sha256, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
+import { info, PNG_1X1, sha256 } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { numberedPdf } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-annotation-'));
 const MM = 72 / 25.4;
@@ -101,18 +101,8 @@ function unreachableObjects(file: string): number {
 const near = (actual: number[], expected: number[], tolerance = 40) => actual.every((v, i) => Math.abs(v - expected[i]!) <= tolerance);
 
 describe('toolbox annotation', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, upload, toolboxOk: ok, runToolbox: fails } = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const ok = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => toolboxOk(server.rest, session.token, id, toolbox, extra);
-  const fails = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => runToolbox(server.rest, session.token, id, toolbox, extra);
   const view = async (id: string) => {
     const file = await downloadToFile(server.rest, session.token, id);
     return { file, qpdf: new QpdfView(file) };

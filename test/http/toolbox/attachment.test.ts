@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pdfFacts } from '../../helpers/converter.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-attachment-'));
@@ -49,18 +49,12 @@ function unzipEntry(file: string, entry: string): Buffer {
 }
 
 describe('toolbox attachment', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, download } = useTestServer();
   let innerPdf: Buffer;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     innerPdf = await numberedPdf(1);
   });
-  afterAll(() => server?.stop());
-
-  const download = (id: string, extension = 'pdf') => downloadToFile(server.rest, session.token, id, extension);
 
   it('adds document-level attachments with name, MIME type, size, dates and checksum', async () => {
     const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(2), 'host.pdf');

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { pdfFacts } from '../../helpers/converter.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-compress-'));
@@ -68,17 +68,7 @@ async function pdfWithImages(): Promise<Buffer> {
 }
 
 describe('toolbox compress', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
+  const { server, session, upload, download } = useTestServer();
 
   it('shrinks a PDF: every stream Flate-compressed, objects packed 200 to a stream by default, content intact', async () => {
     const original = uncompressed(await numberedPdf(40));

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { pdfFacts } from '../../helpers/converter.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-description-'));
@@ -47,16 +47,7 @@ async function pdfWithXmp(): Promise<Buffer> {
 }
 
 describe('toolbox description', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
+  const { server, session, download } = useTestServer();
 
   it('writes title, author, subject, keywords, creator, producer and custom entries, and keeps the XMP in step', async () => {
     const uploaded = await uploadFile(server.rest, session.token, await pdfWithXmp(), 'described.pdf');

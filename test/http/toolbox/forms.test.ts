@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pageText } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pageText } from '../../helpers/converter.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { numberedPdf } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-forms-'));
 
@@ -113,21 +113,14 @@ const FILLED = {
 };
 
 describe('toolbox forms', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, download, toolboxOk: ok, runToolbox: fails } = useTestServer();
   let form: Buffer;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     form = await formPdf();
   });
-  afterAll(() => server?.stop());
 
   const upload = async (content: Buffer, name = 'form.pdf') => uploadFile(server.rest, session.token, content, name);
-  const ok = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => toolboxOk(server.rest, session.token, id, toolbox, extra);
-  const fails = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => runToolbox(server.rest, session.token, id, toolbox, extra);
-  const download = (id: string, extension = 'pdf') => downloadToFile(server.rest, session.token, id, extension);
 
   it.each([
     ['xfdf', XFDF],

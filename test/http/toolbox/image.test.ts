@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-image-'));
@@ -47,14 +47,7 @@ function parseXml(file: string): void {
 }
 
 describe('toolbox image', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
 
@@ -280,14 +273,7 @@ describe('toolbox image', () => {
 });
 
 describe('toolbox image: results beyond the session\'s document size', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
 
   it('refuses a result larger than the upload limit (-71) and keeps the document', async () => {
     mkdirSync(scratch, { recursive: true });

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pageText, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { pageText, pdfFacts } from '../../helpers/converter.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-options-'));
@@ -83,17 +83,8 @@ function pixel(file: string, n: number, x: number, y: number): [number, number, 
 }
 
 describe('toolbox options', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, upload, download } = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
   const run = (id: string, options: unknown) => toolboxOk(server.rest, session.token, id, [{ options }]);
 
   it('sets how the document opens: page mode, layout, initial page and zoom, language, viewer preferences', async () => {

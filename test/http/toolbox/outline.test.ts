@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { numberedPdf } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-outline-'));
 
@@ -43,18 +43,8 @@ const dict = (f: Facts, ref: QValue | undefined): QDict => (typeof ref === 'stri
 const titles = (items: QOutline[]): unknown[] => items.map((item) => (item.kids.length > 0 ? [item.title, titles(item.kids)] : item.title));
 
 describe('toolbox outline', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, upload, toolboxOk: ok, runToolbox: fails } = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const ok = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => toolboxOk(server.rest, session.token, id, toolbox, extra);
-  const fails = (id: string, toolbox: unknown[], extra: Record<string, unknown> = {}) => runToolbox(server.rest, session.token, id, toolbox, extra);
   const factsOf = async (id: string) => facts(await downloadToFile(server.rest, session.token, id));
 
   it('adds the clients\' example item: a bookmark to page 1', async () => {

@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pageText, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { pageText, pdfFacts } from '../../helpers/converter.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxNew, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-portfolio-'));
@@ -66,18 +66,12 @@ function unzipEntry(file: string, entry: string): Buffer {
 }
 
 describe('toolbox portfolio', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, download } = useTestServer();
   let lorem: Buffer;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     lorem = await numberedPdf(2);
   });
-  afterAll(() => server?.stop());
-
-  const download = (id: string, extension = 'pdf') => downloadToFile(server.rest, session.token, id, extension);
 
   it('builds a portfolio with toolbox/new?name=portfolio (the TS client test): a cover page, the file, a /Collection', async () => {
     const created = await toolboxNew(

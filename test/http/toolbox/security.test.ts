@@ -3,11 +3,11 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
-import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { pdfFacts } from '../../helpers/converter.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/pdf');
@@ -105,17 +105,8 @@ public class PubSecOpen { public static void main(String[] a) throws Exception {
 }
 
 describe('toolbox security', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, upload, download } = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
   const documentInfo = async (id: string) =>
     (await (await fetch(`${server.rest}/documents/${id}/info`, { headers: bearer(session.token) })).json()) as Record<string, any>;
   const supplyPassword = async (id: string, body: unknown) => {

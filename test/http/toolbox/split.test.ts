@@ -2,10 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile, pageText, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { info, openSession, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { startTestServer } from '../../helpers/server.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-split-'));
@@ -25,14 +26,7 @@ function zipContents(zip: string): [string, number[]][] {
 }
 
 describe('toolbox split', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   const split = (options: Record<string, unknown>) => [{ split: { fileNameTemplate: 'page[%d]', mode: 'last', pages: '1', singleFileAsZip: true, startPage: 1, ...options } }];
   const splitFive = async (options: Record<string, unknown>) => {

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { degrees, PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, fonts, pageText, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { fonts, pageText, pdfFacts } from '../../helpers/converter.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-watermark-'));
@@ -82,17 +82,7 @@ function render(file: string, page: number, dpi = 36): { width: number; height: 
 }
 
 describe('toolbox watermark', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
+  const { server, session, upload, download } = useTestServer();
 
   it('stamps the client example (page 2, 180°, default font) on page 2 only, as a watermark artifact', async () => {
     const doc = await upload(await numberedPdf(3));

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { describe, expect, it } from 'vitest';
+import { pdfFacts } from '../../helpers/converter.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-xmp-'));
@@ -41,16 +41,7 @@ const PDFA_PACKET = `<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>
 <?xpacket end="w"?>`;
 
 describe('toolbox xmp', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
+  const { server, session, download } = useTestServer();
 
   it('adds JSON-defined properties (all types, a structure) with their PDF/A extension schema to a document without XMP', async () => {
     const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(2), 'plain.pdf');
