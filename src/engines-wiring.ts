@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config, EngineConfig } from './config/load.js';
+import { ConfigError, type Config, type EngineConfig, type ToolGateConfig } from './config/load.js';
 import { openFontFolder, type FontFolder } from './engines/fonts/font-folder.js';
 import { FontInventory } from './engines/fonts/font-inventory.js';
 import { Ghostscript } from './engines/ghostscript/ghostscript.js';
@@ -16,6 +16,11 @@ import type { HtmlRenderer, OfficeConverter } from './engines/contracts.js';
 import { ambientCancellation } from './core/cancellation.js';
 import type { PoolEvents, PoolSettings, PoolStats, WorkerPool } from './engines/pool/worker-pool.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
+import { createPdfInspector, type PdfInspector } from './engines/pdf/index.js';
+import { QpdfRunner } from './engines/pdf/qpdf.js';
+import { PopplerRunner } from './engines/poppler/tool.js';
+import { ToolGate } from './engines/process/tool-gate.js';
+import type { PdfStructureTool } from './engines/contracts.js';
 import { sweepLeftovers } from './engines/process/leftovers.js';
 import { parentDeathAvailable, setEngineOwner } from './engines/process/parent-death.js';
 import { memoryCapsAvailable, run } from './engines/process/run.js';
@@ -28,6 +33,12 @@ import { createImagePool, createRenderers } from './operations/converter/rendere
 /** The started engines of the server and how to stop them. */
 export interface Engines {
   converter: ConverterEngines;
+  /** qpdf: the one runner of the server (engines.qpdf.executable, its gate). */
+  qpdf: PdfStructureTool;
+  /** poppler: the one runner of the server (engines.poppler.directory, its gate). */
+  poppler: PopplerRunner;
+  /** The PDF inspector of stored documents (over `qpdf`). */
+  pdf: PdfInspector;
   /** Absent when switched off in the configuration; otherwise starting, running or failed (see BackgroundStart). */
   libreoffice?: BackgroundStart<LibreOfficeEngine>;
   chromium?: BackgroundStart<ChromiumEngine>;
@@ -59,6 +70,8 @@ const HEALTH_TIMEOUT_MS = 5_000;
  */
 export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
   const work = path.join(config.dataDir, 'engines');
+  // Before anything starts: a missing tool stops the start with the setting to fix.
+  await probeTools(config, new PopplerRunner({ directory: config.engines.poppler.directory }), logger);
   // Every engine process from here on names this server and data dir (for the sweep of a later start).
   setEngineOwner(config.dataDir);
   await removeLeftovers(config.dataDir, work, logger);
@@ -92,8 +105,14 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     chromium?.engine?.recycleAll(reason);
   };
 
-  const ghostscript = new Ghostscript(config.engines.ghostscript.executable);
-  const rewriter = new PdfRewriter({ timeoutMs: config.documents.toolTimeoutMs });
+  // One configured instance per per-call tool, each under its gate (the pools' rules: concurrency,
+  // bounded queue → 429, queue timeout; run() adds the time limit and the kill).
+  const { qpdf: qpdfConfig, poppler: popplerConfig, ghostscript: gsConfig } = config.engines;
+  const qpdf = new QpdfRunner({ qpdfPath: qpdfConfig.executable, timeoutMs: config.documents.toolTimeoutMs, gate: toolGate('qpdf', qpdfConfig) });
+  const poppler = new PopplerRunner({ directory: popplerConfig.directory, gate: toolGate('poppler', popplerConfig) });
+  const ghostscript = new Ghostscript(gsConfig.executable, toolGate('ghostscript', gsConfig));
+  const rewriter = new PdfRewriter({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
+  const pdf = createPdfInspector({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
   const office: OfficeConverter | undefined = libreoffice && {
@@ -111,6 +130,9 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   chromium?.onReady((engine) => engine.pool.on('job', forward));
   images.on('job', forward);
   return {
+    qpdf,
+    poppler,
+    pdf,
     converter: {
       ...(office ? { libreoffice: office } : {}),
       renderers: createRenderers({
@@ -165,7 +187,7 @@ async function checkHealth(
     poolAnswers(pools.images),
     toolAnswers(config.engines.ghostscript.executable, ['--version']),
     toolAnswers(config.engines.qpdf.executable, ['--version']),
-    toolAnswers('pdftotext', ['-v']),
+    toolAnswers(new PopplerRunner({ directory: config.engines.poppler.directory }).executable('pdftotext'), ['-v']),
   ] as const);
   return { libreoffice, chromium, images, ghostscript, qpdf, poppler };
 }
@@ -277,6 +299,46 @@ async function startChromium(config: Config, work: string, env: Record<string, s
   }
   logger.info({ workers: cr.workers }, 'Chromium engine started');
   return engine;
+}
+
+/**
+ * The version probe of the tools every document needs (qpdf: upload, info, every toolbox call;
+ * poppler: extraction, images, rendering): a server whose configured binary is missing or is not the
+ * tool fails at start with the setting to fix, instead of failing each call later. Ghostscript is
+ * only needed by some conversions: its absence shows in health and status (as before).
+ */
+async function probeTools(config: Config, poppler: PopplerRunner, logger: FastifyBaseLogger): Promise<void> {
+  const probes = [
+    { setting: 'engines.qpdf.executable', command: config.engines.qpdf.executable, args: ['--version'], expect: /qpdf version/i },
+    { setting: 'engines.poppler.directory', command: poppler.executable('pdftotext'), args: ['-v'], expect: /pdftotext version/i },
+  ];
+  const results = await Promise.all(
+    probes.map(async (probe) => {
+      try {
+        const result = await run(probe.command, probe.args, { timeoutMs: HEALTH_TIMEOUT_MS, maxOutputBytes: 4096 });
+        const output = `${result.stdout.toString('utf8')}\n${result.stderr}`;
+        const version = probe.expect.exec(output) ? output.split('\n').find((line) => probe.expect.test(line))?.trim() : undefined;
+        return version ? { ...probe, version } : { ...probe, problem: `${probe.command} ${probe.args.join(' ')} did not print a version (exit ${result.exitCode ?? result.signal})` };
+      } catch (error) {
+        return { ...probe, problem: `${probe.command} cannot be started: ${(error as Error).message}` };
+      }
+    }),
+  );
+  const problems = results.filter((result) => 'problem' in result);
+  if (problems.length > 0) {
+    throw new ConfigError(problems.map((result) => ({ key: result.setting, origin: '', message: `${'problem' in result ? result.problem : ''}; set ${result.setting} to the tool's location` })));
+  }
+  logger.info(Object.fromEntries(results.map((result) => [result.setting, 'version' in result ? result.version : ''])), 'tools found');
+}
+
+/** The gate of a per-call tool from its configuration (`concurrency` 0 = eight per CPU core). */
+function toolGate(name: string, settings: ToolGateConfig): ToolGate {
+  return new ToolGate({
+    name,
+    concurrency: settings.concurrency > 0 ? settings.concurrency : 8 * Math.max(1, availableParallelism()),
+    queueLimit: settings.queueSize,
+    queueTimeoutMs: settings.queueTimeoutMs,
+  });
 }
 
 /** A configured engine's pool settings. */

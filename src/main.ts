@@ -15,7 +15,17 @@ async function main(): Promise<void> {
     throw error;
   }
   // The generated admin password goes to the console once, never into the log.
-  const server = await startServer(config, { announce: (message) => process.stdout.write(`\n*** ${message}\n\n`) });
+  let server: Awaited<ReturnType<typeof startServer>>;
+  try {
+    server = await startServer(config, { announce: (message) => process.stdout.write(`\n*** ${message}\n\n`) });
+  } catch (error) {
+    // A tool the configuration names that is not there (engines-wiring.ts probeTools): the setting to fix, no stack.
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   const logger = server.app.log;
   logger.info({ url: `${server.url}${config.server.restBase}`, dataDir: config.dataDir }, 'Quire is listening');
 

@@ -8,7 +8,6 @@ import { ExternalTokenVerifier } from './auth/external-tokens.js';
 import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
 import { loadConfig, type Config } from './config/load.js';
-import { createPdfInspector } from './engines/pdf/index.js';
 import { startEngines } from './engines-wiring.js';
 import { LogFiles } from './observability/log-files.js';
 import { createServerLogger } from './observability/logger.js';
@@ -184,13 +183,13 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   );
   const credentials = new RememberedCredentials();
   sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
-  const pdf = createPdfInspector({ timeoutMs: config.documents.toolTimeoutMs });
+  const engines = await startEngines(config, logger);
+  const pdf = engines.pdf;
   const describer = new DocumentDescriber(documentStore, pdf, credentials, config.documents.metadataBudgetMs);
   // Metadata still being read in the background is for later calls: none come once the session ended.
   sessions.onEnd((sessionId) => describer.forgetSession(sessionId));
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
-  const engines = await startEngines(config, logger);
   const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
   // Every registered web-service module's service (operations/webservices.ts).
   const webservices = createWebServices({ config, documents, credentials, engines, memoryScratch });

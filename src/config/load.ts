@@ -65,7 +65,7 @@ export interface Config {
     python: string;
     qpdf: ToolConfig;
     /** `directory`: where poppler's tools are ("" = PATH). */
-    poppler: { directory: string; maxMemoryBytes: number };
+    poppler: ToolGateConfig & { directory: string; maxMemoryBytes: number };
     ghostscript: ToolConfig;
     print: { maxMemoryBytes: number };
   };
@@ -94,9 +94,16 @@ export interface LoginSecurity {
 }
 
 /** An external tool run once per call: its executable and address-space cap in bytes (0 = none). */
-export interface ToolConfig {
+export interface ToolConfig extends ToolGateConfig {
   executable: string;
   maxMemoryBytes: number;
+}
+
+/** The supervisor rules of a per-call tool (engines/process/tool-gate.ts); `concurrency` 0 = eight per CPU core. */
+export interface ToolGateConfig {
+  concurrency: number;
+  queueSize: number;
+  queueTimeoutMs: number;
 }
 
 /** A supervised engine's pool, resolved: counts, milliseconds and bytes. */
@@ -299,9 +306,9 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       chromium: engine(raw.engines.chromium),
       python: raw.engines.python,
       qpdf: tool(raw.engines.qpdf),
-      poppler: { directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
+      poppler: { ...gate(raw.engines.poppler), directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
       // The old form, a plain string, is the executable under the default cap.
-      ghostscript: tool(typeof raw.engines.ghostscript === 'string' ? { executable: raw.engines.ghostscript, maxMemory: '2GB' } : raw.engines.ghostscript),
+      ghostscript: tool(typeof raw.engines.ghostscript === 'string' ? { executable: raw.engines.ghostscript, maxMemory: '2GB', concurrency: 0, queueSize: 1000, queueTimeout: 120 } : raw.engines.ghostscript),
       print: { maxMemoryBytes: parseSize(raw.engines.print.maxMemory) },
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
@@ -342,8 +349,12 @@ function engine(raw: RawConfig['engines']['chromium']): EngineConfig {
   };
 }
 
-function tool(raw: { executable: string; maxMemory: number | string }): ToolConfig {
-  return { executable: raw.executable, maxMemoryBytes: parseSize(raw.maxMemory) };
+function tool(raw: { executable: string; maxMemory: number | string; concurrency: number; queueSize: number; queueTimeout: number }): ToolConfig {
+  return { ...gate(raw), executable: raw.executable, maxMemoryBytes: parseSize(raw.maxMemory) };
+}
+
+function gate(raw: { concurrency: number; queueSize: number; queueTimeout: number }): ToolGateConfig {
+  return { concurrency: raw.concurrency, queueSize: raw.queueSize, queueTimeoutMs: Math.round(raw.queueTimeout * 1000) };
 }
 
 function readYamlFile(file: string): Record<string, unknown> {

@@ -51,9 +51,23 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
 }
 
 /** An external tool started once per call: its executable and its memory cap (RLIMIT_AS through prlimit). */
+/**
+ * The supervisor rules of a tool run once per call (engines/process/tool-gate.ts): runs at once, a
+ * bounded queue (full: 429 with Retry-After) and its wait. The defaults are far above what a normal
+ * load needs: they stop a flood, not a busy server.
+ */
+function gateProperties() {
+  return {
+    concurrency: Type.Integer({ minimum: 0, default: 0, description: 'runs at once; more wait in the queue; 0 = eight per CPU core' }),
+    queueSize: Type.Integer({ minimum: 0, default: 1000, description: 'runs that may wait for a free slot; past it calls get 429 with Retry-After' }),
+    queueTimeout: Type.Number({ minimum: 0.1, default: 120, description: 'seconds a run may wait for a free slot before 429' }),
+  };
+}
+
 function toolSchema(defaults: { executable: string; maxMemory: string }) {
   return Type.Object(
     {
+      ...gateProperties(),
       executable: Type.String({ minLength: 1, default: defaults.executable }),
       maxMemory: Type.Union([SizeSchema], {
         default: defaults.maxMemory,
@@ -202,6 +216,7 @@ export const ConfigSchema = Type.Object(
         qpdf: toolSchema({ executable: 'qpdf', maxMemory: '2GB' }),
         poppler: Type.Object(
           {
+            ...gateProperties(),
             directory: Type.String({ default: '', description: 'folder of pdftotext, pdftoppm, pdfimages, pdftocairo, pdfinfo; empty: found on PATH' }),
             maxMemory: Type.Union([SizeSchema], { default: '2GB', description: `address space one poppler run may use; past it the call fails with -109, in ${SIZE_FORMAT}` }),
           },

@@ -9,6 +9,8 @@ import type { ConverterEngines } from './converter/converter-service.js';
 import type { RememberedCredentials } from './documents/credentials.js';
 import type { DocumentService } from './documents/document-service.js';
 import type { DocumentStep, NestedSteps } from './transaction/document-transaction.js';
+import type { PdfStructureTool } from '../engines/contracts.js';
+import type { PopplerRunner } from '../engines/poppler/tool.js';
 
 /**
  * A web-service module: everything about one web-service group of reference §7 in one descriptor.
@@ -56,7 +58,7 @@ export interface WebServiceDeps {
   documents: DocumentService;
   credentials: RememberedCredentials;
   /** The started engines (engines-wiring.ts). */
-  engines: { converter: ConverterEngines; fonts: { env: Record<string, string> } };
+  engines: { converter: ConverterEngines; fonts: { env: Record<string, string> }; qpdf: PdfStructureTool; poppler: PopplerRunner };
   /** tmpfs scratch for many-small-file intermediates; absent: the disk scratch only. */
   memoryScratch?: MemoryScratch;
   /** The steps the registered modules offer (`nestedStep`), by the offering service's name. */

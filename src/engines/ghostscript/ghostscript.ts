@@ -1,5 +1,7 @@
 import { EngineError } from '../engine-error.js';
 import { run, RunError } from '../process/run.js';
+import type { ToolGate } from '../process/tool-gate.js';
+import type { PostScriptConverter } from '../contracts.js';
 
 export interface DownsampleOptions {
   /** Highest image resolution kept, in dpi. */
@@ -28,8 +30,12 @@ export class GhostscriptError extends EngineError<GhostscriptErrorKind> {
  * input); LibreOffice and the image converter reduce resolution while they write. Each run is capped
  * at `engines.ghostscript.maxMemory` by `run` (process/tools.ts knows `gs` and the configured executable).
  */
-export class Ghostscript {
-  constructor(private readonly gs = 'gs') {}
+export class Ghostscript implements PostScriptConverter {
+  /** `gate`: the concurrency bound of every Ghostscript run of the server (process/tool-gate.ts); none in engine tests. */
+  constructor(
+    private readonly gs = 'gs',
+    private readonly gate?: ToolGate,
+  ) {}
 
   /**
    * PostScript or EPS to PDF (pdfwrite), in a sandbox (-dSAFER: no file access beyond the input);
@@ -56,7 +62,8 @@ export class Ghostscript {
     const args = extra[0] === '-q' ? extra : ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite', ...extra];
     let result;
     try {
-      result = await run(this.gs, args, { timeoutMs, maxOutputBytes: 64 * 1024 });
+      const start = () => run(this.gs, args, { timeoutMs, maxOutputBytes: 64 * 1024 });
+      result = await (this.gate ? this.gate.run(start) : start());
     } catch (error) {
       // A cancelled call (RunError 'aborted') and a memory cap (MemoryLimitError) pass unchanged.
       if (error instanceof RunError && error.kind !== 'aborted') throw new GhostscriptError('toolMissing', `Ghostscript cannot be started: ${error.message}`);

@@ -1,3 +1,4 @@
+import type { PdfStructureTool } from '../contracts.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Permissions } from './encryption.js';
@@ -76,8 +77,10 @@ export interface PdfInspector {
 }
 
 export interface PdfInspectorOptions {
-  /** qpdf binary; default "qpdf" (PATH). */
+  /** qpdf binary; default "qpdf" (PATH). Ignored when `qpdf` is given. */
   qpdfPath?: string;
+  /** The server's one configured qpdf runner (engines-wiring.ts); default: a runner of its own. */
+  qpdf?: PdfStructureTool;
   /** Time limit of one public call (all its qpdf runs together), ms; default 30 000. */
   timeoutMs?: number;
   /** Most pages listed in `pages.page`; beyond it the list is cut and `pages.truncated` set. Default 10 000. */
@@ -123,7 +126,7 @@ interface Access {
 }
 
 export class QpdfInspector implements PdfInspector {
-  private readonly qpdf: QpdfRunner;
+  private readonly qpdf: PdfStructureTool;
   private readonly timeoutMs: number;
   private readonly maxPages: number;
   private readonly maxJsonBytes: number;
@@ -136,7 +139,7 @@ export class QpdfInspector implements PdfInspector {
     this.maxJsonBytes = options.maxJsonBytes ?? PDF_INSPECTOR_DEFAULTS.maxJsonBytes;
     this.maxXmpBytes = options.maxXmpBytes ?? PDF_INSPECTOR_DEFAULTS.maxXmpBytes;
     this.maxDumpObjects = options.maxDumpObjects ?? PDF_INSPECTOR_DEFAULTS.maxDumpObjects;
-    this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? PDF_INSPECTOR_DEFAULTS.qpdfPath, timeoutMs: this.timeoutMs });
+    this.qpdf = options.qpdf ?? new QpdfRunner({ qpdfPath: options.qpdfPath ?? PDF_INSPECTOR_DEFAULTS.qpdfPath, timeoutMs: this.timeoutMs });
   }
 
   // ---- security ----

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { PdfEngineError } from './errors.js';
 import type { PageList } from './page-count.js';
-import type { QpdfCall, QpdfRunner } from './qpdf.js';
+import type { QpdfCall } from './qpdf.js';
+import type { PdfStructureTool } from '../contracts.js';
 import { ObjectFetcher, asDict, isRef, parseJson, asArray, asNumber } from './qpdf-json.js';
 import { ObjectUpdates } from './structure/json-update.js';
 
@@ -18,7 +19,7 @@ import { ObjectUpdates } from './structure/json-update.js';
  * replaces it (see json-update.ts), so the file is first rewritten without object streams; only
  * damaged files take this path.
  */
-export async function repairPageCount(qpdf: QpdfRunner, input: string, output: string, listing: PageList, call: QpdfCall): Promise<void> {
+export async function repairPageCount(qpdf: PdfStructureTool, input: string, output: string, listing: PageList, call: QpdfCall): Promise<void> {
   const flat = `${output}.flat.pdf`;
   try {
     await qpdf.run(['--object-streams=disable', input, flat], call);

@@ -1,5 +1,6 @@
 import { PdfEngineError } from './errors.js';
-import type { QpdfCall, QpdfRunner } from './qpdf.js';
+import type { QpdfCall } from './qpdf.js';
+import type { PdfStructureTool } from '../contracts.js';
 
 /**
  * How many pages a PDF has, and which objects they are: the one place that answers it.
@@ -39,7 +40,7 @@ export const MAX_PAGE_COPIES = 1000;
 /** qpdf's warning for a page object listed again in the tree (it then copies the page). */
 const DUPLICATE_PAGE = 'appears more than once in the pages tree';
 
-export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, options: { maxRefs?: number } = {}): Promise<PageList> {
+export async function listPages(qpdf: PdfStructureTool, file: string, call: QpdfCall, options: { maxRefs?: number } = {}): Promise<PageList> {
   const maxRefs = options.maxRefs ?? Number.POSITIVE_INFINITY;
   let result;
   try {
@@ -70,6 +71,6 @@ export async function listPages(qpdf: QpdfRunner, file: string, call: QpdfCall, 
 }
 
 /** The real number of pages of the PDF (see above): never the /Count it declares. */
-export async function countPages(qpdf: QpdfRunner, file: string, call: QpdfCall): Promise<number> {
+export async function countPages(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<number> {
   return (await listPages(qpdf, file, call, { maxRefs: 0 })).count;
 }

@@ -1,4 +1,5 @@
-import type { QpdfCall, QpdfRunner } from './qpdf.js';
+import type { QpdfCall } from './qpdf.js';
+import type { PdfStructureTool } from '../contracts.js';
 import { PdfEngineError } from './errors.js';
 
 /**
@@ -80,7 +81,7 @@ export class ObjectFetcher {
   invocations = 0;
 
   constructor(
-    private readonly qpdf: QpdfRunner,
+    private readonly qpdf: PdfStructureTool,
     private readonly file: string,
     private readonly call: QpdfCall,
     private readonly batchSize = 2000,

@@ -1,5 +1,7 @@
 import { RunError, run } from '../process/run.js';
 import type { RunResult } from '../process/run.js';
+import type { PdfStructureTool } from '../contracts.js';
+import type { ToolGate } from '../process/tool-gate.js';
 import { PdfEngineError } from './errors.js';
 import { rm, writeFile } from 'node:fs/promises';
 
@@ -20,6 +22,11 @@ export interface QpdfRunnerOptions {
   qpdfPath: string;
   /** Per-invocation timeout. */
   timeoutMs: number;
+  /**
+   * The concurrency bound and queue shared by every qpdf run of the server (process/tool-gate.ts);
+   * the wiring's one runner has it. Without it (a runner of a test) runs are not bounded.
+   */
+  gate?: ToolGate;
 }
 
 export interface QpdfCall {
@@ -53,7 +60,7 @@ export function passableAsLine(password: string): boolean {
   return !/[\n\r]/.test(password);
 }
 
-export class QpdfRunner {
+export class QpdfRunner implements PdfStructureTool {
   constructor(readonly options: QpdfRunnerOptions) {}
 
   /** Runs qpdf; exit 0 and 3 resolve, everything else is classified and thrown. */
@@ -91,6 +98,11 @@ export class QpdfRunner {
 
   /** Runs qpdf and returns whatever happened, except timeouts and missing binaries (thrown). */
   async raw(args: readonly string[], call: QpdfCall = {}): Promise<RunResult & { exitCode: number }> {
+    const gate = this.options.gate;
+    return gate ? gate.run(() => this.runOnce(args, call)) : this.runOnce(args, call);
+  }
+
+  private async runOnce(args: readonly string[], call: QpdfCall): Promise<RunResult & { exitCode: number }> {
     const password = call.password ?? '';
     if (!passableAsLine(password)) {
       throw new PdfEngineError('passwordWrong', 'The password contains a line break, which no PDF password this server can pass to qpdf does.');

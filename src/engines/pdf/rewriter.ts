@@ -1,3 +1,4 @@
+import type { PdfStructureTool } from '../contracts.js';
 import { stat } from 'node:fs/promises';
 import { countPages, listPages } from './page-count.js';
 import { declaresWrongCount, repairPageCount } from './page-count-repair.js';
@@ -19,11 +20,12 @@ export interface RewriteOptions {
  * on every rewrite (it rebuilds a damaged cross-reference table). Content is never re-rendered.
  */
 export class PdfRewriter {
-  private readonly qpdf: QpdfRunner;
+  private readonly qpdf: PdfStructureTool;
   private readonly counts = new Map<string, number>();
 
-  constructor(options: { qpdfPath?: string; timeoutMs: number }) {
-    this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
+  /** `qpdf`: the server's one configured runner (engines-wiring.ts); without it a runner of its own (tests). */
+  constructor(options: { qpdf?: PdfStructureTool; qpdfPath?: string; timeoutMs: number }) {
+    this.qpdf = options.qpdf ?? new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { PdfStructureTool } from '../contracts.js';
 import { listPages } from '../pdf/page-count.js';
 import { QpdfRunner, type QpdfCall } from '../pdf/qpdf.js';
 import { ObjectFetcher, asArray, asDict, asName, asNumber, asText, asTextOrName, isRef, parseJson, type QDict, type QValue } from '../pdf/qpdf-json.js';
@@ -34,11 +35,13 @@ export interface LinkReadOptions extends ToolLimits {
   maxJsonBytes: number;
   /** Most annotations looked at (all pages together); more is `tooLarge`. */
   maxAnnotations: number;
+  /** The server's one configured qpdf runner; default: a runner of its own (engine tests). */
+  qpdf?: PdfStructureTool;
 }
 
 /** The link annotations of the given pages (1-based, in that order). */
 export async function readLinks(file: string, pages: readonly number[], options: LinkReadOptions): Promise<AnnotationLink[]> {
-  const qpdf = new QpdfRunner({ qpdfPath: 'qpdf', timeoutMs: options.toolTimeoutMs });
+  const qpdf = options.qpdf ?? new QpdfRunner({ qpdfPath: 'qpdf', timeoutMs: options.toolTimeoutMs });
   const call: QpdfCall = { deadline: options.deadline };
   // The pages from qpdf's walk of the page tree, not --json-key=pages: that follows outline items and
   // loops on an outline cycle (issue 11).

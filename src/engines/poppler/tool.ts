@@ -1,4 +1,6 @@
-import { RunError, run, type RunResult } from '../process/run.js';
+import path from 'node:path';
+import { RunError, run, type RunOptions, type RunResult } from '../process/run.js';
+import type { ToolGate } from '../process/tool-gate.js';
 import { PopplerError } from './errors.js';
 
 /** The limits every poppler invocation runs under: the call's deadline and the per-tool timeout. */
@@ -7,6 +9,27 @@ export interface ToolLimits {
   deadline: number;
   /** Most milliseconds one tool run may take. */
   toolTimeoutMs: number;
+  /** The server's one configured poppler (folder, concurrency bound); absent: found on PATH, unbounded (engine tests). */
+  poppler?: PopplerRunner;
+}
+
+/**
+ * poppler as the server runs it: the tools from `engines.poppler.directory` (empty: PATH), every run
+ * under the one gate of the tool (process/tool-gate.ts: concurrency, bounded queue → 429). Built once
+ * by the wiring and handed to the operations, which pass it in `ToolLimits`.
+ */
+export class PopplerRunner {
+  constructor(private readonly options: { directory: string; gate?: ToolGate }) {}
+
+  /** The executable of `tool` (pdftotext, pdftoppm, ...). */
+  executable(tool: string): string {
+    return this.options.directory ? path.join(this.options.directory, tool) : tool;
+  }
+
+  run(tool: string, args: readonly string[], options: RunOptions): Promise<RunResult> {
+    const start = () => run(this.executable(tool), args, options);
+    return this.options.gate ? this.options.gate.run(start) : start();
+  }
 }
 
 export interface ToolRun extends ToolLimits {
@@ -29,7 +52,7 @@ export async function runTool(tool: string, args: readonly string[], limits: Too
   if (timeoutMs <= 0) throw new PopplerError('timeout', `The call ran out of time before ${tool} could start.`);
   let result: RunResult;
   try {
-    result = await run(tool, args, {
+    result = await (limits.poppler ? limits.poppler.run.bind(limits.poppler) : run)(tool, args, {
       timeoutMs,
       maxOutputBytes: limits.maxOutputBytes ?? 1024 * 1024,
       ...(limits.cwd === undefined ? {} : { cwd: limits.cwd }),

@@ -1,13 +1,19 @@
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
+import type { PdfStructureTool } from '../../engines/contracts.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
+import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import type { MemoryScratch } from '../../storage/memory-scratch.js';
 
 /**
- * The long-lived engines the toolbox operations share. Stateless tools (qpdf, poppler, pdf-lib
- * helpers) are called through their engine modules directly, with `ToolboxContext.deadline`.
+ * The long-lived engines the toolbox operations share: one configured instance per tool, built by
+ * the wiring (src/engines-wiring.ts). Operations never construct a tool runner themselves.
  */
 export interface ToolboxEngines {
   rewriter: PdfRewriter;
+  /** qpdf: the server's one runner (configured executable, concurrency bound). */
+  qpdf: PdfStructureTool;
+  /** poppler: the server's one runner; passed to the poppler functions in their `ToolLimits`. */
+  poppler: PopplerRunner;
   ghostscript: Ghostscript;
   /** The command a `print` operation pipes the PDF to; absent: printing is refused. */
   printCommand?: readonly string[];

@@ -25,6 +25,8 @@ export const toolboxModule: WebServiceModule<ToolboxService> = {
       {
         rewriter: engines.converter.rewriter,
         ghostscript: engines.converter.ghostscript,
+        qpdf: engines.qpdf,
+        poppler: engines.poppler,
         toolTimeoutMs: config.documents.toolTimeoutMs,
         fontEnv: engines.fonts.env,
         ...(memoryScratch ? { memoryScratch } : {}),

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { asDict, isRef, type QDict } from '../../pdf/qpdf-json.js';
-import type { QpdfCall, QpdfRunner } from '../../pdf/qpdf.js';
+import type { QpdfCall } from '../../pdf/qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { PdfObjects, type PdfUpdate } from './pdf-objects.js';
 import { name, pdfDate, text, xmpDate } from './pdf-values.js';
 import { NS, XmpPacket } from './xmp-packet.js';
@@ -18,7 +19,7 @@ export interface DescriptionEdit {
 }
 
 export interface EditContext {
-  qpdf: QpdfRunner;
+  qpdf: PdfStructureTool;
   call: QpdfCall;
   /** A fresh scratch path ending in `.<extension>`. */
   scratch: (extension: string) => string;

@@ -3,6 +3,7 @@
  * portfolios. They work on qpdf's JSON view of individual objects and write with
  * `qpdf --update-from-json`, so the document is streamed, never held in memory.
  */
+import type { PdfStructureTool } from '../../contracts.js';
 import { QpdfRunner } from '../../pdf/qpdf.js';
 import type { EditContext } from './document-info.js';
 
@@ -21,10 +22,13 @@ export { addXmpProperties, parsePacket, replaceXmp } from './xmp-metadata.js';
 export { parseXmpJson } from './xmp-schema.js';
 export type { XmpNamespaceDefinition, XmpPropertyDefinition } from './xmp-schema.js';
 
-/** The qpdf runner, time limit and scratch space of one edit. */
-export function editContext(options: { timeoutMs: number; deadline: number; scratch: (extension: string) => string }): EditContext {
+/**
+ * The qpdf runner, time limit and scratch space of one edit. `qpdf`: the server's one configured
+ * runner (injected by the operations); without it a runner of its own (engine tests).
+ */
+export function editContext(options: { qpdf?: PdfStructureTool; timeoutMs: number; deadline: number; scratch: (extension: string) => string }): EditContext {
   return {
-    qpdf: new QpdfRunner({ qpdfPath: 'qpdf', timeoutMs: options.timeoutMs }),
+    qpdf: options.qpdf ?? new QpdfRunner({ qpdfPath: 'qpdf', timeoutMs: options.timeoutMs }),
     call: { deadline: options.deadline },
     scratch: options.scratch,
   };

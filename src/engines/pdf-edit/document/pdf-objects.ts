@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { asArray, asDict, isRef, ObjectFetcher, parseJson, type QDict, type QValue } from '../../pdf/qpdf-json.js';
-import type { QpdfCall, QpdfRunner } from '../../pdf/qpdf.js';
+import type { QpdfCall } from '../../pdf/qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { DocumentEditError } from './errors.js';
 
 /**
@@ -14,7 +15,7 @@ import { DocumentEditError } from './errors.js';
  */
 export class PdfObjects {
   private constructor(
-    readonly qpdf: QpdfRunner,
+    readonly qpdf: PdfStructureTool,
     /** The file the objects are read from (a copy without object streams, see `open`). */
     readonly file: string,
     readonly call: QpdfCall,
@@ -36,7 +37,7 @@ export class PdfObjects {
    * first rewritten without object streams into `scratch` and read from there; `commit` generates
    * object streams again, so the result stays as compact.
    */
-  static async open(qpdf: QpdfRunner, file: string, call: QpdfCall, scratch: (extension: string) => string, options: { readOnly?: boolean } = {}): Promise<PdfObjects> {
+  static async open(qpdf: PdfStructureTool, file: string, call: QpdfCall, scratch: (extension: string) => string, options: { readOnly?: boolean } = {}): Promise<PdfObjects> {
     const first = await readTrailer(qpdf, file, call);
     if (options.readOnly || (first.trailer['/Type'] !== '/XRef' && first.trailer['/XRefStm'] === undefined)) {
       return new PdfObjects(qpdf, file, call, first.header, first.trailer, fetcherFor(qpdf, file, call, first.trailer), scratch, false);
@@ -137,7 +138,7 @@ export class PdfObjects {
   }
 }
 
-async function readTrailer(qpdf: QpdfRunner, file: string, call: QpdfCall): Promise<{ header: QDict; trailer: QDict }> {
+async function readTrailer(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<{ header: QDict; trailer: QDict }> {
   const result = await qpdf.run(['--json=2', '--json-key=qpdf', '--json-object=trailer', file], { ...call, maxOutputBytes: 4 * 1024 * 1024 });
   const parts = asArray(parseJson(result.stdout).qpdf);
   const header = asDict(parts?.[0]);
@@ -146,7 +147,7 @@ async function readTrailer(qpdf: QpdfRunner, file: string, call: QpdfCall): Prom
   return { header, trailer };
 }
 
-function fetcherFor(qpdf: QpdfRunner, file: string, call: QpdfCall, trailer: QDict): ObjectFetcher {
+function fetcherFor(qpdf: PdfStructureTool, file: string, call: QpdfCall, trailer: QDict): ObjectFetcher {
   const fetcher = new ObjectFetcher(qpdf, file, call);
   fetcher.absorb({ trailer: { value: trailer } }, false);
   return fetcher;
@@ -207,7 +208,7 @@ export class PdfUpdate {
   }
 
   /** Writes `input` with the changes to `output`; `jsonFile` is a scratch path for the update. */
-  async write(qpdf: QpdfRunner, input: string, output: string, jsonFile: string, call: QpdfCall, extraArgs: readonly string[] = []): Promise<void> {
+  async write(qpdf: PdfStructureTool, input: string, output: string, jsonFile: string, call: QpdfCall, extraArgs: readonly string[] = []): Promise<void> {
     // The header goes back as qpdf wrote it: its maxobjectid tells qpdf which numbers are new objects.
     await writeFile(jsonFile, JSON.stringify({ qpdf: [this.header, this.objects] }));
     await qpdf.run([...extraArgs, input, `--update-from-json=${jsonFile}`, output], call);

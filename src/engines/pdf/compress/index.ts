@@ -1,3 +1,4 @@
+import type { PdfStructureTool } from '../../contracts.js';
 import { rm } from 'node:fs/promises';
 import { QpdfRunner } from '../qpdf.js';
 import { packObjectStreams } from './object-streams.js';
@@ -12,10 +13,11 @@ export { ObjectStreamError } from './object-streams.js';
  * packing always reads a clean file.
  */
 export class PdfCompressor {
-  private readonly qpdf: QpdfRunner;
+  private readonly qpdf: PdfStructureTool;
 
-  constructor(options: { qpdfPath?: string; timeoutMs: number }) {
-    this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
+  /** `qpdf`: the server's one configured runner (engines-wiring.ts); without it a runner of its own (tests). */
+  constructor(options: { qpdf?: PdfStructureTool; qpdfPath?: string; timeoutMs: number }) {
+    this.qpdf = options.qpdf ?? new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
   }
 
   async compress(input: string, output: string, options: { objectsPerStream: number; deadline?: number }): Promise<void> {

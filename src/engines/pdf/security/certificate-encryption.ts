@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { isDict, isRef, isString, nameOf, type PdfValue } from '../pdf-syntax.js';
-import type { QpdfRunner } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { ClassicFileError, readObject, rewriteClassicFile, type ParsedObject } from './classic-file.js';
 import { recipientEnvelope, type RecipientCertificate } from './envelopes.js';
 import { PdfSecurityError } from './errors.js';
@@ -71,7 +71,7 @@ function profileOf(key: EncryptionKey, encryptMetadata: boolean): Profile {
 }
 
 export async function encryptForRecipients(
-  qpdf: QpdfRunner,
+  qpdf: PdfStructureTool,
   input: string,
   output: string,
   protection: CertificateProtection,

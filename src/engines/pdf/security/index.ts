@@ -1,3 +1,4 @@
+import type { PdfStructureTool } from '../../contracts.js';
 import { QpdfRunner } from '../qpdf.js';
 import { encryptForRecipients, type CertificateProtection } from './certificate-encryption.js';
 import { encryptWithPasswords, type PasswordProtection } from './password-encryption.js';
@@ -13,10 +14,11 @@ export type { CertificateProtection, CertificateRecipient } from './certificate-
  * holders (public-key handler, written here on top of qpdf's normalisation). Inputs are unencrypted.
  */
 export class PdfSecurity {
-  private readonly qpdf: QpdfRunner;
+  private readonly qpdf: PdfStructureTool;
 
-  constructor(options: { qpdfPath?: string; timeoutMs: number }) {
-    this.qpdf = new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
+  /** `qpdf`: the server's one configured runner (engines-wiring.ts); without it a runner of its own (tests). */
+  constructor(options: { qpdf?: PdfStructureTool; qpdfPath?: string; timeoutMs: number }) {
+    this.qpdf = options.qpdf ?? new QpdfRunner({ qpdfPath: options.qpdfPath ?? 'qpdf', timeoutMs: options.timeoutMs });
   }
 
   encryptWithPasswords(input: string, output: string, protection: PasswordProtection, options: { deadline?: number } = {}): Promise<void> {

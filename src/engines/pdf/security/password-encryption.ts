@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { QpdfRunner } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { PdfSecurityError } from './errors.js';
 import { printLevel, type PermissionFlags } from './permissions.js';
 
@@ -32,7 +32,7 @@ export interface ProtectionProblem {
  * ("--print=full"), which qpdf's positional `--encrypt user owner bits` would misread.
  */
 export async function encryptWithPasswords(
-  qpdf: QpdfRunner,
+  qpdf: PdfStructureTool,
   input: string,
   output: string,
   protection: PasswordProtection,

@@ -1,6 +1,7 @@
 import { PdfEngineError } from '../errors.js';
 import { countPages } from '../page-count.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 
 /**
  * A new page sequence from a base document and other PDFs, with `qpdf base --pages … -- out`: the
@@ -15,7 +16,7 @@ export interface PagePart {
   pages?: string;
 }
 
-export async function assemblePages(qpdf: QpdfRunner, base: string, parts: readonly PagePart[], output: string, call: QpdfCall): Promise<void> {
+export async function assemblePages(qpdf: PdfStructureTool, base: string, parts: readonly PagePart[], output: string, call: QpdfCall): Promise<void> {
   const args = [base, '--pages'];
   for (const part of parts) {
     args.push(part.file === 'base' ? '.' : part.file);
@@ -37,6 +38,6 @@ export async function assemblePages(qpdf: QpdfRunner, base: string, parts: reado
 }
 
 /** Pages of one document in a new order (move, list): a rewrite with a page selection. */
-export async function reorderPages(qpdf: QpdfRunner, input: string, pages: string, output: string, call: QpdfCall): Promise<void> {
+export async function reorderPages(qpdf: PdfStructureTool, input: string, pages: string, output: string, call: QpdfCall): Promise<void> {
   await qpdf.run([input, '--pages', '.', pages, '--', output], call);
 }

@@ -1,5 +1,6 @@
 import { StructureError } from './errors.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { asDict, isRef } from '../qpdf-json.js';
 import type { QDict, QValue } from '../qpdf-json.js';
 import { readDocumentJson } from './document-json.js';
@@ -25,14 +26,14 @@ export interface CatalogEdits {
 }
 
 /** Whether the document's AcroForm carries XFA. A scan of the bytes rules most documents out without qpdf. */
-export async function hasXfa(qpdf: QpdfRunner, file: string, call: QpdfCall): Promise<boolean> {
+export async function hasXfa(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<boolean> {
   if (!mayContain(await scanForKeys(file, ['/XFA']), '/XFA')) return false;
   const document = await readDocumentJson(qpdf, file, call);
   const { catalog, acroform } = await catalogAndForm(document);
   return catalog !== undefined && acroform?.value['/XFA'] !== undefined;
 }
 
-export async function editCatalog(qpdf: QpdfRunner, input: string, output: string, edits: CatalogEdits, call: QpdfCall): Promise<void> {
+export async function editCatalog(qpdf: PdfStructureTool, input: string, output: string, edits: CatalogEdits, call: QpdfCall): Promise<void> {
   const document = await readDocumentJson(qpdf, input, call);
   const { fetcher, trailer } = document;
   const { catalog, acroform } = await catalogAndForm(document);

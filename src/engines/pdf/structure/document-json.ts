@@ -1,6 +1,7 @@
 import { PdfEngineError } from '../errors.js';
 import { listPages } from '../page-count.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { ObjectFetcher, asArray, asDict, asNumber, parseJson } from '../qpdf-json.js';
 import type { QDict } from '../qpdf-json.js';
 import { readOutlineTree } from './outline-reader.js';
@@ -30,7 +31,7 @@ export interface DocumentJson {
 const MAX_JSON_BYTES = 256 * 1024 * 1024;
 
 export async function readDocumentJson(
-  qpdf: QpdfRunner,
+  qpdf: PdfStructureTool,
   file: string,
   call: QpdfCall,
   parts: { pages?: boolean; outlines?: boolean } = {},
@@ -67,6 +68,6 @@ export async function readDocumentJson(
 }
 
 /** Reads only the outline tree (for a merge source). */
-export async function readOutlines(qpdf: QpdfRunner, file: string, call: QpdfCall): Promise<OutlineNode[]> {
+export async function readOutlines(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<OutlineNode[]> {
   return (await readDocumentJson(qpdf, file, call, { outlines: true })).outlines;
 }

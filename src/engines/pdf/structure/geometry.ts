@@ -1,4 +1,5 @@
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { ObjectFetcher, asArray, asDict, asNumber, isRef, parseJson } from '../qpdf-json.js';
 import type { QValue } from '../qpdf-json.js';
 import { listPages } from '../page-count.js';
@@ -21,7 +22,7 @@ export interface PageGeometry {
 const DUMP_ALL_OBJECTS = 50_000;
 const A4 = { width: 595.28, height: 841.89 };
 
-export async function readPageGeometry(qpdf: QpdfRunner, file: string, call: QpdfCall): Promise<PageGeometry[]> {
+export async function readPageGeometry(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<PageGeometry[]> {
   const size = await readTrailerSize(file);
   let pages: string[];
   let fetcher: ObjectFetcher;

@@ -1,5 +1,6 @@
 import { rm, writeFile } from 'node:fs/promises';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import type { QDict, QValue } from '../qpdf-json.js';
 
 /**
@@ -50,7 +51,7 @@ export class ObjectUpdates {
     this.trailer = copy;
   }
 
-  async apply(qpdf: QpdfRunner, input: string, output: string, call: QpdfCall): Promise<void> {
+  async apply(qpdf: PdfStructureTool, input: string, output: string, call: QpdfCall): Promise<void> {
     const entries: QDict = {};
     for (const [ref, value] of this.objects) entries[`obj:${ref}`] = { value };
     if (this.trailer) entries.trailer = { value: this.trailer };

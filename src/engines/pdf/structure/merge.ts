@@ -1,5 +1,6 @@
 import { countPages } from '../page-count.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { assemblePages } from './assemble.js';
 import type { PagePart } from './assemble.js';
 import { editCatalog } from './catalog-edit.js';
@@ -46,7 +47,7 @@ export interface MergeRequest {
 const PROBES_IN_PARALLEL = 4;
 
 /** Returns the path of the merged document (one of `scratch()`'s). */
-export async function mergeDocuments(qpdf: QpdfRunner, request: MergeRequest, call: QpdfCall): Promise<string> {
+export async function mergeDocuments(qpdf: PdfStructureTool, request: MergeRequest, call: QpdfCall): Promise<string> {
   const { base, sources, position } = request;
   const merged = request.scratch();
   await assemblePages(qpdf, base, partsFor(position, sources, request.basePageCount), merged, call);

@@ -1,5 +1,6 @@
 import { StructureError } from './errors.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { asDict, isRef } from '../qpdf-json.js';
 import type { QDict, QValue } from '../qpdf-json.js';
 import { readDocumentJson } from './document-json.js';
@@ -50,7 +51,7 @@ export function outlineWorkNeeded(basePath: string, insertedPath: string, insert
   return pathSegments(basePath).length > 0 || pathSegments(insertedPath).length > 0 || insertedHaveOutlines;
 }
 
-export async function writeMergedOutlines(qpdf: QpdfRunner, input: string, output: string, plan: OutlinePlan, call: QpdfCall): Promise<void> {
+export async function writeMergedOutlines(qpdf: PdfStructureTool, input: string, output: string, plan: OutlinePlan, call: QpdfCall): Promise<void> {
   const document = await readDocumentJson(qpdf, input, call, { pages: true, outlines: true });
   const { fetcher, pages } = document;
   const rootRef = document.trailer['/Root'];

@@ -1,4 +1,5 @@
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { qpdfRange } from './page-ranges.js';
 
 /**
@@ -6,7 +7,7 @@ import { qpdfRange } from './page-ranges.js';
  * current /Rotate; qpdf writes the sum normalised to 0–270). Only the /Rotate entry changes: content,
  * annotations and links stay as they are, which is what viewers expect of a rotation.
  */
-export async function rotatePages(qpdf: QpdfRunner, input: string, output: string, pages: readonly number[], degrees: number, call: QpdfCall): Promise<void> {
+export async function rotatePages(qpdf: PdfStructureTool, input: string, output: string, pages: readonly number[], degrees: number, call: QpdfCall): Promise<void> {
   const turn = ((degrees % 360) + 360) % 360;
   const args = [input];
   if (turn !== 0 && pages.length > 0) args.push(`--rotate=+${turn}:${qpdfRange(pages)}`);

@@ -5,7 +5,8 @@ import { extractEntries } from '../../archive/index.js';
 import type { ArchiveLimits } from '../../archive/index.js';
 import { baseName } from '../../archive/names.js';
 import { classifyFailure } from '../qpdf.js';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { readEncryptDictionary } from '../trailer-reader.js';
 import { StructureError } from './errors.js';
 import { mayContain, scanForKeys } from './token-scan.js';
@@ -71,7 +72,7 @@ export interface UnlockedSource {
  * is not encrypted (the key sits in the trailer, which is never compressed), and one without
  * "/Outlines" (in the clear or in its object streams) has no bookmarks.
  */
-export async function unlockedSource(qpdf: QpdfRunner, file: string, password: string, output: string, call: QpdfCall): Promise<UnlockedSource> {
+export async function unlockedSource(qpdf: PdfStructureTool, file: string, password: string, output: string, call: QpdfCall): Promise<UnlockedSource> {
   const scan = await scanForKeys(file, ['/Encrypt', '/Outlines']);
   const mayHaveOutlines = mayContain(scan, '/Outlines');
   if (!mayContain(scan, '/Encrypt')) return { file, mayHaveOutlines };

@@ -1,6 +1,7 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { QpdfCall, QpdfRunner } from '../qpdf.js';
+import type { QpdfCall } from '../qpdf.js';
+import type { PdfStructureTool } from '../../contracts.js';
 import { StructureError } from './errors.js';
 import { qpdfRange } from './page-ranges.js';
 
@@ -21,7 +22,7 @@ export interface SplitPart {
 }
 
 export async function splitPages(
-  qpdf: QpdfRunner,
+  qpdf: PdfStructureTool,
   input: string,
   outDir: string,
   pages: readonly number[],

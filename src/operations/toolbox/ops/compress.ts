@@ -23,7 +23,7 @@ export const compressOperation: ToolboxOperation<CompressOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.compressObjects.objectStreamSize: a whole number from 1 to ${MAX_OBJECT_STREAM_SIZE} is expected.`);
     }
     const output = context.scratch('pdf');
-    const compressor = new PdfCompressor({ timeoutMs: context.engines.toolTimeoutMs });
+    const compressor = new PdfCompressor({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs });
     await compressor.compress(input.path, output, { objectsPerStream: size, deadline: context.deadline });
     return { path: output, type: input.type };
   },

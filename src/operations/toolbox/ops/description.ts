@@ -52,7 +52,7 @@ export const descriptionOperation: ToolboxOperation<DescriptionOptions> = {
       remove.delete(key);
     }
     const output = context.scratch('pdf');
-    const edit = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
+    const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
     try {
       await editDescription(input.path, output, { set, remove, modified: new Date() }, edit);
     } catch (error) {

@@ -57,7 +57,7 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
     const pages = selectPages(options.pages, count, `${field}.pages`);
     const template = options.fileNameTemplate;
     const names = memberNames(pages, template, EXTENSION[format], `${field}.fileNameTemplate`);
-    const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs };
+    const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler };
 
     const first = pages.reduce((a, b) => Math.min(a, b));
     const last = pages.reduce((a, b) => Math.max(a, b));

@@ -7,17 +7,19 @@ import { hasXfa } from '../../../engines/pdf/structure/catalog-edit.js';
 import { StructureError } from '../../../engines/pdf/structure/errors.js';
 import { mergeDocuments } from '../../../engines/pdf/structure/merge.js';
 import type { MergePosition, MergeRequest, MergeSource } from '../../../engines/pdf/structure/merge.js';
-import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import { looksLikePdf, pdfsFromZip, unlockedSource } from '../../../engines/pdf/structure/sources.js';
 import type { UnlockedSource } from '../../../engines/pdf/structure/sources.js';
 import { fromArchiveEngine } from '../../documents/engine-errors.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { requirePage } from '../pages.js';
-import type { MergeOptions } from './merge.schema.js';
+import { defaultsOf } from '../../option-schema.js';
+import { mergeOptions, type MergeOptions } from './merge.schema.js';
 
 /** `Operation_MergeFileData`. */
 type MergeFileData = NonNullable<MergeOptions['data']>;
+/** Without `data` (sourceIsZip alone): its defaults. */
+const NO_DATA = defaultsOf(mergeOptions.properties.data);
 
 const PDF = fileTypeByKey('pdf');
 /** Documents one call may merge by id or from one ZIP (qpdf keeps up to 200 files open at once, more get reopened). */
@@ -39,7 +41,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
   needsPdf: false,
   async run(input, options, context, field) {
     const { mode } = options;
-    const qpdf = structureQpdf(context.engines.toolTimeoutMs);
+    const qpdf = context.engines.qpdf;
     const call = { deadline: context.deadline };
     const scratch = () => context.scratch('pdf');
 
@@ -82,8 +84,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
         sources,
         position,
         baseOutlinePath: options.outlineName,
-        // Without data there is nothing inserted, so no path for its bookmarks.
-        insertedOutlinePath: options.data?.outlineName ?? '',
+        insertedOutlinePath: (options.data ?? NO_DATA).outlineName,
         resetMetadata: options.resetMetadata,
         removeXfa: options.removeStaticXFA,
         producer: PRODUCER,
@@ -101,7 +102,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
 
 /** sourceIsZip: the first PDF of the document's archive with the others appended, as one base PDF. */
 async function zipAsBase(input: WorkFile, context: ToolboxContext, field: string): Promise<string> {
-  const qpdf = structureQpdf(context.engines.toolTimeoutMs);
+  const qpdf = context.engines.qpdf;
   const call = { deadline: context.deadline };
   const entries = await pdfsFromZip(input.path, () => context.scratch('pdf'), archiveLimits(context), `${field}.sourceIsZip`);
   const unlocked = await Promise.all(entries.map((entry, i) => unlock(entry.file, '', context, `${field}.sourceIsZip: ZIP entry ${i + 1} (${JSON.stringify(entry.title)})`)));
@@ -193,7 +194,7 @@ async function collectSources(data: MergeFileData, context: ToolboxContext, fiel
 /** The source itself or its decrypted copy; password failures name the source. */
 async function unlock(file: string, password: string, context: ToolboxContext, name: string): Promise<UnlockedSource> {
   try {
-    return await unlockedSource(structureQpdf(context.engines.toolTimeoutMs), file, password, context.scratch('pdf'), { deadline: context.deadline });
+    return await unlockedSource(context.engines.qpdf, file, password, context.scratch('pdf'), { deadline: context.deadline });
   } catch (error) {
     if (error instanceof PdfEngineError && error.kind === 'passwordRequired') {
       throw new QuireError('PDF_PASSWORD_REQUIRED', `${name} is password protected: remember its password first (PUT documents/{id}/security/password), or decrypt it.`, { cause: error });

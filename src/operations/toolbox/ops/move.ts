@@ -1,7 +1,6 @@
 import { QuireError } from '../../../core/errors.js';
 import { reorderPages } from '../../../engines/pdf/structure/assemble.js';
 import { qpdfRange } from '../../../engines/pdf/structure/page-ranges.js';
-import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import type { ToolboxOperation } from '../operation.js';
 import { requirePage, selectPages } from '../pages.js';
 import type { MoveOptions } from './move.schema.js';
@@ -28,7 +27,7 @@ export const moveOperation: ToolboxOperation<MoveOptions> = {
     const at = staying.indexOf(target) + (mode === 'afterPage' ? 1 : 0);
     const sequence = [...staying.slice(0, at), ...moving, ...staying.slice(at)];
     const output = context.scratch('pdf');
-    await reorderPages(structureQpdf(context.engines.toolTimeoutMs), input.path, qpdfRange(sequence), output, call);
+    await reorderPages(context.engines.qpdf, input.path, qpdfRange(sequence), output, call);
     return { path: output, type: input.type };
   },
 };

@@ -1,6 +1,5 @@
 import { QuireError } from '../../../core/errors.js';
 import { displayedOrientation, readPageGeometry } from '../../../engines/pdf/structure/geometry.js';
-import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import { rotatePages } from '../../../engines/pdf/structure/rotate.js';
 import type { ToolboxOperation } from '../operation.js';
 import { selectPages } from '../pages.js';
@@ -23,7 +22,7 @@ export const rotateOperation: ToolboxOperation<RotateOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.degrees: ${String(degrees)} is not a multiple of 90 between 0 and 360.`);
     }
 
-    const qpdf = structureQpdf(context.engines.toolTimeoutMs);
+    const qpdf = context.engines.qpdf;
     const call = { deadline: context.deadline };
     const count = await context.engines.rewriter.pageCount(input.path, call);
     let pages = selectPages(options.pages, count, `${field}.pages`);

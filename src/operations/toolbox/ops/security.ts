@@ -36,7 +36,7 @@ export const securityOperation: ToolboxOperation<SecurityOptions> = {
     if (chosen.length !== 1) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give exactly one of decrypt, encrypt and encryptCertificate${chosen.length ? ` (got ${chosen.join(' and ')})` : ''}.`);
     }
-    const security = new PdfSecurity({ timeoutMs: context.engines.toolTimeoutMs });
+    const security = new PdfSecurity({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs });
     try {
       if (options.decrypt) return await decrypt(input, context);
       if (options.encrypt) return await encrypt(security, input, options.encrypt, context, `${field}.encrypt`);

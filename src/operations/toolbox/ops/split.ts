@@ -4,7 +4,6 @@ import { fileTypeByKey } from '../../../core/file-types.js';
 import { unsafeNameReason } from '../../../engines/archive/index.js';
 import { reorderPages } from '../../../engines/pdf/structure/assemble.js';
 import { qpdfRange } from '../../../engines/pdf/structure/page-ranges.js';
-import { structureQpdf } from '../../../engines/pdf/structure/qpdf-runner.js';
 import { splitPages } from '../../../engines/pdf/structure/split.js';
 import { zipParts } from '../../../engines/pdf/structure/zip-parts.js';
 import type { ToolboxOperation } from '../operation.js';
@@ -37,7 +36,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const { mode } = options;
-    const qpdf = structureQpdf(context.engines.toolTimeoutMs);
+    const qpdf = context.engines.qpdf;
     const call = { deadline: context.deadline };
     const count = await context.engines.rewriter.pageCount(input.path, call);
     const pagesField = `${field}.pages`;

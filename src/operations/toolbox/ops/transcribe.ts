@@ -67,7 +67,7 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
     const scale = dpi / 72;
     const { decimalPrecision, pathDrawMode, graphicsStateMode } = html.svgFormat ?? DEFAULT_SVG_FORMAT;
     const svgFormat = { decimalPrecision, pathDrawMode, graphicsStateMode };
-    const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs };
+    const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler };
 
     const { title, pages: all } = await documentInfo(input.path, pages.reduce((a, b) => Math.min(a, b)), pages.reduce((a, b) => Math.max(a, b)), limits);
     const geometry = new Map<number, PageGeometry>(all.map((g) => [g.page, g]));
@@ -94,7 +94,7 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
     // Links: URIs as they are, page destinations within the transcription as anchors.
     const selected = new Set(pages);
     const links = new Map<number, { x: number; y: number; width: number; height: number; href: string }[]>();
-    for (const link of await readLinks(input.path, pages, { ...limits, maxJsonBytes: 256 * 1024 * 1024, maxAnnotations: 200_000 })) {
+    for (const link of await readLinks(input.path, pages, { ...limits, qpdf: context.engines.qpdf, maxJsonBytes: 256 * 1024 * 1024, maxAnnotations: 200_000 })) {
       // Only schemes that navigate: a javascript: or data: URI of a PDF must not become script in the HTML.
       const href = link.kind === 'uri' && SAFE_SCHEME.test(link.target)
         ? link.target

@@ -2,7 +2,11 @@ import { QuireError } from '../../../core/errors.js';
 import { addXmpProperties, DocumentEditError, editContext, parsePacket, parseXmpJson, replaceXmp } from '../../../engines/pdf-edit/document/index.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation } from '../operation.js';
-import type { XmpOptions } from './xmp.schema.js';
+import { defaultsOf } from '../../option-schema.js';
+import { xmpOptions, type XmpOptions } from './xmp.schema.js';
+
+/** Without `namespace` (xml: nothing to check against the packet): its defaults. */
+const NO_NAMESPACE = defaultsOf(xmpOptions.properties.namespace);
 
 /**
  * `xmp`: XMP metadata from Base64 `data`. `json` (webPDF's format): an array of property
@@ -16,12 +20,12 @@ export const xmpOperation: ToolboxOperation<XmpOptions> = {
   async run(input, options, context, field) {
     const data = decodeFileData(options.data, `${field}.data`);
     const output = context.scratch('pdf');
-    const edit = editContext({ timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
+    const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
     const { namespace } = options;
     try {
       if (options.dataFormat === 'xml') {
         const packet = inField(`${field}.data.value: `, () => parsePacket(data));
-        const uri = namespace?.namespaceURI ?? '';
+        const uri = (namespace ?? NO_NAMESPACE).namespaceURI;
         if (uri !== '' && !packet.declaresNamespace(uri)) {
           throw new QuireError('PARAMETER', `Invalid parameter ${field}.namespace.namespaceURI: the XMP packet in ${field}.data does not use the namespace "${uri}".`);
         }
