@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ClientRequest } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, multipartBody } from '../helpers/client.js';
 import {
   eventually,
@@ -38,6 +38,7 @@ import {
   type Outcome,
   type TestSession,
 } from '../helpers/documents.js';
+import { useTestServer, withOwnSession } from '../helpers/fixture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const KB = 1024;
@@ -123,17 +124,13 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
+/** One server for the describes that need nothing but a session of their own (a start costs seconds). */
+const shared = useTestServer({ session: false });
+
 // ---------------------------------------------------------------------------------------------
 
 describe('POST /documents (upload)', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = withOwnSession(shared);
 
   it('answers 303 to the info of the new document, with no-cache headers and an empty body', async () => {
     const content = pdfOfSize(2000);
@@ -225,14 +222,7 @@ describe('POST /documents (upload)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /documents/{id}/info', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = withOwnSession(shared);
 
   it('returns a DocumentFile with every field', async () => {
     const content = await realPdf(2);
@@ -332,8 +322,7 @@ describe('GET /documents/{id}/info', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('client file names never become paths', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = useTestServer();
   const outsideTargets = [
     '/etc/passwd.pdf',
     path.join(os.tmpdir(), 'etc', 'passwd.pdf'),
@@ -342,11 +331,8 @@ describe('client file names never become paths', () => {
   let existedBefore: boolean[];
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     existedBefore = outsideTargets.map((target) => existsSync(target));
   });
-  afterAll(() => server?.stop());
 
   const cases: Array<{ header: string; fileName: string }> = [
     { header: 'filename="../../etc/passwd.pdf"', fileName: 'passwd' },
@@ -390,8 +376,7 @@ describe('client file names never become paths', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /documents/{id} (download)', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = withOwnSession(shared);
   let content: Buffer;
   let document: DocumentFile;
 
@@ -409,12 +394,9 @@ describe('GET /documents/{id} (download)', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     content = pdfOfSize(200 * KB + 17);
     document = await uploadNamed('Grüße "quoted".pdf', content);
   });
-  afterAll(() => server?.stop());
 
   it('streams the exact bytes with the document type and name', async () => {
     expect(document.fileName).toBe('Grüße "quoted"');
@@ -480,14 +462,7 @@ describe('GET /documents/{id} (download)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('DELETE /documents/{id}', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = withOwnSession(shared);
 
   it('deletes the document: 200, then 404 (-70) everywhere, and its directory is gone', async () => {
     const keep = await uploadFile(server.rest, session.token, pdfOfSize(600), 'keep.pdf');
@@ -518,12 +493,7 @@ describe('DELETE /documents/{id}', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /documents/list', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server?.stop());
+  const { server } = shared;
 
   it('lists the documents of this session only, in upload order, as full DocumentFiles', async () => {
     const mine = await openSession(server.rest);
@@ -553,12 +523,7 @@ describe('GET /documents/list', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('documents and sessions', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server?.stop());
+  const { server } = useTestServer({ session: false });
 
   it("keeps one session's documents from another: 404 (-70) on info, download and delete, absent from its list", async () => {
     const a = await openSession(server.rest);
@@ -619,12 +584,7 @@ describe('documents and sessions', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('Expect: 100-continue', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ yaml: LIMITS_YAML });
-  });
-  afterAll(() => server?.stop());
+  const { server } = useTestServer({ yaml: LIMITS_YAML, session: false });
 
   it('sends 100 Continue, then 303, for a good upload', async () => {
     const session = await openSession(server.rest);
@@ -687,12 +647,7 @@ describe('Expect: 100-continue', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer({ yaml: LIMITS_YAML });
-  });
-  afterAll(() => server?.stop());
+  const { server } = useTestServer({ yaml: LIMITS_YAML, session: false });
 
   async function expectHealthy(): Promise<void> {
     const probe = await openSession(server.rest);
@@ -868,12 +823,7 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('aborted and malformed uploads', () => {
-  let server: TestServer;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server?.stop());
+  const { server } = useTestServer({ session: false });
 
   it('leaves no temp file when the client drops the connection mid-body, and keeps serving', async () => {
     const session = await openSession(server.rest);
