@@ -3,10 +3,11 @@
  * clients, and answers that must reach a client still sending its body. Everything goes over raw
  * sockets (test/helpers/raw-http.ts), and answers are parsed there, not by the server's stack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipartHead, MULTIPART_TAIL, openSession, STREAM_CONTENT_TYPE, type TestSession } from '../helpers/documents.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { multipartHead, MULTIPART_TAIL, STREAM_CONTENT_TYPE } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { chunk, dribble, exchange, filler, type RawAnswer, type RawExchange } from '../helpers/raw-http.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { TestServer } from '../helpers/server.js';
 
 const MB = 1024 * 1024;
 const REST = '/webPDF/rest';
@@ -30,13 +31,11 @@ function expectException(outcome: RawExchange, status: number, errorCode: number
 const portOf = (server: TestServer) => Number(new URL(server.url).port);
 
 describe('requests the HTTP layer refuses', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ session: false });
   let port: number;
   beforeAll(async () => {
-    server = await startTestServer();
     port = portOf(server);
   });
-  afterAll(() => server?.stop());
 
   const login = (headers: string, body = '') => `POST ${REST}/authentication/user/login HTTP/1.1\r\nHost: quire\r\n${headers}\r\n${body}`;
 
@@ -100,15 +99,11 @@ describe('requests the HTTP layer refuses', () => {
 });
 
 describe('multipart edge cases', () => {
-  let server: TestServer;
+  const { server, session } = useTestServer();
   let port: number;
-  let session: TestSession;
   beforeAll(async () => {
-    server = await startTestServer();
     port = portOf(server);
-    session = await openSession(server.rest);
   });
-  afterAll(() => server?.stop());
 
   const upload = (contentType: string, body: string) =>
     `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${contentType}\r\n` +
@@ -173,22 +168,18 @@ describe('multipart edge cases', () => {
 });
 
 describe('slow clients (headersTimeout 1 s, requestTimeout 2 s, minUploadRate 1KB over 1 s)', () => {
-  let server: TestServer;
-  let port: number;
-  let session: TestSession;
-  beforeAll(async () => {
-    server = await startTestServer({
-      env: {
-        QUIRE_SERVER__HEADERS_TIMEOUT: '1',
-        QUIRE_SERVER__REQUEST_TIMEOUT: '2',
-        QUIRE_SERVER__MIN_UPLOAD_RATE: '1KB',
-        QUIRE_SERVER__UPLOAD_RATE_WINDOW: '1',
-      },
-    });
-    port = portOf(server);
-    session = await openSession(server.rest);
+  const { server, session } = useTestServer({
+    env: {
+      QUIRE_SERVER__HEADERS_TIMEOUT: '1',
+      QUIRE_SERVER__REQUEST_TIMEOUT: '2',
+      QUIRE_SERVER__MIN_UPLOAD_RATE: '1KB',
+      QUIRE_SERVER__UPLOAD_RATE_WINDOW: '1',
+    },
   });
-  afterAll(() => server?.stop());
+  let port: number;
+  beforeAll(async () => {
+    port = portOf(server);
+  });
 
   it('cuts off headers sent one byte at a time with 408 -86', async () => {
     const request = `GET /webPDF/health HTTP/1.1\r\nHost: quire\r\nX-Slow: ${'s'.repeat(200)}\r\n\r\n`;
@@ -245,15 +236,11 @@ describe('slow clients (headersTimeout 1 s, requestTimeout 2 s, minUploadRate 1K
 });
 
 describe('early refusals reach a client that is still sending', () => {
-  let server: TestServer;
+  const { server, session } = useTestServer({ yaml: ['limits:', '  anonymous:', '    uploadLimit: 1MB', ''].join('\n') });
   let port: number;
-  let session: TestSession;
   beforeAll(async () => {
-    server = await startTestServer({ yaml: ['limits:', '  anonymous:', '    uploadLimit: 1MB', ''].join('\n') });
     port = portOf(server);
-    session = await openSession(server.rest);
   });
-  afterAll(() => server?.stop());
 
   const uploadHead = (headers: string, path = `${REST}/documents`) =>
     `POST ${path} HTTP/1.1\r\nHost: quire\r\n${headers}Content-Type: ${STREAM_CONTENT_TYPE}\r\n`;
@@ -290,18 +277,14 @@ describe('early refusals reach a client that is still sending', () => {
 });
 
 describe('draining has bounds (drainLimit 1MB, drainTimeout 1 s)', () => {
-  let server: TestServer;
-  let port: number;
-  let session: TestSession;
-  beforeAll(async () => {
-    server = await startTestServer({
-      yaml: ['limits:', '  anonymous:', '    uploadLimit: 1MB', ''].join('\n'),
-      env: { QUIRE_SERVER__DRAIN_LIMIT: '1MB', QUIRE_SERVER__DRAIN_TIMEOUT: '1' },
-    });
-    port = portOf(server);
-    session = await openSession(server.rest);
+  const { server, session } = useTestServer({
+    yaml: ['limits:', '  anonymous:', '    uploadLimit: 1MB', ''].join('\n'),
+    env: { QUIRE_SERVER__DRAIN_LIMIT: '1MB', QUIRE_SERVER__DRAIN_TIMEOUT: '1' },
   });
-  afterAll(() => server?.stop());
+  let port: number;
+  beforeAll(async () => {
+    port = portOf(server);
+  });
 
   const head = () =>
     `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${200 * MB}\r\n\r\n`;

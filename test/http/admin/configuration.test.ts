@@ -7,7 +7,8 @@ import YAML from 'yaml';
 import { loadConfig } from '../../../src/config/load.js';
 import { startServer, type RunningServer } from '../../../src/server.js';
 import { basic, bearer, expectError, json, login } from '../../helpers/client.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 
 const TYPES = ['application', 'server', 'user', 'log', 'cluster', 'provider'] as const;
 const ALICE_PASSWORD = 'alice-wonder-pw';
@@ -74,17 +75,13 @@ const at = (object: Json, dotted: string): Json => dotted.split('.').reduce<Json
 const code = (result: Json) => (result.error as Json).code;
 
 describe('admin configuration', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ yaml: CONFIG_YAML, session: false });
   let admin: ReturnType<typeof client>;
   let file: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ yaml: CONFIG_YAML });
     file = path.join(server.dataDir, 'quire.yaml');
     admin = client(server.rest, (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);
-  });
-  afterAll(async () => {
-    await server.stop();
   });
 
   it('reads every type in its envelope, and never a password or its hash', async () => {
@@ -366,13 +363,7 @@ describe('admin configuration', () => {
 });
 
 describe('admin configuration without a configuration file', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server.stop();
-  });
+  const { server } = useTestServer({ session: false });
 
   it('creates <dataDir>/quire.yaml (0600), which the next start reads', async () => {
     const admin = client(server.rest, (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);

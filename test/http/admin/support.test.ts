@@ -5,7 +5,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, bearer, expectError, login } from '../../helpers/client.js';
 import { eventually } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 
 /** Secrets of the test configuration and environment: none may be in a support package. */
 const USER_PASSWORD = 'Carol-Plaintext-Pa55-e9d4';
@@ -30,7 +31,11 @@ oauth:
 `;
 
 describe('admin/server/support', () => {
-  let server: TestServer;
+  // The secret is in the environment before the server starts, as a deployment's would be.
+  beforeAll(() => {
+    process.env[ENV_NAME] = ENV_VALUE;
+  });
+  const { server } = useTestServer({ yaml: YAML, env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' }, session: false });
   let admin: string;
   let anonymous: string;
   let work: string;
@@ -59,8 +64,6 @@ describe('admin/server/support', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(os.tmpdir(), 'quire-support-test-'));
-    process.env[ENV_NAME] = ENV_VALUE;
-    server = await startTestServer({ yaml: YAML, env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' } });
     admin = (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
     anonymous = (await login(server.rest)).token;
     // The user's password travels to the server (right and wrong): it must not be logged.
@@ -75,7 +78,6 @@ describe('admin/server/support', () => {
 
   afterAll(async () => {
     delete process.env[ENV_NAME];
-    await server?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 

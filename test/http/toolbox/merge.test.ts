@@ -3,12 +3,12 @@ import { createWriteStream, mkdtempSync, readFileSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { PDFArray, PDFDocument, PDFName, PDFString, StandardFonts } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeZip } from '../../../src/engines/archive/index.js';
 import { bearer } from '../../helpers/client.js';
-import { downloadToFile, pageText, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { pageText, pdfFacts } from '../../helpers/converter.js';
+import { info } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxNew, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-merge-'));
@@ -74,17 +74,8 @@ function bookmarks(pdf: string): Bookmark[] {
 }
 
 describe('toolbox merge', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, upload, download } = useTestServer();
 
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
   const texts = (pdf: string) => Array.from({ length: pdfFacts(pdf).pages }, (_, i) => pageText(pdf, i + 1).trim());
   const merge = (options: Record<string, unknown>) => [{ merge: { mode: 'atTheEnd', page: 1, outlineName: '', removeStaticXFA: false, resetMetadata: false, sourceIsZip: false, ...options } }];
 

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { info, openSession, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-print-'));
@@ -53,27 +53,16 @@ const DEFAULTS = {
 };
 
 describe('toolbox print', () => {
-  let plain: TestServer;
-  let server: TestServer;
-  let copying: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    // A server setting in the environment must not reach the print command.
+  // A server setting in the environment must not reach the print command (set before the servers start).
+  beforeAll(() => {
     process.env.QUIRE_TEST_SECRET = 'do-not-leak';
-    plain = await startTestServer();
-    server = await startTestServer({ env: { QUIRE_TOOLBOX__PRINT_COMMAND: JSON.stringify([printer, '--title={jobName}']) } });
-    copying = await startTestServer({ env: { QUIRE_TOOLBOX__PRINT_COMMAND: JSON.stringify([printer, '-n', '{copies}']) } });
-    session = await openSession(server.rest);
   });
-  afterAll(async () => {
+  afterAll(() => {
     delete process.env.QUIRE_TEST_SECRET;
-    await plain?.stop();
-    await server?.stop();
-    await copying?.stop();
   });
-
-  const upload = async (content: Buffer, name = 'doc.pdf') => uploadFile(server.rest, session.token, content, name);
+  const { server: plain } = useTestServer({ session: false });
+  const { server, session, upload } = useTestServer({ env: { QUIRE_TOOLBOX__PRINT_COMMAND: JSON.stringify([printer, '--title={jobName}']) } });
+  const { server: copying } = useTestServer({ session: false, env: { QUIRE_TOOLBOX__PRINT_COMMAND: JSON.stringify([printer, '-n', '{copies}']) } });
 
   it('is refused when no printer is configured (-104), and the document stays as it was', async () => {
     const own = await openSession(plain.rest);

@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, StandardFonts, degrees } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { downloadToFile } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-scale-'));
@@ -51,18 +51,14 @@ function linkRect(pdf: string): number[] {
 }
 
 describe('toolbox scale', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = useTestServer();
   let original: { x: number; y: number; height: number };
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     const file = path.join(scratch, 'original.pdf');
     writeFileSync(file, await pageWithLink());
     original = word(file);
   });
-  afterAll(() => server?.stop());
 
   const scale = (dimensions: Record<string, unknown>, options: Record<string, unknown> = {}) => [
     {
