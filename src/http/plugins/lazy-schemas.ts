@@ -7,9 +7,9 @@ import { SerializerSelector, type SerializerFactory } from '@fastify/fast-json-s
  * (fast-json-stringify) while the server starts. With the toolbox's and converter's option schemas
  * that was ~4.5 s of CPU and ~60 MB of start-up heap on a 2-vCPU VM (idle RSS 205 MB instead of
  * ~140 MB); most routes of a given server are never called. The compilers below are Fastify's own,
- * with the same options and shared schemas: only *when* they run changes. A schema error therefore
- * shows on the first call of its route instead of at start; test/http/openapi*.test.ts and the route
- * tests call every route.
+ * with the same options and shared schemas: only *when* they run changes. A schema ajv cannot compile
+ * therefore fails the first call of its route (500) instead of the start; the route tests call the
+ * routes (test/http/plugins/lazy-schemas.test.ts shows the behaviour).
  */
 
 /** The part of an Ajv instance this plugin touches (Fastify's private instance, see @fastify/ajv-compiler). */
