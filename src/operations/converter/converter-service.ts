@@ -138,8 +138,8 @@ export class ConverterService {
         if (rendered.encryption) current = await this.reencrypt(current, rendered.encryption, workDir, deadline);
         if (pdfa.step) current = await this.runStep(pdfa.step, 'pdfa', current, tx, settings.options.pdfa);
         if (signature) current = await this.runStep(signature, 'signature', current, tx, settings.options.signature);
-        // The store detects the result's type (a PDF), as for every converter result so far.
-        return { file: { path: current }, warnings };
+        // A PDF, checked to be whole before it is stored; the store detects its type as for every converter result so far.
+        return { file: { path: current, pdf: true }, warnings };
       },
     );
     return { record, warnings: outcome.warnings };

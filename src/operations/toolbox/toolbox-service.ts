@@ -72,7 +72,7 @@ export class ToolboxService {
   /** `toolbox/new`: the chain starts from an empty PDF; the result is a new document named `name`. */
   async runNew(session: Session, request: ToolboxRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
     const steps = this.steps(request);
-    const { record } = await runAsNew(this.deps, session, { ...options, deadline: this.deadline }, async (tx) => {
+    const { record } = await runAsNew(this.deps, session, { ...options, operation: 'toolbox', deadline: this.deadline }, async (tx) => {
       const context = this.context(tx);
       const empty = tx.scratch.file('pdf');
       await this.guard(() => this.engines.rewriter.empty(empty));

@@ -11,6 +11,7 @@ import { CallDeadline } from './deadline.js';
 import { resolvePassword, type CallPassword } from './password.js';
 import { openPlainPdf, restoreProtection, type OpenedProtection, type ProtectionTool } from './protection.js';
 import { Scratch } from './scratch.js';
+import { requireCompletePdf } from './verify.js';
 
 /**
  * The document transaction every web service that changes or creates a document runs on (converter,
@@ -66,8 +67,11 @@ export type NestedSteps = Partial<Record<WebserviceName, DocumentStep>>;
 
 /** What the steps hand back: the result, and whether they changed the document's security. */
 export interface StepsResult {
-  /** `type` undefined: the store detects the result's type from its content. */
-  file: { path: string; type?: FileType };
+  /**
+   * `type` undefined: the store detects the result's type from its content. `pdf`: a PDF result,
+   * checked to be whole before it is committed (transaction/verify.ts).
+   */
+  file: { path: string; type?: FileType; pdf?: boolean };
   /** The steps set new protection (toolbox `security`): no re-encryption, remembered passwords are forgotten. */
   securityChanged?: boolean;
 }
@@ -130,6 +134,8 @@ export async function runInPlace<P, R extends StepsResult>(
         }
         // A result finished after an aborting deadline is not stored: the call has failed by then.
         if (deadline.aborts) deadline.check();
+        // A broken PDF (a faulty engine's) must not replace the document; the stored file itself passes unchecked.
+        if (isPdf(result) && result.path !== original) await requireCompletePdf(result.path, options.operation);
         // The result moves out of the scratch directory before that is removed.
         const temp = documents.tempPath();
         await rename(result.path, temp);
@@ -143,6 +149,8 @@ export async function runInPlace<P, R extends StepsResult>(
 }
 
 export interface AsNewOptions {
+  /** What makes the document (`toolbox`), for messages. */
+  operation: string;
   /** The new document's file name and history mode. */
   name: string;
   history: boolean;
@@ -163,6 +171,7 @@ export async function runAsNew<R extends StepsResult>(
       const tx: Transaction = { session, documentId: undefined, password: undefined, deadline, scratch };
       const outcome = await steps(tx);
       if (deadline.aborts) deadline.check();
+      if (isPdf(outcome.file)) await requireCompletePdf(outcome.file.path, options.operation);
       const temp = documents.tempPath();
       await rename(outcome.file.path, temp);
       const { size } = await stat(temp);
@@ -198,6 +207,11 @@ async function inScratch<T>(documents: Pick<DocumentService, 'tempPath'>, task: 
   } finally {
     await scratch.dispose();
   }
+}
+
+/** A result of type `pdf`, or an untyped one its steps declare a PDF. */
+function isPdf(file: StepsResult['file']): boolean {
+  return file.type?.key === 'pdf' || (file.type === undefined && file.pdf === true);
 }
 
 async function mapped<T>(map: (error: unknown) => unknown, work: () => Promise<T>): Promise<T> {
