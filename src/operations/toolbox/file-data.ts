@@ -1,8 +1,8 @@
 import { QuireError } from '../../core/errors.js';
 
-/** The `{source, value, uri}` shape of the reference's file data members. */
+/** The `{source, value, uri}` shape of the reference's file data members, as validated (`source` defaults to value). */
 export interface FileData {
-  source?: string;
+  source: string;
   value?: string;
   uri?: string;
 }
@@ -15,7 +15,7 @@ const BASE64 = /^[A-Za-z0-9+/\s_-]*={0,2}\s*$/;
  */
 export function decodeFileData(data: FileData | undefined, field: string): Buffer {
   if (!data) throw new QuireError('PARAMETER', `Invalid parameter ${field}: required.`);
-  if ((data.source ?? 'value') === 'uri') {
+  if (data.source === 'uri') {
     throw new QuireError('OPTION_UNSUPPORTED', `${field}.source "uri" is not supported: send the file Base64-encoded in ${field}.value.`);
   }
   const value = data.value ?? '';
