@@ -107,10 +107,10 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
 
   // One configured instance per per-call tool, each under its gate (the pools' rules: concurrency,
   // bounded queue → 429, queue timeout; run() adds the time limit and the kill).
-  const { qpdf: qpdfConfig, poppler: popplerConfig, ghostscript: gsConfig } = config.engines;
-  const qpdf = new QpdfRunner({ qpdfPath: qpdfConfig.executable, timeoutMs: config.documents.toolTimeoutMs, gate: toolGate('qpdf', qpdfConfig) });
-  const poppler = new PopplerRunner({ directory: popplerConfig.directory, gate: toolGate('poppler', popplerConfig) });
-  const ghostscript = new Ghostscript(gsConfig.executable, toolGate('ghostscript', gsConfig));
+  const { qpdf: qpdfConfig, poppler: popplerConfig, ghostscript: gsConfig, gates } = config.engines;
+  const qpdf = new QpdfRunner({ qpdfPath: qpdfConfig.executable, timeoutMs: config.documents.toolTimeoutMs, gate: toolGate('qpdf', gates.qpdf) });
+  const poppler = new PopplerRunner({ directory: popplerConfig.directory, gate: toolGate('poppler', gates.poppler) });
+  const ghostscript = new Ghostscript(gsConfig.executable, toolGate('ghostscript', gates.ghostscript));
   const rewriter = new PdfRewriter({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
   const pdf = createPdfInspector({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);

@@ -65,7 +65,9 @@ export interface Config {
     python: string;
     qpdf: ToolConfig;
     /** `directory`: where poppler's tools are ("" = PATH). */
-    poppler: ToolGateConfig & { directory: string; maxMemoryBytes: number };
+    poppler: { directory: string; maxMemoryBytes: number };
+    /** The supervisor rules of the per-call tools (engines.<tool>.concurrency, queueSize, queueTimeout). */
+    gates: { qpdf: ToolGateConfig; poppler: ToolGateConfig; ghostscript: ToolGateConfig };
     ghostscript: ToolConfig;
     print: { maxMemoryBytes: number };
   };
@@ -94,7 +96,7 @@ export interface LoginSecurity {
 }
 
 /** An external tool run once per call: its executable and address-space cap in bytes (0 = none). */
-export interface ToolConfig extends ToolGateConfig {
+export interface ToolConfig {
   executable: string;
   maxMemoryBytes: number;
 }
@@ -306,9 +308,14 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       chromium: engine(raw.engines.chromium),
       python: raw.engines.python,
       qpdf: tool(raw.engines.qpdf),
-      poppler: { ...gate(raw.engines.poppler), directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
+      poppler: { directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
+      gates: {
+        qpdf: gate(raw.engines.qpdf),
+        poppler: gate(raw.engines.poppler),
+        ghostscript: typeof raw.engines.ghostscript === 'string' ? gate({ concurrency: 0, queueSize: 1000, queueTimeout: 120 }) : gate(raw.engines.ghostscript),
+      },
       // The old form, a plain string, is the executable under the default cap.
-      ghostscript: tool(typeof raw.engines.ghostscript === 'string' ? { executable: raw.engines.ghostscript, maxMemory: '2GB', concurrency: 0, queueSize: 1000, queueTimeout: 120 } : raw.engines.ghostscript),
+      ghostscript: tool(typeof raw.engines.ghostscript === 'string' ? { executable: raw.engines.ghostscript, maxMemory: '2GB' } : raw.engines.ghostscript),
       print: { maxMemoryBytes: parseSize(raw.engines.print.maxMemory) },
     },
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
@@ -349,8 +356,8 @@ function engine(raw: RawConfig['engines']['chromium']): EngineConfig {
   };
 }
 
-function tool(raw: { executable: string; maxMemory: number | string; concurrency: number; queueSize: number; queueTimeout: number }): ToolConfig {
-  return { ...gate(raw), executable: raw.executable, maxMemoryBytes: parseSize(raw.maxMemory) };
+function tool(raw: { executable: string; maxMemory: number | string }): ToolConfig {
+  return { executable: raw.executable, maxMemoryBytes: parseSize(raw.maxMemory) };
 }
 
 function gate(raw: { concurrency: number; queueSize: number; queueTimeout: number }): ToolGateConfig {
