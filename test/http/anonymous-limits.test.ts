@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer, expectError, login } from '../helpers/client.js';
 import { loginFrom, requestFrom } from '../helpers/client-address.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 interface Tokens {
@@ -26,16 +27,13 @@ async function sessionId(server: TestServer, token: string): Promise<string> {
 }
 
 describe('anonymous sessions per client address', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({
-      yaml: `
+  const { server } = useTestServer({
+    yaml: `
 users: [{ name: alice, password: wonderland }, { name: root, password: toor, roles: [admin] }]
 security: { anonymousSessionsPerAddress: 3 }
 `,
-    });
+    session: false,
   });
-  afterAll(() => server.stop());
 
   it('refuses the session past the cap with 429 -151 and Retry-After; other addresses and user logins are not affected', async () => {
     const tokens = [await anonymous(server, '127.0.1.1'), await anonymous(server, '127.0.1.1'), await anonymous(server, '127.0.1.1')];

@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/client.js';
 import { downloadToFile } from '../helpers/converter.js';
 import { locationId, openSession, postDocument, sha256, type TestSession } from '../helpers/documents.js';
 import { becomesQuiet, waitForChild, waitUntilGone } from '../helpers/child-processes.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { buildPdf, documentObjects } from '../helpers/hostile-pdf.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 import type { Job } from '../helpers/jobs.js';
 
 // A synchronous web-service call whose client disconnects before the answer: its tool is killed at once
@@ -19,14 +19,12 @@ const PAGES = 200_000;
 /** How long the cancelled call may take to end its qpdf: rotating 200,000 pages runs ~10 s. */
 const BOUND_MS = 2_000;
 
-let server: TestServer;
+const { server } = useTestServer({ env: { QUIRE_DOCUMENTS__TOOL_TIMEOUT: '120' }, session: false });
 let pdf: Buffer;
 
 beforeAll(async () => {
   pdf = buildPdf(documentObjects({ pages: PAGES }));
-  server = await startTestServer({ env: { QUIRE_DOCUMENTS__TOOL_TIMEOUT: '120' } });
 });
-afterAll(() => server.stop());
 
 /** Uploads without GET info (no background inspection to tell apart from the call's own qpdf). */
 async function upload(session: TestSession): Promise<string> {

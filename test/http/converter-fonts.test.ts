@@ -2,10 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile, fonts } from '../helpers/converter.js';
-import { eventually, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventually, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/office');
 const CARLITO = '/usr/share/fonts/truetype/crosextra/Carlito-Regular.ttf';
@@ -36,14 +36,7 @@ function qurlitoDocx(dir: string): Buffer {
 }
 
 describe('converter: the fonts folder of the data dir', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1' } });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1' } });
 
   async function convertReporting(docx: Buffer): Promise<{ warning: string | null; file: string }> {
     const uploaded = await uploadFile(server.rest, session.token, docx, 'qurlito.docx');

@@ -1,23 +1,16 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convert } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
+import { info, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { gifFlood, jpegFlood, pngFlood, tiffFlood, tiffIfdLoop } from '../helpers/hostile-images.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
 
 /**
  * Images that lie about themselves (issue 11, defect 6): pixel floods are unreadable images (-106),
  * not parameter errors, and messages name the problem once, without the decoding library's internals.
  */
 describe('converter: hostile images', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(async () => server?.stop());
+  const { server, session } = useTestServer();
 
   async function refusal(name: string, bytes: Buffer) {
     const uploaded = await uploadFile(server.rest, session.token, bytes, name);

@@ -4,11 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isAlive, waitForNoChildren, watchChildren } from '../helpers/child-processes.js';
 import { bearer } from '../helpers/client.js';
 import { convert, downloadToFile, pageText } from '../helpers/converter.js';
-import { openSession, sha256, uploadFile, type TestSession } from '../helpers/documents.js';
+import { openSession, sha256, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { kidsCyclePdf, lyingCountPdf, pageText as hostileText, parentCyclePdf, sharedNodePdf } from '../helpers/hostile-pdf.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -38,14 +39,7 @@ async function storedBytes(server: TestServer, token: string, documentId: string
 }
 
 describe('converter: hostile PDF page trees', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   const cases = [
     { name: '/Count 2147483647 on one page', pdf: () => lyingCountPdf(HUGE), pages: 1 },
@@ -140,14 +134,7 @@ async function textWithImageHtml(lines: number): Promise<Buffer> {
 }
 
 describe('converter: the down-sampling step', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_ENGINES__CHROMIUM__WORKERS: '1' } });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_ENGINES__CHROMIUM__WORKERS: '1' } });
 
   it('fuzz crasher slow-converter-1165 (1.1 MB of nested XML, 130+ pages of text): reduceResolution starts no Ghostscript, there is no image', async () => {
     const uploaded = await uploadFile(server.rest, session.token, gunzipSync(readFileSync(CRASHER)), 'fuzz.xmp');
@@ -212,8 +199,7 @@ async function manyFontsDocx(count: number): Promise<Buffer> {
 
 describe('converter: one deadline for the whole call (converter.timeout)', () => {
   let maker: TestServer;
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = useTestServer({ env: { QUIRE_CONVERTER__TIMEOUT: '3' } });
   /** A PDF Chromium printed: 140+ pages of text and an image at 600 dpi; Ghostscript needs a minute for it. */
   let heavyPdf: Buffer;
 
@@ -226,12 +212,7 @@ describe('converter: one deadline for the whole call (converter.timeout)', () =>
     heavyPdf = await storedBytes(maker, makerSession.token, html.documentId);
     await maker.stop();
     // No engines: PDF and PostScript input need none. Three seconds for every step of a call.
-    server = await startTestServer({ env: { QUIRE_CONVERTER__TIMEOUT: '3' } });
-    session = await openSession(server.rest);
   }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-  });
 
   it('Ghostscript down-sampling past the deadline is killed and answers -93; the document is unchanged', async () => {
     const uploaded = await uploadFile(server.rest, session.token, heavyPdf, 'heavy.pdf');

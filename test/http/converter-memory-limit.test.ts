@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pdfFacts } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { info, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 // The hard memory cap of a warm pool's worker while it converts (engines.chromium.memoryLimit): a
 // document that takes its browser past it fails with -109 naming the setting, the browser is
@@ -15,22 +15,15 @@ function bigTable(rows: number): Buffer {
 }
 
 describe('converter: the memory cap of a Chromium worker', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({
-      engines: true,
-      env: {
-        QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false',
-        QUIRE_ENGINES__CHROMIUM__WORKERS: '1',
-        QUIRE_ENGINES__CHROMIUM__MEMORY_LIMIT: '700MB',
-        QUIRE_ENGINES__CHROMIUM__TIMEOUT: '120',
-      },
-    });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({
+    engines: true,
+    env: {
+      QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false',
+      QUIRE_ENGINES__CHROMIUM__WORKERS: '1',
+      QUIRE_ENGINES__CHROMIUM__MEMORY_LIMIT: '700MB',
+      QUIRE_ENGINES__CHROMIUM__TIMEOUT: '120',
+    },
+  });
 
   it('fails a conversion that passes it with -109 naming engines.chromium.memoryLimit, and converts the next document', async () => {
     const big = await uploadFile(server.rest, session.token, bigTable(5_000), 'big.html');

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hostileDocuments, hostileLegacyDocuments, hostileRtfPicture, type HostileDocument, type HostileTargets } from '../engines/libreoffice/hostile-office.js';
 import { pdfContent, SECRET_CSV, SECRET_IMAGE_SIZE, SECRET_TEXT, secretTargets, startListener, writeSecrets, type Listener } from '../engines/libreoffice/leak-check.js';
 import { convertOk, downloadToFile } from '../helpers/converter.js';
-import { openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { uploadFile, type TestSession } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 
 /**
  * Issue 11, defect 3: `POST converter/{id}` of an Office document that links an image on a loopback
@@ -51,17 +52,10 @@ async function expectSafeConversion(server: TestServer, session: TestSession, do
 }
 
 describe('converter: Office documents fetch nothing and embed no server files (default configuration)', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({
-      engines: true,
-      env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1' },
-    });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({
+    engines: true,
+    env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1' },
+  });
 
   const names = ['hostile.docx', 'hostile.xlsx', 'hostile.pptx', 'hostile.odt', 'hostile.ods', 'hostile.odp', 'hostile.rtf', 'hostile-picture.rtf', 'hostile-legacy.doc', 'hostile-legacy.xls', 'hostile-legacy.ppt'];
   for (const name of names) {
@@ -72,17 +66,10 @@ describe('converter: Office documents fetch nothing and embed no server files (d
 });
 
 describe('converter: network.allowInternal does not open the network to Office documents', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({
-      engines: true,
-      env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_NETWORK__ALLOW_INTERNAL: 'true' },
-    });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({
+    engines: true,
+    env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_NETWORK__ALLOW_INTERNAL: 'true' },
+  });
 
   it('hostile.docx with allowInternal true: still nothing fetched', async () => {
     await expectSafeConversion(server, session, documents.find((d) => d.name === 'hostile.docx')!);

@@ -1,11 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError, multipartBody } from '../helpers/client.js';
 import { convert, downloadToFile } from '../helpers/converter.js';
-import { openSession, sha256, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { sha256, uploadFile, type TestSession } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 import { numberedPdf, runToolbox } from '../helpers/toolbox.js';
 
 /** Free bytes of the test machine's disk under `dir`, as the server's statfs sees them. */
@@ -27,8 +28,7 @@ function rotationOfPageOne(file: string): number {
 }
 
 describe('the free-disk floor (documents.minFreeSpace)', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = useTestServer({ yaml: "documents: { minFreeSpace: '0' }\n" });
   let documentId: string;
   let original: Buffer;
 
@@ -39,12 +39,9 @@ describe('the free-disk floor (documents.minFreeSpace)', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ yaml: "documents: { minFreeSpace: '0' }\n" });
-    session = await openSession(server.rest);
     original = await numberedPdf(2);
     documentId = (await uploadFile(server.rest, session.token, original, 'kept.pdf')).documentId;
   });
-  afterAll(() => server.stop());
 
   it('below the floor: uploads, content replacement, toolbox and converter results are refused with 507 -152; the stored document is untouched and still readable', async () => {
     // A floor larger than the free space of this machine's disk: no disk has to be filled.

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json, login, uploadDocument } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'quire-archives-'));
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
@@ -25,13 +25,11 @@ function pythonZip(name: string, members: Record<string, Buffer>, script = ''): 
 }
 
 describe('archives', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__MAX_FILES: '20', QUIRE_LIMITS__ANONYMOUS__DISK_SPACE_LIMIT: '20MB' }, session: false });
   let token: string;
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__MAX_FILES: '20', QUIRE_LIMITS__ANONYMOUS__DISK_SPACE_LIMIT: '20MB' } });
     token = (await login(server.rest)).token;
   });
-  afterAll(() => server.stop());
 
   const post = (url: string, body: unknown, accept = 'application/json') =>
     fetch(`${server.rest}${url}`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json', accept }, body: JSON.stringify(body) });

@@ -1,19 +1,17 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import YAML from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestServer } from '../helpers/fixture.js';
 
 describe('OpenAPI document', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ session: false });
   let document: Record<string, any>;
   beforeAll(async () => {
-    server = await startTestServer();
     const response = await fetch(`${server.rest}/openapi.json`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     document = (await response.json()) as Record<string, any>;
   });
-  afterAll(() => server.stop());
 
   it('is a valid OpenAPI 3.0 document', async () => {
     expect(document.openapi).toBe('3.0.1');

@@ -2,11 +2,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { downloadToFile } from '../../helpers/converter.js';
-import { eventually, info, openSession, uploadFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { eventually, info, openSession, uploadFile, type ErrorBody } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 import type { Job } from '../../helpers/jobs.js';
 
@@ -22,15 +22,8 @@ function rotations(pdf: string, password?: string): number[] {
 const rotate = (options: Record<string, unknown> = {}) => ({ rotate: { pages: '*', degrees: 90, ...options } });
 
 describe('asynchronous toolbox calls and the job resource', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    // One job at a time, so that a second job stays queued behind a slow first one.
-    server = await startTestServer({ env: { QUIRE_QUEUE__JOB_WORKERS: '1' } });
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  // One job at a time, so that a second job stays queued behind a slow first one.
+  const { server, session } = useTestServer({ env: { QUIRE_QUEUE__JOB_WORKERS: '1' } });
 
   const post = async (url: string, body: unknown, headers: Record<string, string> = {}, token = session.token) => {
     const response = await fetch(url, {

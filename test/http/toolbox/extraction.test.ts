@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, PDFName, PDFString, StandardFonts } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { downloadToFile } from '../../helpers/converter.js';
-import { info, openSession, uploadFile, type DocumentFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { info, uploadFile, type DocumentFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-extraction-'));
@@ -72,19 +72,15 @@ function xmlQuery(file: string, expression: string): string {
 type Json = Record<string, any>;
 
 describe('toolbox extraction', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session } = useTestServer();
   let sample: Buffer;
   let samplePath: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
     sample = await samplePdf();
     samplePath = path.join(scratch, 'sample.pdf');
     writeFileSync(samplePath, sample);
   });
-  afterAll(() => server?.stop());
 
   const extract = async (options: unknown, extension: string): Promise<{ result: DocumentFile; file: string }> => {
     const doc = await uploadFile(server.rest, session.token, sample, 'sample.pdf');
@@ -280,14 +276,7 @@ describe('toolbox extraction', () => {
 });
 
 describe('toolbox extraction: results beyond the session\'s document size', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
 
   it('refuses an extraction larger than the upload limit (-71) and keeps the document', async () => {
     // 4 pages of 60 lines of words (a few KB compressed) give some 200 KB of words as XML.
