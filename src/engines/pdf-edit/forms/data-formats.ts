@@ -1,9 +1,8 @@
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFParser, PDFRef, PDFString, type PDFContext, type PDFObject } from '@cantoo/pdf-lib';
-import type { Element } from 'domhandler';
-import { DomUtils, parseDocument } from 'htmlparser2';
 import { invalid, unsupported } from '../annotations/errors.js';
 import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
 import { fieldNameTree, xfdfDocument, type FieldNameNode } from '../../pdf/forms.js';
+import { childElements as elementChildren, findElement, readXml, textContent, type XmlElement as Element } from '../../xml/read.js';
 import { buildXml, XML_DECLARATION, xmlElement, xmlText, type XmlOut } from '../../xml/write.js';
 
 /**
@@ -39,7 +38,7 @@ export async function parseFormData(format: FormsFormat, bytes: Buffer, field: s
   if (format === 'xdp') {
     const packet = findElement(root, (el) => localName(el.name) === 'xfdf');
     if (packet) return readXfdf(packet);
-    const data = findElement(root, (el) => localName(el.name) === 'data' && el.parent !== null && localName((el.parent as Element).name ?? '') === 'datasets');
+    const data = findElement(root, (el) => localName(el.name) === 'data' && el.parent !== undefined && localName(el.parent.name) === 'datasets');
     if (!data) throw invalid(field, 'not an XDP data package: no <xfa:datasets><xfa:data> element.');
     return readElementTree(elementChildren(data), []);
   }
@@ -49,8 +48,14 @@ export async function parseFormData(format: FormsFormat, bytes: Buffer, field: s
 function parseXmlRoot(bytes: Buffer, field: string): Element {
   const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   if (!/^\s*</.test(text)) throw invalid(field, 'not an XML document.');
-  const document = parseDocument(text, { xmlMode: true });
-  const root = document.children.find((node): node is Element => node.type === 'tag');
+  let root: Element | undefined;
+  try {
+    root = readXml(text)[0];
+  } catch (error) {
+    const message = (error as Error).message.split('\n')[0]!;
+    if (/nested tags/i.test(message)) throw invalid(field, `the XML document nests elements more than ${MAX_NESTING} levels deep.`);
+    throw invalid(field, `the XML document cannot be read (${message}).`);
+  }
   if (!root) throw invalid(field, 'the XML document has no root element.');
   // The readers below recurse per level and copy the name path at each: the nesting is bounded first
   // (iteratively), so a hostile file cannot overflow the stack or make the copies quadratic.
@@ -67,11 +72,6 @@ function parseXmlRoot(bytes: Buffer, field: string): Element {
 const MAX_NESTING = 256;
 
 const localName = (name: string): string => name.slice(name.indexOf(':') + 1);
-const elementChildren = (el: Element): Element[] => el.children.filter((node): node is Element => node.type === 'tag');
-
-function findElement(root: Element, test: (el: Element) => boolean): Element | undefined {
-  return DomUtils.findOne(test, [root], true) ?? undefined;
-}
 
 function readXfdf(root: Element): FieldData[] {
   const fields = elementChildren(root).find((el) => localName(el.name) === 'fields');
@@ -79,9 +79,9 @@ function readXfdf(root: Element): FieldData[] {
   const walk = (elements: Element[], prefix: string[]) => {
     for (const el of elements) {
       if (localName(el.name) !== 'field') continue;
-      const name = [...prefix, el.attribs.name ?? ''];
+      const name = [...prefix, el.attributes.name ?? ''];
       const children = elementChildren(el);
-      const values = children.filter((c) => ['value', 'value-richtext'].includes(localName(c.name))).map((c) => DomUtils.textContent(c));
+      const values = children.filter((c) => ['value', 'value-richtext'].includes(localName(c.name))).map((c) => textContent(c));
       if (values.length > 0 || !children.some((c) => localName(c.name) === 'field')) result.push({ name: name.join('.'), values });
       walk(children, name);
     }
@@ -95,7 +95,7 @@ function readElementTree(elements: Element[], prefix: string[]): FieldData[] {
   const result: FieldData[] = [];
   const byName = new Map<string, FieldData>();
   for (const el of elements) {
-    const part = el.attribs['xfdf:original'] ?? el.name;
+    const part = el.attributes['xfdf:original'] ?? el.name;
     const name = [...prefix, part];
     const children = elementChildren(el);
     if (children.length > 0) {
@@ -104,7 +104,7 @@ function readElementTree(elements: Element[], prefix: string[]): FieldData[] {
     }
     const key = name.join('.');
     const existing = byName.get(key);
-    const value = DomUtils.textContent(el);
+    const value = textContent(el);
     if (existing) existing.values.push(value);
     else {
       const entry = { name: key, values: [value] };
