@@ -27,6 +27,9 @@ export default defineConfig(
       // rethrown error whose message says everything the caller gets).
       'no-useless-assignment': 'off',
       'preserve-caught-error': 'off',
+      // `let x; … closure reads x …; x = …` is how a callback refers to what is built after it; and one
+      // `let { a, b }` where only b is reassigned stays one declaration.
+      'prefer-const': ['error', { destructuring: 'all', ignoreReadBeforeAssign: true }],
       // `_name` marks a value left out on purpose (a rest sibling, an unused callback parameter).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
     },
