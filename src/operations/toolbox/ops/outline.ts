@@ -1,6 +1,6 @@
 import { QuireError } from '../../../core/errors.js';
 import { editPdf } from '../../../engines/pdf-edit/annotations/edit-pdf.js';
-import { OutlineEditor, type OutlineItemSpec } from '../../../engines/pdf-edit/annotations/outline.js';
+import { OutlineEditor } from '../../../engines/pdf-edit/annotations/outline.js';
 import type { ToolboxOperation } from '../operation.js';
 import type { OutlineOptions } from './outline.schema.js';
 
