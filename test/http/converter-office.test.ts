@@ -2,23 +2,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, fonts, pageText, pdfFacts } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { info, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/office');
 const fixture = (name: string): Buffer => readFileSync(path.join(FIXTURES, name));
 
 describe('converter: Office and OpenDocument input (LibreOffice)', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
 
   const cases: [string, number][] = [
     ['sample.docx', 2], ['sample.doc', 2], ['sample.odt', 2], ['sample.rtf', 2],

@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pageText, pdfFacts } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { info, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 import { numberedPdf } from '../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-converter-pdf-'));
@@ -30,14 +30,7 @@ function pdfImages(file: string): { width: number; height: number }[] {
 }
 
 describe('converter: PDF, PostScript input and the finishing options', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   it('normalises a PDF and keeps the selected pages in the given order ("4-5,1")', async () => {
     const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(5), 'numbers.pdf');

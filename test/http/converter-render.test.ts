@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeImageFixtures } from '../engines/image/image-fixtures.js';
 import { sampleEml } from '../engines/mail/fixtures.js';
-import { convert, convertOk, downloadToFile, pageText, pdfFacts } from '../helpers/converter.js';
-import { info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { convert, convertOk, pageText, pdfFacts } from '../helpers/converter.js';
+import { info, uploadFile } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const DOCX = readFileSync(path.resolve(import.meta.dirname, '../fixtures/office/sample.docx'));
 
@@ -30,16 +30,13 @@ function base64(text: string): string {
 }
 
 describe('converter: HTML, text, images and e-mail (Chromium, sharp)', () => {
-  let server: TestServer;
-  let session: TestSession;
+  const { server, session, download } = useTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false' } });
   let images: (name: string) => string;
   let resources: Server;
   let resourceHits: string[];
   let resourceOrigin: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false' } });
-    session = await openSession(server.rest);
     images = await makeImageFixtures(mkdtempSync(path.join(os.tmpdir(), 'quire-render-images-')));
     resourceHits = [];
     resources = createServer((request, response) => {
@@ -49,14 +46,12 @@ describe('converter: HTML, text, images and e-mail (Chromium, sharp)', () => {
     });
     await new Promise<void>((resolve) => resources.listen(0, '127.0.0.1', resolve));
     resourceOrigin = `http://127.0.0.1:${(resources.address() as AddressInfo).port}`;
-  }, 60_000);
+  });
   afterAll(async () => {
-    await server?.stop();
     resources?.close();
   });
 
   const upload = (content: Buffer | string, name: string) => uploadFile(server.rest, session.token, Buffer.from(content), name);
-  const download = (id: string) => downloadToFile(server.rest, session.token, id);
 
   it('renders HTML on the given page with header and footer; umlauts and CJK intact', async () => {
     const html = '<html><body><p>QUIREHTML</p><p>Grüße aus Köln — 日本語テキスト</p></body></html>';

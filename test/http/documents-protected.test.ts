@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument } from '@cantoo/pdf-lib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json, login, uploadDocument } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../fixtures/pdf');
 const work = mkdtempSync(path.join(os.tmpdir(), 'quire-protected-'));
@@ -34,15 +34,13 @@ function encrypt(source: Buffer, user: string, owner: string, name: string): Buf
 }
 
 describe('protected PDFs', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ session: false });
   let token: string;
   let plain: Buffer;
   beforeAll(async () => {
-    server = await startTestServer();
     token = (await login(server.rest)).token;
     plain = await formPdf();
   });
-  afterAll(() => server.stop());
 
   const info = async (id: unknown) => json(await fetch(`${server.rest}/documents/${String(id)}/info`, { headers: bearer(token) }));
   const supply = async (id: unknown, body: unknown) => {
@@ -143,11 +141,7 @@ describe('protected PDFs', () => {
 });
 
 describe('image metadata in DocumentFile', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ session: false });
 
   it('reports width, height and resolution of an image', async () => {
     const { token } = await login(server.rest);

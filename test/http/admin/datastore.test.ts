@@ -1,10 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError, login } from '../../helpers/client.js';
 import { openSession, tree, type TestSession } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 
 const DEFAULT_LOGO = readFileSync(path.join(import.meta.dirname, '../../../resources/default-logo.svg'));
@@ -23,16 +24,14 @@ function image(format: 'png' | 'jpeg' | 'webp', width = 40): Promise<Buffer> {
 }
 
 describe('admin/datastore', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { QUIRE_DATASTORE__MAX_FILE_SIZE: '64KB' }, session: false });
   let admin: string;
   let user: TestSession;
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_DATASTORE__MAX_FILE_SIZE: '64KB' } });
     admin = (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
     user = await openSession(server.rest);
   });
-  afterAll(() => server?.stop());
 
   const groupDir = (group: string) => path.join(server.dataDir, 'datastore', group);
 

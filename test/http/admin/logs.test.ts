@@ -1,14 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { basic, bearer, expectError, login, type LoginResult } from '../../helpers/client.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 
 /** A wrong password sent at login: it must never reach the log. */
 const CANARY_PASSWORD = 'Canary-Wrong-Pa55-7c1e';
 
 describe('admin/server/log', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' }, session: false });
   let admin: LoginResult;
   let anonymous: string;
   const today = new Date().toISOString().slice(0, 10);
@@ -19,7 +20,6 @@ describe('admin/server/log', () => {
   }
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' } });
     const refused = await fetch(`${server.rest}/authentication/user/login/`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: basic('admin', CANARY_PASSWORD) },
@@ -29,10 +29,6 @@ describe('admin/server/log', () => {
     admin = await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD });
     anonymous = (await login(server.rest)).token;
     for (let i = 0; i < 3; i++) expect((await fetch(`${server.rest}/authentication/user/info/`, { headers: bearer(admin.token) })).status).toBe(200);
-  });
-
-  afterAll(async () => {
-    await server?.stop();
   });
 
   it('streams today\'s log as text: JSON lines of the requests made, the same bytes as the file', async () => {

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { eventually, openSession, uploadFile, type ErrorBody, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { eventually, uploadFile, type ErrorBody } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox } from '../../helpers/toolbox.js';
 
 const rotateAll = { rotate: { pages: '*', degrees: 90 } };
 
 describe('back-pressure of the work queue', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_QUEUE__MAX_PENDING: '1', QUIRE_QUEUE__JOB_WORKERS: '1' } });
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ env: { QUIRE_QUEUE__MAX_PENDING: '1', QUIRE_QUEUE__JOB_WORKERS: '1' } });
 
   const postAsync = (documentId: string, toolbox: unknown[]) =>
     fetch(`${server.rest}/toolbox/${documentId}`, {

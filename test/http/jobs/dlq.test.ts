@@ -2,12 +2,13 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { toDlqEntry } from '../../../src/http/schemas/admin-dlq.js';
 import { verifyWebhookSignature } from '../../../src/operations/jobs/webhook-signature.js';
 import { bearer, expectError, login } from '../../helpers/client.js';
 import { eventually, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 
 interface DlqEntry {
@@ -57,22 +58,21 @@ async function closedPort(): Promise<number> {
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 describe('the replay queue (admin/dlq/failed)', () => {
-  let server: TestServer;
+  const { server } = useTestServer({
+    env: { QUIRE_NETWORK__ALLOW_INTERNAL: 'true', QUIRE_WEBHOOKS__MAX_ATTEMPTS: '2', QUIRE_WEBHOOKS__RETRY_DELAY: '0.02' },
+    session: false,
+  });
   let admin: string;
   let user: TestSession;
   let documentId: string;
   let archive: string;
 
   beforeAll(async () => {
-    server = await startTestServer({
-      env: { QUIRE_NETWORK__ALLOW_INTERNAL: 'true', QUIRE_WEBHOOKS__MAX_ATTEMPTS: '2', QUIRE_WEBHOOKS__RETRY_DELAY: '0.02' },
-    });
     admin = (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
     user = await openSession(server.rest);
     documentId = (await uploadFile(server.rest, user.token, await numberedPdf(2), 'two.pdf')).documentId;
     archive = path.join(server.dataDir, 'queue', 'failed-archive.jsonl');
   });
-  afterAll(() => server?.stop());
 
   function list(query = '', token: string | null = admin): Promise<Response> {
     return fetch(`${server.rest}/admin/dlq/failed${query}`, { headers: token ? bearer(token) : {} });

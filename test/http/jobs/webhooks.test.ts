@@ -15,7 +15,7 @@ import { FileQueueStore } from '../../../src/storage/queue/file-queue-store.js';
 import type { QueueEntry } from '../../../src/storage/queue/queue-store.js';
 import { bearer } from '../../helpers/client.js';
 import { eventually, openSession, uploadFile } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 
 // --- a receiver: a real HTTP server on 127.0.0.1 that records what arrives ---
@@ -304,17 +304,16 @@ describe('the signing secret', () => {
 });
 
 describe('webhooks of asynchronous calls (HTTP)', () => {
-  let server: TestServer;
   let receiver: Receiver;
 
+  // Registered before the server's hooks: the receiver starts first and closes after the server stopped.
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startTestServer({ env: { QUIRE_NETWORK__ALLOW_INTERNAL: 'true', QUIRE_WEBHOOKS__MAX_ATTEMPTS: '2', QUIRE_WEBHOOKS__RETRY_DELAY: '0.02' } });
   });
   afterAll(async () => {
-    await server?.stop();
     await receiver?.close();
   });
+  const { server } = useTestServer({ env: { QUIRE_NETWORK__ALLOW_INTERNAL: 'true', QUIRE_WEBHOOKS__MAX_ATTEMPTS: '2', QUIRE_WEBHOOKS__RETRY_DELAY: '0.02' }, session: false });
 
   it('a webhook received by a local test server with a valid signature', async () => {
     const session = await openSession(server.rest);

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { downloadToFile } from '../../helpers/converter.js';
-import { openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
+import { uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { outlineCyclePdf, pageText } from '../../helpers/hostile-pdf.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 /**
@@ -36,21 +36,15 @@ function qpdfChildren(): string[] {
 }
 
 describe('hostile outlines', () => {
-  let server: TestServer;
-  let session: TestSession;
+  // A short tool limit: without the fix, the runaway qpdf is killed after 5 s instead of 30.
+  const { server, session } = useTestServer({ env: { QUIRE_DOCUMENTS__TOOL_TIMEOUT: '5' } });
   let cyclic: Buffer;
 
-  beforeAll(async () => {
-    // A short tool limit: without the fix, the runaway qpdf is killed after 5 s instead of 30.
-    server = await startTestServer({ env: { QUIRE_DOCUMENTS__TOOL_TIMEOUT: '5' } });
-    session = await openSession(server.rest);
+  beforeAll(() => {
     cyclic = outlineCyclePdf();
     writeFileSync(path.join(scratch, 'cyclic.pdf'), cyclic);
   });
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(scratch, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
   it('GET info answers with the metadata of a document whose outline loops, within the budget, and leaves no qpdf running', async () => {
     const doc = await uploadFile(server.rest, session.token, cyclic, 'cyclic.pdf');

@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { crc32 } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downloadToFile } from '../../helpers/converter.js';
-import { openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 /**
@@ -29,14 +29,7 @@ const stamp = (png: Buffer) => [
 ];
 
 describe('hostile payloads of toolbox operations', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   it('refuses appearance PNGs whose header claims a pixel flood, without stalling the server', async () => {
     for (const [width, height] of [[65535, 2147483647], [2147483647, 1], [65536, 100000], [5000, 5000]] as const) {
