@@ -1,6 +1,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { buildXml, xmlElement, xmlText } from '../xml/write.js';
 
 /**
  * The `fonts` folder of the data dir: fonts dropped there are used by LibreOffice and Chromium
@@ -28,8 +29,8 @@ export async function openFontFolder(dataDir: string, onChange: () => void, debo
 <!-- Written by Quire at start: the system fonts plus the data dir's fonts folder. -->
 <fontconfig>
   <include ignore_missing="yes">/etc/fonts/fonts.conf</include>
-  <dir>${escapeXml(folder)}</dir>
-  <cachedir>${escapeXml(path.join(configDir, 'fontconfig-cache'))}</cachedir>
+  ${buildXml([xmlElement('dir', {}, [xmlText(folder)])])}
+  ${buildXml([xmlElement('cachedir', {}, [xmlText(path.join(configDir, 'fontconfig-cache'))])])}
 </fontconfig>
 `,
   );
@@ -54,8 +55,4 @@ export async function openFontFolder(dataDir: string, onChange: () => void, debo
       watcher?.close();
     },
   };
-}
-
-function escapeXml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
