@@ -19,7 +19,7 @@ import { PdfRewriter } from './engines/pdf/rewriter.js';
 import { createPdfInspector, type PdfInspector } from './engines/pdf/index.js';
 import { QpdfRunner } from './engines/pdf/qpdf.js';
 import { PopplerRunner } from './engines/poppler/tool.js';
-import { ToolGate } from './engines/process/tool-gate.js';
+import { ToolGate } from './engines/pool/tool-gate.js';
 import type { PdfStructureTool } from './engines/contracts.js';
 import { sweepLeftovers } from './engines/process/leftovers.js';
 import { parentDeathAvailable, setEngineOwner } from './engines/process/parent-death.js';

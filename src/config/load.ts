@@ -101,7 +101,7 @@ export interface ToolConfig {
   maxMemoryBytes: number;
 }
 
-/** The supervisor rules of a per-call tool (engines/process/tool-gate.ts); `concurrency` 0 = eight per CPU core. */
+/** The supervisor rules of a per-call tool (engines/pool/tool-gate.ts); `concurrency` 0 = eight per CPU core. */
 export interface ToolGateConfig {
   concurrency: number;
   queueSize: number;

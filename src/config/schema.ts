@@ -52,7 +52,7 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
 
 /** An external tool started once per call: its executable and its memory cap (RLIMIT_AS through prlimit). */
 /**
- * The supervisor rules of a tool run once per call (engines/process/tool-gate.ts): runs at once, a
+ * The supervisor rules of a tool run once per call (engines/pool/tool-gate.ts): runs at once, a
  * bounded queue (full: 429 with Retry-After) and its wait. The defaults are far above what a normal
  * load needs: they stop a flood, not a busy server.
  */

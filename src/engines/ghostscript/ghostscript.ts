@@ -1,6 +1,6 @@
 import { EngineError } from '../engine-error.js';
 import { run, RunError } from '../process/run.js';
-import type { ToolGate } from '../process/tool-gate.js';
+import type { ToolGate } from '../pool/tool-gate.js';
 import type { PostScriptConverter } from '../contracts.js';
 
 export interface DownsampleOptions {

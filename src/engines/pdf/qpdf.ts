@@ -1,7 +1,7 @@
 import { RunError, run } from '../process/run.js';
 import type { RunResult } from '../process/run.js';
 import type { PdfStructureTool } from '../contracts.js';
-import type { ToolGate } from '../process/tool-gate.js';
+import type { ToolGate } from '../pool/tool-gate.js';
 import { PdfEngineError } from './errors.js';
 import { rm, writeFile } from 'node:fs/promises';
 

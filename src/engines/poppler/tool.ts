@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { RunError, run, type RunOptions, type RunResult } from '../process/run.js';
-import type { ToolGate } from '../process/tool-gate.js';
+import type { ToolGate } from '../pool/tool-gate.js';
 import { PopplerError } from './errors.js';
 
 /** The limits every poppler invocation runs under: the call's deadline and the per-tool timeout. */

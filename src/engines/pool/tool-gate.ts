@@ -1,5 +1,5 @@
 import { ambientCancellation } from '../../core/cancellation.js';
-import { PoolError } from '../pool/pool-errors.js';
+import { PoolError } from './pool-errors.js';
 
 export interface ToolGateSettings {
   /** The tool, for messages and errors (`qpdf`, `poppler`, `ghostscript`). */

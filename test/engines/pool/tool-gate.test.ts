@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PoolError } from '../../../src/engines/pool/pool-errors.js';
-import { ToolGate } from '../../../src/engines/process/tool-gate.js';
+import { ToolGate } from '../../../src/engines/pool/tool-gate.js';
 import { run } from '../../../src/engines/process/run.js';
 
 /** A promise with its resolve, to hold a run open until the test lets it finish. */
