@@ -2,9 +2,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json, login, multipartBody, rawRequest, uploadDocument } from '../helpers/client.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { useTestServer } from '../helpers/fixture.js';
 
 const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
@@ -13,13 +13,11 @@ const PNG = Buffer.from(
 const pdf = (marker: string) => Buffer.from(`%PDF-1.4\n% ${marker}\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n`);
 
 describe('rename, replace, history', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__DISK_SPACE_LIMIT: '64KB' }, session: false });
   let token: string;
   beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__DISK_SPACE_LIMIT: '64KB' } });
     token = (await login(server.rest)).token;
   });
-  afterAll(() => server.stop());
 
   const info = async (id: string) => json(await fetch(`${server.rest}/documents/${id}/info`, { headers: bearer(token) }));
   const download = async (id: string) => Buffer.from(await (await fetch(`${server.rest}/documents/${id}`, { headers: bearer(token) })).arrayBuffer());
@@ -163,11 +161,7 @@ describe('rename, replace, history', () => {
 });
 
 describe('locked documents', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ session: false });
 
   it('reports a document in use as locked and refuses a second change or a delete meanwhile', async () => {
     const { token } = await login(server.rest);

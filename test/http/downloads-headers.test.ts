@@ -5,11 +5,12 @@
  */
 import { validateHeaderValue } from 'node:http';
 import yazl from 'yazl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { attachment } from '../../src/http/replies.js';
 import { bearer, login } from '../helpers/client.js';
-import { info, openSession, rawMultipart, realPdf, sha256, type TestSession } from '../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
+import { info, rawMultipart, realPdf, sha256 } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../helpers/server.js';
 
 /** Quotes, CR LF with a header after it, a path climbing up, a backslash path, non-ASCII, a bidi override, percent signs; 1,000 characters. */
 const HOSTILE = `../../etc/"quoted" name\r\nX-Injected: yes\\..\\win ü €😀 \u202Efdp.exe %41%0d;x=1 ${'n'.repeat(1000)}`.slice(0, 1000);
@@ -59,13 +60,7 @@ describe('Content-Disposition for hostile names', () => {
 });
 
 describe('download answers', () => {
-  let server: TestServer;
-  let session: TestSession;
-  beforeAll(async () => {
-    server = await startTestServer();
-    session = await openSession(server.rest);
-  });
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer();
 
   async function upload(content: Buffer, partHeader: string): Promise<string> {
     const { body, contentType } = rawMultipart([{ headers: [partHeader, 'Content-Type: application/octet-stream'], content }]);

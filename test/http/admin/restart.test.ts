@@ -1,19 +1,18 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, login } from '../../helpers/client.js';
 import { eventually, info, openSession, realPdf, uploadFile } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../../helpers/server.js';
 
 describe('GET admin/server/restart', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ yaml: 'limits:\n  anonymous:\n    maxFiles: 50\n', session: false });
   let adminToken: string;
 
   beforeAll(async () => {
-    server = await startTestServer({ yaml: 'limits:\n  anonymous:\n    maxFiles: 50\n' });
     adminToken = (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
   });
-  afterAll(() => server?.stop());
 
   it('answers 200, then restarts with the configuration read again; sessions, tokens and documents survive', async () => {
     const user = await openSession(server.rest);

@@ -2,11 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, login } from '../../helpers/client.js';
 import { convertOk } from '../../helpers/converter.js';
 import { eventually, openSession, uploadFile } from '../../helpers/documents.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../../helpers/server.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import { ADMIN_PASSWORD, type TestServer } from '../../helpers/server.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const WEBSERVICES = ['barcode', 'converter', 'ocr', 'pdfa', 'signature', 'toolbox', 'urlconverter'];
@@ -54,14 +55,12 @@ async function serverStatus(server: TestServer, headers: Record<string, string>)
 const keys = (value: object) => Object.keys(value).sort();
 
 describe('admin/server/status and admin/cluster/status', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ session: false });
   let admin: Record<string, string>;
   const startedBefore = Date.now();
   beforeAll(async () => {
-    server = await startTestServer();
     admin = await adminHeaders(server);
   });
-  afterAll(() => server.stop());
 
   it('answers Admin_ServerStatus with the fields of the reference', async () => {
     const status = await serverStatus(server, admin);
@@ -173,11 +172,7 @@ describe('admin/server/status and admin/cluster/status', () => {
 });
 
 describe('a failing engine', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer({ env: { QUIRE_ENGINES__GHOSTSCRIPT: '/nonexistent/gs' } });
-  });
-  afterAll(() => server.stop());
+  const { server } = useTestServer({ env: { QUIRE_ENGINES__GHOSTSCRIPT: '/nonexistent/gs' }, session: false });
 
   it('turns the web services that need it to error', async () => {
     const { webservices } = await serverStatus(server, await adminHeaders(server));
@@ -187,13 +182,11 @@ describe('a failing engine', () => {
 });
 
 describe('with the conversion engines running', () => {
-  let server: TestServer;
+  const { server } = useTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_ENGINES__CHROMIUM__WORKERS: '1' }, session: false, startTimeoutMs: 120_000 });
   let admin: Record<string, string>;
   beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', QUIRE_ENGINES__CHROMIUM__WORKERS: '1' } });
     admin = await adminHeaders(server);
   }, 120_000);
-  afterAll(() => server.stop());
 
   it('reports the converter ok when LibreOffice and Chromium answer', async () => {
     const { converter } = (await serverStatus(server, admin)).webservices;

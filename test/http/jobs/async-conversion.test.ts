@@ -1,24 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bearer } from '../../helpers/client.js';
 import { convert, downloadToFile, pdfFacts } from '../../helpers/converter.js';
-import { eventually, info, openSession, uploadFile, type TestSession } from '../../helpers/documents.js';
-import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { eventually, info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import type { Job } from '../../helpers/jobs.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/office');
 
 
 describe('asynchronous conversion (Prefer: respond-async)', () => {
-  let server: TestServer;
-  let session: TestSession;
-
-  beforeAll(async () => {
-    server = await startTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
 
   it('accepts a conversion with 202 and Location, polled until it succeeded; the result is the converted PDF', async () => {
     const uploaded = await uploadFile(server.rest, session.token, readFileSync(path.join(FIXTURES, 'sample.docx')), 'sample.docx');
