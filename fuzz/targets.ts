@@ -1,6 +1,6 @@
 /**
  * What a case calls after uploading its document: GET info, every converter and toolbox operation
- * (the 22 of src/http/schemas/toolbox/, each with a few plausible option sets from docs/toolbox.md),
+ * (the 22 of src/operations/toolbox/ops/*.schema.ts, each with a few plausible option sets from docs/toolbox.md),
  * and archive extraction. Some targets put the mutated bytes into the request instead of the
  * document (a watermark image, XFDF to import, a PDF to merge); their document is a valid carrier PDF.
  *
