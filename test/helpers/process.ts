@@ -198,7 +198,8 @@ export async function waitHealthy(quire: QuireProcess, deadlineMs?: number): Pro
       throw new Error(`Quire exited before it was healthy.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
     }
     try {
-      const response = await fetch(`${quire.url}/webPDF/health`, { signal: AbortSignal.timeout(1000) });
+      // One attempt may take what is left of the deadline: a busy machine answers late, not never.
+      const response = await fetch(`${quire.url}/webPDF/health`, { signal: AbortSignal.timeout(Math.max(1000, deadline - Date.now())) });
       await response.arrayBuffer();
       if (response.status === 200) {
         quire.healthyAfterMs = Date.now() - quire.spawnedAt;

@@ -4,7 +4,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterAll, describe, expect, it, type TestContext } from 'vitest';
+import { afterAll, describe, expect, it, vi, type TestContext } from 'vitest';
 import { basic, bearer, login, multipartBody, uploadDocument, type RawResponse } from '../helpers/client.js';
 import { killAll, scaled, spawnQuire, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
 
@@ -14,6 +14,11 @@ import { killAll, scaled, spawnQuire, startQuire, waitExit, type QuireProcess } 
  * with its own port, data dir and child processes (killed when the test ends, whether it passed or
  * not). Waiting deadlines are this machine's (helpers/process.ts `scaled`), never fixed milliseconds.
  */
+
+// The time a test may take, and the session lifetime the expiry tests wait out, grow with how much
+// slower this machine starts the server than the one the tests were written on.
+vi.setConfig({ testTimeout: await scaled(60_000) });
+const LIFETIME_S = Math.max(2, Math.ceil((await scaled(2000)) / 1000));
 
 const dataDirs: string[] = [];
 function newDataDir(): string {
@@ -311,7 +316,7 @@ describe.concurrent('session expiry', () => {
   it('the sweeper ends an expired session and deletes its storage without any call', async (context) => {
     const track = tracked(context);
     const dataDir = newDataDir();
-    const quire = await startQuire({ dataDir, track, env: { QUIRE_SESSION__LIFETIME: '2', QUIRE_SESSION__SWEEP_INTERVAL: '0.2' } });
+    const quire = await startQuire({ dataDir, track, env: { QUIRE_SESSION__LIFETIME: String(LIFETIME_S), QUIRE_SESSION__SWEEP_INTERVAL: '0.2' } });
     const session = await login(quire.rest, undefined, false);
     const sessionId = String((await userInfo(quire.rest, session.token)).body.uniqueId);
     await uploadDocument(quire.rest, session.token, Buffer.from('short-lived\n'), 'short.txt');
@@ -321,7 +326,7 @@ describe.concurrent('session expiry', () => {
     expect(existsSync(sessionFile)).toBe(true);
 
     // Nobody calls the server from here on until the storage is gone.
-    await sleep(2000);
+    await sleep(LIFETIME_S * 1000);
     expect(await eventually(() => !existsSync(storage), 1500)).toBe(true);
     expect(existsSync(sessionFile)).toBe(false);
     expect(quire.stdout).toMatch(/"reason":"expired"/);
@@ -335,7 +340,7 @@ describe.concurrent('session expiry', () => {
   it('a session that expired while the server was down is deleted at startup', async (context) => {
     const track = tracked(context);
     const dataDir = newDataDir();
-    const env = { QUIRE_SESSION__LIFETIME: '2', QUIRE_SESSION__SWEEP_INTERVAL: '60' };
+    const env = { QUIRE_SESSION__LIFETIME: String(LIFETIME_S), QUIRE_SESSION__SWEEP_INTERVAL: '60' };
     const first = await startQuire({ dataDir, track, env });
     const session = await login(first.rest, undefined, false);
     const sessionId = String((await userInfo(first.rest, session.token)).body.uniqueId);
@@ -344,7 +349,7 @@ describe.concurrent('session expiry', () => {
     const storage = path.join(dataDir, 'storage', sessionId);
     expect(existsSync(storage)).toBe(true);
 
-    await sleep(2300);
+    await sleep(LIFETIME_S * 1000 + 300);
     // Still on disk: nobody was running to delete it.
     expect(existsSync(storage)).toBe(true);
     const second = await startQuire({ dataDir, track, env });
@@ -390,5 +395,15 @@ describe.concurrent('a bad configuration', () => {
     const file = path.join(dir, 'quire.yaml');
     writeFileSync(file, 'session:\n  lifetime: -5\n');
     await expectRefused(track, { QUIRE_CONFIG: file }, /session\.lifetime/);
+  });
+
+  it('a qpdf or poppler the configuration names that is not there stops the start with the setting to fix', async (context) => {
+    const track = tracked(context);
+    const qpdf = await expectRefused(track, { QUIRE_ENGINES__QPDF__EXECUTABLE: '/nonexistent/qpdf' }, /engines\.qpdf\.executable/);
+    expect(qpdf.stderr).toContain('/nonexistent/qpdf');
+    expect((await qpdf.exited).code).toBe(2);
+    // Nor a poppler folder without pdftotext.
+    const poppler = await expectRefused(track, { QUIRE_ENGINES__POPPLER__DIRECTORY: '/usr/share' }, /engines\.poppler\.directory/);
+    expect(poppler.stderr).not.toMatch(/engines\.qpdf/);
   });
 });
