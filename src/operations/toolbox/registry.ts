@@ -1,49 +1,27 @@
-import { annotationOperation } from './ops/annotation.js';
-import { attachmentOperation } from './ops/attachment.js';
-import { compressOperation } from './ops/compress.js';
-import { deleteOperation } from './ops/delete.js';
-import { descriptionOperation } from './ops/description.js';
-import { extractionOperation } from './ops/extraction.js';
-import { formsOperation } from './ops/forms.js';
-import { imageOperation } from './ops/image.js';
-import { mergeOperation } from './ops/merge.js';
-import { moveOperation } from './ops/move.js';
-import { optionsOperation } from './ops/options.js';
-import { outlineOperation } from './ops/outline.js';
-import { portfolioOperation } from './ops/portfolio.js';
-import { printOperation } from './ops/print.js';
-import { redactOperation } from './ops/redact.js';
-import { rotateOperation } from './ops/rotate.js';
-import { scaleOperation } from './ops/scale.js';
-import { securityOperation } from './ops/security.js';
-import { splitOperation } from './ops/split.js';
-import { transcribeOperation } from './ops/transcribe.js';
-import { watermarkOperation } from './ops/watermark.js';
-import { xmpOperation } from './ops/xmp.js';
 import type { ToolboxRegistry } from './toolbox-service.js';
 
-/** Every toolbox operation by its key in the request array. */
+/** Every toolbox operation by its key in the request array, its module loaded on first use (see ToolboxRegistry). */
 export const TOOLBOX_REGISTRY: ToolboxRegistry = {
-  annotation: annotationOperation,
-  attachment: attachmentOperation,
-  delete: deleteOperation,
-  description: descriptionOperation,
-  extraction: extractionOperation,
-  forms: formsOperation,
-  image: imageOperation,
-  merge: mergeOperation,
-  move: moveOperation,
-  options: optionsOperation,
-  print: printOperation,
-  rotate: rotateOperation,
-  security: securityOperation,
-  split: splitOperation,
-  watermark: watermarkOperation,
-  xmp: xmpOperation,
-  outline: outlineOperation,
-  redact: redactOperation,
-  portfolio: portfolioOperation,
-  scale: scaleOperation,
-  compress: compressOperation,
-  transcribe: transcribeOperation,
+  annotation: async () => (await import('./ops/annotation.js')).annotationOperation,
+  attachment: async () => (await import('./ops/attachment.js')).attachmentOperation,
+  delete: async () => (await import('./ops/delete.js')).deleteOperation,
+  description: async () => (await import('./ops/description.js')).descriptionOperation,
+  extraction: async () => (await import('./ops/extraction.js')).extractionOperation,
+  forms: async () => (await import('./ops/forms.js')).formsOperation,
+  image: async () => (await import('./ops/image.js')).imageOperation,
+  merge: async () => (await import('./ops/merge.js')).mergeOperation,
+  move: async () => (await import('./ops/move.js')).moveOperation,
+  options: async () => (await import('./ops/options.js')).optionsOperation,
+  print: async () => (await import('./ops/print.js')).printOperation,
+  rotate: async () => (await import('./ops/rotate.js')).rotateOperation,
+  security: async () => (await import('./ops/security.js')).securityOperation,
+  split: async () => (await import('./ops/split.js')).splitOperation,
+  watermark: async () => (await import('./ops/watermark.js')).watermarkOperation,
+  xmp: async () => (await import('./ops/xmp.js')).xmpOperation,
+  outline: async () => (await import('./ops/outline.js')).outlineOperation,
+  redact: async () => (await import('./ops/redact.js')).redactOperation,
+  portfolio: async () => (await import('./ops/portfolio.js')).portfolioOperation,
+  scale: async () => (await import('./ops/scale.js')).scaleOperation,
+  compress: async () => (await import('./ops/compress.js')).compressOperation,
+  transcribe: async () => (await import('./ops/transcribe.js')).transcribeOperation,
 };

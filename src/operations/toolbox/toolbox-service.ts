@@ -17,8 +17,13 @@ export interface ToolboxRequest {
   password?: CallPassword;
 }
 
-/** Each operation takes its options as its schema (operations/toolbox/schemas.ts) types them. */
-export type ToolboxRegistry = { [K in ToolboxOperationName]: ToolboxOperation<ToolboxOptions[K]> };
+/**
+ * Each operation takes its options as its schema (operations/toolbox/schemas.ts) types them. An entry
+ * loads its operation's module when a call first uses it (registry.ts): the operations bring pdf-lib,
+ * node-forge and the PDF editing engine, ~13 MB of resident memory a server that never runs them
+ * should not carry.
+ */
+export type ToolboxRegistry = { [K in ToolboxOperationName]: () => Promise<ToolboxOperation<ToolboxOptions[K]>> };
 
 const PDF = fileTypeByKey('pdf');
 
@@ -108,7 +113,7 @@ export class ToolboxService {
     let current = start;
     for (const [index, step] of steps.entries()) {
       const field = `toolbox[${index}].${step.name}`;
-      const operation = this.operations[step.name] as ToolboxOperation<unknown>;
+      const operation = (await this.operations[step.name]()) as ToolboxOperation<unknown>;
       if (operation.needsPdf && current.type.key !== 'pdf') {
         throw new QuireError(
           index === 0 ? 'INVALID_PDF' : 'PARAMETER',

@@ -94,7 +94,7 @@ describe('services on the transaction, with a faulty engine', () => {
   describe('toolbox: one of its operations', () => {
     function toolbox(run: ToolboxOperation['run'], timeoutMs = 60_000): ToolboxService {
       const engines = { rewriter: new PdfRewriter({ timeoutMs: 30_000 }) } as unknown as ToolboxEngines;
-      const operations = { rotate: { name: 'rotate', needsPdf: true, run } } as unknown as ToolboxRegistry;
+      const operations = { rotate: async () => ({ name: 'rotate', needsPdf: true, run }) } as unknown as ToolboxRegistry;
       return new ToolboxService({ documents: store.documents, credentials: store.credentials }, engines, operations, timeoutMs);
     }
     const call = (service: ToolboxService) => service.run(store.session, documentId, { toolbox: [{ rotate: {} }] });
