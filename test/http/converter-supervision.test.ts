@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pdfFacts } from '../helpers/converter.js';
-import { eventually, info, openSession, uploadFile, type TestSession } from '../helpers/documents.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import { eventually, info, uploadFile, type TestSession } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import type { TestServer } from '../helpers/server.js';
 
 const DOCX = readFileSync(path.resolve(import.meta.dirname, '../fixtures/office/sample.docx'));
 
@@ -34,16 +35,10 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
 
 /** A server with one LibreOffice worker (and no Chromium) for the tests of a describe block. */
 function supervisedServer(env: Record<string, string>): { get: () => { server: TestServer; session: TestSession } } {
-  let server: TestServer;
-  let session: TestSession;
-  beforeAll(async () => {
-    server = await startTestServer({
-      engines: true,
-      env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', ...env },
-    });
-    session = await openSession(server.rest);
-  }, 60_000);
-  afterAll(() => server?.stop());
+  const { server, session } = useTestServer({
+    engines: true,
+    env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1', ...env },
+  });
   return { get: () => ({ server, session }) };
 }
 
