@@ -108,8 +108,11 @@ describe('login, info, logout', () => {
   });
 });
 
+/** One server in the default configuration for the two describes below (a start costs seconds). */
+const defaults = useTestServer({ session: false });
+
 describe('refresh', () => {
-  const { server } = useTestServer({ session: false });
+  const { server } = defaults;
 
   const refresh = (token: string) =>
     fetch(`${server.rest}/authentication/user/refresh/`, {
@@ -152,7 +155,7 @@ describe('refresh', () => {
 });
 
 describe('token verification', () => {
-  const { server } = useTestServer({ session: false });
+  const { server } = defaults;
   let token: string;
   beforeAll(async () => {
     token = (await login(server.rest)).token;
