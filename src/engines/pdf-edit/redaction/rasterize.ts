@@ -1,3 +1,4 @@
+import type { PopplerRunner } from '../../poppler/tool.js';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { PDFNumber, type PDFDocument, type PDFPageLeaf } from '@cantoo/pdf-lib';
 import { RunError, run, type RunResult } from '../../process/run.js';
@@ -27,6 +28,8 @@ export interface RasterEnvironment {
   scratch(extension: string): string;
   deadline: number;
   toolTimeoutMs: number;
+  /** The server's one poppler runner (its folder and concurrency bound); absent: pdftoppm from PATH, unbounded (engine tests). */
+  poppler?: PopplerRunner;
 }
 
 /** Pixels one page raster may have (RGB: three bytes each); A4 at 600 dpi is 35 million. */
@@ -114,7 +117,8 @@ async function render(source: string, job: RasterJob, env: RasterEnvironment): P
   const timeoutMs = Math.max(1, Math.min(env.toolTimeoutMs || left, left));
   let result: RunResult;
   try {
-    result = await run('pdftoppm', ['-r', String(job.dpi), '-f', page, '-l', page, '-singlefile', '-hide-annotations', source, prefix], { timeoutMs, maxOutputBytes: 64 * 1024 });
+    const args = ['-r', String(job.dpi), '-f', page, '-l', page, '-singlefile', '-hide-annotations', source, prefix];
+    result = await (env.poppler ? env.poppler.run('pdftoppm', args, { timeoutMs, maxOutputBytes: 64 * 1024 }) : run('pdftoppm', args, { timeoutMs, maxOutputBytes: 64 * 1024 }));
   } catch (error) {
     if (error instanceof RunError) throw new RedactionError('renderFailed', `poppler (pdftoppm) could not be started: ${error.message}`, { cause: error });
     throw error;
