@@ -10,7 +10,7 @@ import { MailEngineError, type MailEngineErrorKind } from '../engines/mail/error
 import { PdfContentError, type PdfContentErrorKind } from '../engines/pdf-edit/content/errors.js';
 import { DocumentEditError, type DocumentEditErrorKind } from '../engines/pdf-edit/document/errors.js';
 import { PdfEditError, type PdfEditErrorKind } from '../engines/pdf-edit/annotations/errors.js';
-import { PdfLibError, type PdfLibErrorKind } from '../engines/pdf-edit/pdf-lib-io.js';
+import { PdfLibError, type PdfLibErrorKind } from '../engines/pdf-edit/pdf-lib-error.js';
 import { RedactionError, type RedactionErrorKind } from '../engines/pdf-edit/redaction/errors.js';
 import { ObjectStreamError } from '../engines/pdf/compress/object-streams.js';
 import { PdfEngineError, type PdfEngineErrorKind } from '../engines/pdf/errors.js';

@@ -16,7 +16,7 @@ import {
   UnrecognizedStreamTypeError,
   UnsupportedEncodingError,
 } from '@cantoo/pdf-lib';
-import { EngineError } from '../engine-error.js';
+import { firstLine, PdfLibError, registerDocumentErrors } from './pdf-lib-error.js';
 import { FieldTreeError, normaliseFieldTree } from './field-tree.js';
 import { normalisePageTree, PageTreeError } from './page-tree.js';
 import { checkObjectStreams, StreamTooLargeError } from './stream-bounds.js';
@@ -26,9 +26,8 @@ import { checkObjectStreams, StreamTooLargeError } from './stream-bounds.js';
  * objects qpdf cannot (annotations, outlines, forms, drawing). pdf-lib holds the whole document in
  * memory: the toolbox uses it for edits, and qpdf for structural work on large files.
  */
-export type PdfLibErrorKind = 'unreadable' | 'tooLarge';
-
-export class PdfLibError extends EngineError<PdfLibErrorKind> {}
+// The error and the fault test live in pdf-lib-error.ts, which the error tables load without pdf-lib.
+export { firstLine, isPdfLibFault, PdfLibError, type PdfLibErrorKind } from './pdf-lib-error.js';
 
 /** Documents larger than this are refused for in-memory editing. */
 export const MAX_IN_MEMORY_PDF_BYTES = 512 * 1024 * 1024;
@@ -66,28 +65,6 @@ export async function parsePdf(bytes: Buffer, options: { throwOnInvalidObject?: 
   return document;
 }
 
-/**
- * Whether an error was raised by pdf-lib itself while it read the document's objects: one of its own
- * error classes, or any error thrown from inside its code (a TypeError on an object of an unexpected
- * shape, a failed range assertion, a stack overflow on a deep structure). pdf-lib reads objects
- * lazily, long after loading, so such failures surface in the middle of an edit; they are the
- * document's fault (a 4xx), not the server's. The toolbox maps them at its engine boundary.
- */
-export function isPdfLibFault(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (DOCUMENT_ERRORS.some((type) => error instanceof type)) return true;
-  // The frames below the message line; only those with a source location say whose code threw.
-  const frames = (error.stack ?? '').split('\n').slice(1).filter((line) => /\(?\/|file:/.test(line));
-  const inLibrary = (line: string) => /[\\/]@cantoo[\\/]pdf-lib[\\/]/.test(line);
-  if (error instanceof RangeError && /call stack/i.test(error.message)) return frames.some(inLibrary);
-  return frames.length > 0 && inLibrary(frames[0]!);
-}
-
-/** The first line of an error's message (pdf-lib's messages can carry dumps of objects). */
-export function firstLine(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
-}
-
 /** pdf-lib's error classes that mean "the document is not what pdf-lib expected". */
 const DOCUMENT_ERRORS = [
   UnexpectedObjectTypeError,
@@ -108,6 +85,7 @@ const DOCUMENT_ERRORS = [
   FieldTreeError,
   StreamTooLargeError,
 ];
+registerDocumentErrors(DOCUMENT_ERRORS);
 
 /** Saves to a file; object streams keep the result small. */
 export async function savePdf(document: PDFDocument, path: string, options: { objectStreams?: boolean } = {}): Promise<void> {

@@ -1,5 +1,5 @@
 import { QuireError } from '../../core/errors.js';
-import { firstLine, isPdfLibFault } from '../../engines/pdf-edit/pdf-lib-io.js';
+import { firstLine, isPdfLibFault } from '../../engines/pdf-edit/pdf-lib-error.js';
 import { fromEngine } from '../engine-errors.js';
 
 /**
