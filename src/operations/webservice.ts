@@ -44,6 +44,13 @@ export interface WebServiceModule<S = unknown> {
   nestedStep?(deps: WebServiceDeps): DocumentStep;
   /** Its HTTP routes as data; the HTTP layer adds the REST base, validation, the 303 and the error answers. */
   readonly routes: readonly WebServiceRoute<S>[];
+  /**
+   * The named schemas (each with its `$id`, e.g. `Operation_PdfaOperation`) its routes reference with
+   * `componentRef`: the HTTP layer registers them for validation and as OpenAPI components, in this
+   * order, so a new group needs no file under http/. (converter and toolbox register theirs through
+   * http/schemas/converter.ts and toolbox.ts, which fixes the order of the published document.)
+   */
+  readonly components?: readonly TSchema[];
 }
 
 /**

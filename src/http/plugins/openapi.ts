@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { REFERENCE_TAGS } from '../../core/webservices.js';
-import { webServiceModule } from '../../operations/webservices.js';
+import { REGISTERED, webServiceModule } from '../../operations/webservices.js';
 import type { BuildInfo } from '../../version.js';
 import { shared } from '../schemas/shared.js';
 
@@ -45,6 +45,13 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
   for (const schema of shared) app.addSchema(schema);
+  // The components a web-service module declares itself (a group without a file under http/schemas).
+  const idOf = (schema: object) => (schema as { $id?: string }).$id;
+  const known = new Set(shared.map(idOf));
+  for (const schema of REGISTERED.flatMap((module) => module.components ?? [])) {
+    if (!known.has(idOf(schema))) app.addSchema(schema);
+    known.add(idOf(schema));
+  }
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.1',
