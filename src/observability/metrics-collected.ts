@@ -11,22 +11,31 @@ interface ScrapedMetric<L extends string> {
   read(): Sample<L>[] | Promise<Sample<L>[]>;
 }
 
+/** The options both kinds share: name, help, labels, registry, and a collect() that mirrors `read()`. */
+function mirrored<L extends string, M extends { reset(): void }>(
+  registry: Registry,
+  metric: ScrapedMetric<L>,
+  write: (into: M, labels: Sample<L>[0], value: number) => void,
+) {
+  return {
+    name: metric.name,
+    help: metric.help,
+    labelNames: metric.labelNames ?? [],
+    registers: [registry],
+    async collect(this: M) {
+      const samples = await metric.read();
+      this.reset();
+      for (const [labels, value] of samples) write(this, labels, value);
+    },
+  };
+}
+
 /**
  * A gauge whose values are read from their source when Prometheus scrapes, so that nothing has to
  * push updates (pool sizes, active sessions, stored bytes).
  */
 export function scrapedGauge<L extends string>(registry: Registry, metric: ScrapedMetric<L>): Gauge<L> {
-  return new Gauge<L>({
-    name: metric.name,
-    help: metric.help,
-    labelNames: metric.labelNames ?? [],
-    registers: [registry],
-    async collect() {
-      const samples = await metric.read();
-      this.reset();
-      for (const [labels, value] of samples) this.set(labels, value);
-    },
-  });
+  return new Gauge<L>(mirrored<L, Gauge<L>>(registry, metric, (gauge, labels, value) => gauge.set(labels, value)));
 }
 
 /**
@@ -35,15 +44,5 @@ export function scrapedGauge<L extends string>(registry: Registry, metric: Scrap
  * instance starts both the source and this counter at zero.
  */
 export function scrapedCounter<L extends string>(registry: Registry, metric: ScrapedMetric<L>): Counter<L> {
-  return new Counter<L>({
-    name: metric.name,
-    help: metric.help,
-    labelNames: metric.labelNames ?? [],
-    registers: [registry],
-    async collect() {
-      const samples = await metric.read();
-      this.reset();
-      for (const [labels, value] of samples) this.inc(labels, value);
-    },
-  });
+  return new Counter<L>(mirrored<L, Counter<L>>(registry, metric, (counter, labels, value) => counter.inc(labels, value)));
 }

@@ -1,4 +1,5 @@
 import { ImageEngineError } from './errors.js';
+import type { PagePlacement } from './pdf-image-writer.js';
 
 /**
  * Where an image goes on its page, in PDF points (1/72 in, origin bottom-left), and how many pixels it
@@ -27,14 +28,8 @@ export interface LayoutInput {
   maxDpi: number;
 }
 
-export interface Layout {
-  pageWidth: number;
-  pageHeight: number;
-  /** The image's rectangle on the page. */
-  x: number;
-  y: number;
-  width: number;
-  height: number;
+/** The page and the image's rectangle on it, as the PDF writer takes them, and the pixels to keep. */
+export interface Layout extends PagePlacement {
   /** The pixel size to embed: the source's, or less when `maxDpi` asks for it. */
   pixelWidth: number;
   pixelHeight: number;

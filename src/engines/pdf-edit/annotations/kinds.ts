@@ -154,25 +154,24 @@ export interface Built {
   popupOpen?: boolean;
 }
 
+type Builder<K extends AnnotationKind> = (spec: KindSpecs[K], page: PageContext, existing: PDFDict | undefined, field: string) => Promise<Built>;
+
+/** One builder per kind; the compiler refuses a kind without one. */
+const BUILDERS: { [K in AnnotationKind]: Builder<K> } = {
+  circle: (spec, page, existing, field) => buildShape('circle', spec, page, existing, field),
+  square: (spec, page, existing, field) => buildShape('square', spec, page, existing, field),
+  freetext: buildFreeText,
+  line: buildLine,
+  markup: buildMarkup,
+  redact: buildRedact,
+  rubberstamp: buildStamp,
+  text: buildText,
+};
+
 export async function buildKind<K extends AnnotationKind>(kind: K, spec: KindSpecs[K], page: PageContext, existing: PDFDict | undefined, field: string): Promise<Built> {
-  switch (kind) {
-    case 'circle':
-    case 'square':
-      return buildShape(kind, spec as ShapeSpec, page, existing, field);
-    case 'freetext':
-      return buildFreeText(spec as FreeTextSpec, page, existing, field);
-    case 'line':
-      return buildLine(spec as LineSpec, page, existing, field);
-    case 'markup':
-      return buildMarkup(spec as MarkupSpec, page, existing, field);
-    case 'redact':
-      return buildRedact(spec as RedactSpec, page, existing, field);
-    case 'rubberstamp':
-      return buildStamp(spec as StampSpec, page, existing, field);
-    case 'text':
-      return buildText(spec as TextSpec, page, existing, field);
-  }
-  throw invalid(field, `unknown annotation kind ${String(kind)}.`);
+  const builder = Object.hasOwn(BUILDERS, kind) ? (BUILDERS[kind] as Builder<K>) : undefined;
+  if (!builder) throw invalid(field, `unknown annotation kind ${String(kind)}.`);
+  return builder(spec, page, existing, field);
 }
 
 export const opacityOf = (spec: CommonSpec): number => Math.max(0, Math.min(100, spec.opacity ?? 100)) / 100;
