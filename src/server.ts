@@ -163,15 +163,18 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     store: sessionStore,
     documents: documentStore,
     tokens,
-    external: new ExternalTokenVerifier(config.oauth.providers),
+    external: await ExternalTokenVerifier.create(config.oauth.providers),
     users,
     logger,
   });
   await sessions.start();
-  const diskFloor = new DiskFloor(config.dataDir, () => config.documents.minFreeSpace, (low, space, required) =>
-    low
-      ? logger.warn({ freeBytes: space.free, requiredBytes: required }, 'data disk below documents.minFreeSpace: uploads and new results are refused')
-      : logger.info({ freeBytes: space.free, requiredBytes: required }, 'data disk above documents.minFreeSpace again'),
+  const diskFloor = new DiskFloor(
+    config.dataDir,
+    () => config.documents.minFreeSpace,
+    (low, space, required) =>
+      low
+        ? logger.warn({ freeBytes: space.free, requiredBytes: required }, 'data disk below documents.minFreeSpace: uploads and new results are refused')
+        : logger.info({ freeBytes: space.free, requiredBytes: required }, 'data disk above documents.minFreeSpace again'),
   );
   const documents = new DocumentService(
     documentStore,
@@ -197,7 +200,23 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   // The administration: every service gets the same bag of dependencies and takes what it needs.
   const build = buildInfo();
   const events = new OperationEvents();
-  const base = { config, logger, dataDir: config.dataDir, events, queue, sessions, sessionStore, documents, documentStore, engines, users, logFiles, build, startedAt, reloadConfig: options.reloadConfig };
+  const base = {
+    config,
+    logger,
+    dataDir: config.dataDir,
+    events,
+    queue,
+    sessions,
+    sessionStore,
+    documents,
+    documentStore,
+    engines,
+    users,
+    logFiles,
+    build,
+    startedAt,
+    reloadConfig: options.reloadConfig,
+  };
   const metrics = new Metrics(base);
   const statistics = await Statistics.open(base);
   const datastore = await DataStore.open(base);

@@ -1,6 +1,7 @@
-import { createRemoteJWKSet, decodeJwt, jwtVerify, type JWTPayload } from 'jose';
+import type { JWTPayload, createRemoteJWKSet } from 'jose';
 import type { OAuthProviderConfig, Role } from '../config/schema.js';
 import { QuireError } from '../core/errors.js';
+import { type Jose, loadJose } from './jose.js';
 import { describeJoseError } from './tokens.js';
 
 /** Who an external OAuth 2.0 token speaks for, after its signature and claims were checked. */
@@ -28,11 +29,19 @@ interface Provider {
 export class ExternalTokenVerifier {
   private readonly byIssuer = new Map<string, Provider>();
 
-  constructor(providers: OAuthProviderConfig[]) {
+  /** jose is loaded only when a provider is configured: without one, no token ever reaches it. */
+  static async create(providers: OAuthProviderConfig[]): Promise<ExternalTokenVerifier> {
+    return new ExternalTokenVerifier(providers, providers.length > 0 ? await loadJose() : undefined);
+  }
+
+  private constructor(
+    providers: OAuthProviderConfig[],
+    private readonly jose: Jose | undefined,
+  ) {
     for (const config of providers) {
       this.byIssuer.set(config.issuer, {
         config,
-        keys: createRemoteJWKSet(new URL(config.jwksUri), {
+        keys: jose!.createRemoteJWKSet(new URL(config.jwksUri), {
           timeoutDuration: 5000,
           cooldownDuration: config.jwksCooldown * 1000,
           cacheMaxAge: 600_000,
@@ -46,7 +55,7 @@ export class ExternalTokenVerifier {
     if (this.byIssuer.size === 0) return undefined;
     let payload: JWTPayload;
     try {
-      payload = decodeJwt(token);
+      payload = this.jose!.decodeJwt(token);
     } catch {
       return undefined;
     }
@@ -58,7 +67,7 @@ export class ExternalTokenVerifier {
     const { config } = provider;
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, provider.keys, {
+      ({ payload } = await this.jose!.jwtVerify(token, provider.keys, {
         algorithms: config.algorithms,
         issuer: config.issuer,
         audience: config.audience,

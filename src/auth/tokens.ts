@@ -2,9 +2,9 @@ import { generateKeyPair as generateKeyPairCallback, createPrivateKey, createPub
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
 import { QuireError } from '../core/errors.js';
 import { writeFileAtomic } from '../storage/atomic.js';
+import { loadJose, loadedJose } from './jose.js';
 
 const generateKeyPair = promisify(generateKeyPairCallback);
 
@@ -55,6 +55,7 @@ export class TokenService {
   }
 
   async issue(claims: LocalTokenClaims): Promise<string> {
+    const { SignJWT } = await loadJose();
     return new SignJWT({ token_use: claims.use })
       .setProtectedHeader({ alg: LOCAL_TOKEN_ALGORITHM, typ: 'JWT' })
       .setIssuer(this.issuer)
@@ -68,6 +69,7 @@ export class TokenService {
 
   /** Verifies a token of the local provider; throws TOKEN_INVALID with the reason otherwise. */
   async verify(token: string): Promise<LocalTokenClaims> {
+    const { jwtVerify, errors: joseErrors } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: [LOCAL_TOKEN_ALGORITHM],
@@ -90,6 +92,8 @@ export class TokenService {
 }
 
 export function describeJoseError(error: unknown): string {
+  const joseErrors = loadedJose()?.errors;
+  if (joseErrors === undefined) return 'The token is not valid.';
   if (error instanceof joseErrors.JWTExpired) return 'The token has expired.';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'The token is signed with an algorithm that is not accepted.';
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'The token signature is not valid.';

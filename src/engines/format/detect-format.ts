@@ -1,6 +1,5 @@
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
-import { fileTypeFromFile } from 'file-type';
 import type { FileType } from '../../core/file-types.js';
 import { UNKNOWN_FILE_TYPE, fileTypeByExtension, fileTypeByKey } from '../../core/file-types.js';
 import { classifyCfb, readCfbDirectory } from './cfb.js';
@@ -22,12 +21,48 @@ export { documentNames, sanitizeClientFileName } from './names.js';
 /** file-type's `ext` → our key, for the results that map one to one. */
 const FROM_FILE_TYPE: Readonly<Record<string, string>> = {
   pdf: 'pdf',
-  docx: 'docx', docm: 'docm', dotx: 'dotx', dotm: 'dotm', odt: 'odt', ott: 'ott', rtf: 'rtf',
-  xlsx: 'xlsx', xlsm: 'xlsm', xltx: 'xltx', xltm: 'xltm', ods: 'ods', ots: 'ots',
-  pptx: 'pptx', pptm: 'pptm', potx: 'potx', potm: 'potm', ppsx: 'ppsx', ppsm: 'ppsm', odp: 'odp', otp: 'otp',
-  png: 'png', apng: 'png', jpg: 'jpeg', gif: 'gif', bmp: 'bmp', tif: 'tiff', webp: 'webp', ico: 'ico', jp2: 'jp2',
-  zip: 'zip', gz: 'gz', 'tar.gz': 'gz', '7z': '7z', tar: 'tar', rar: 'rar', bz2: 'bz2', xz: 'xz',
-  epub: 'epub', odg: 'odg', ps: 'ps', eps: 'eps',
+  docx: 'docx',
+  docm: 'docm',
+  dotx: 'dotx',
+  dotm: 'dotm',
+  odt: 'odt',
+  ott: 'ott',
+  rtf: 'rtf',
+  xlsx: 'xlsx',
+  xlsm: 'xlsm',
+  xltx: 'xltx',
+  xltm: 'xltm',
+  ods: 'ods',
+  ots: 'ots',
+  pptx: 'pptx',
+  pptm: 'pptm',
+  potx: 'potx',
+  potm: 'potm',
+  ppsx: 'ppsx',
+  ppsm: 'ppsm',
+  odp: 'odp',
+  otp: 'otp',
+  png: 'png',
+  apng: 'png',
+  jpg: 'jpeg',
+  gif: 'gif',
+  bmp: 'bmp',
+  tif: 'tiff',
+  webp: 'webp',
+  ico: 'ico',
+  jp2: 'jp2',
+  zip: 'zip',
+  gz: 'gz',
+  'tar.gz': 'gz',
+  '7z': '7z',
+  tar: 'tar',
+  rar: 'rar',
+  bz2: 'bz2',
+  xz: 'xz',
+  epub: 'epub',
+  odg: 'odg',
+  ps: 'ps',
+  eps: 'eps',
 };
 
 /** Text types among which only the client's extension can choose. */
@@ -74,6 +109,8 @@ export async function detectFormat(filePath: string, clientFileName?: string): P
 
 /** file-type's verdict; its parser errors on malformed input mean "not recognised", not a failed upload. */
 async function fileTypeOf(filePath: string): Promise<string | undefined> {
+  // Loaded with the first upload, not at server start: file-type and its tokenizer are ~30 modules.
+  const { fileTypeFromFile } = await import('file-type');
   try {
     return (await fileTypeFromFile(filePath))?.ext;
   } catch {
@@ -130,4 +167,3 @@ function textFamily(extension: string): FileType {
   const claimed = fileTypeByExtension(extension);
   return claimed !== undefined && TEXT_FAMILY.has(claimed.key) ? claimed : fileTypeByKey('txt');
 }
-
