@@ -30,8 +30,7 @@ const TYPES_ONLY = {
 };
 
 /** `^src/(a|b/|c\.ts$)`: a folder name matches everything under it, a file name (x.ts) only itself. */
-const under = (names) =>
-  `^src/(${names.map((name) => (name.endsWith('.ts') ? name.replace('.', '\\.') + '$' : `${name}/`)).join('|')})`;
+const under = (names) => `^src/(${names.map((name) => (name.endsWith('.ts') ? name.replace('.', '\\.') + '$' : `${name}/`)).join('|')})`;
 
 const layerRules = Object.entries(LAYERS).map(([layer, allowed]) => ({
   name: `layer-${layer}`,

@@ -149,9 +149,7 @@ export async function runConverterBench(options: ConverterBenchOptions): Promise
     try {
       await drive(20, workers, (i) => engine.convert({ input: FIXTURE, output: path.join(tempDir, `warm-${i}.pdf`), filterData: {} }).then(() => undefined));
       for (const c of LEVELS) {
-        const run = await drive(options.docs, c, (i) =>
-          engine.convert({ input: FIXTURE, output: path.join(tempDir, `raw-${i % 16}-${c}.pdf`), filterData: {} }).then(() => undefined),
-        );
+        const run = await drive(options.docs, c, (i) => engine.convert({ input: FIXTURE, output: path.join(tempDir, `raw-${i % 16}-${c}.pdf`), filterData: {} }).then(() => undefined));
         raw.push(level(c, options.docs, run));
       }
     } finally {

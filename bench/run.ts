@@ -37,28 +37,10 @@ import { runJobsBench } from './jobs.js';
 import { runToolboxBench } from './toolbox.js';
 import { calibrate } from './lib/calibrate.js';
 import { cpuTimesOf, memoryOf, resetPeak, RssSampler } from './lib/memory.js';
-import {
-  evaluateTargets,
-  renderMarkdown,
-  type BenchResults,
-  type InfoResults,
-  type Machine,
-  type CpuUse,
-  type PhaseMemory,
-  type TransferResults,
-} from './lib/report.js';
+import { evaluateTargets, renderMarkdown, type BenchResults, type InfoResults, type Machine, type CpuUse, type PhaseMemory, type TransferResults } from './lib/report.js';
 import { startBareFastify, startBenchServer, waitForEngines, type BenchServer } from './lib/server.js';
 import { mbPerSecond, summarizeRates } from './lib/stats.js';
-import {
-  ensureSourceFile,
-  removeFile,
-  sha256Of,
-  syncDisks,
-  timedCopy,
-  timedDownload,
-  timedDownloadToSink,
-  timedUpload,
-} from './lib/transfer.js';
+import { ensureSourceFile, removeFile, sha256Of, syncDisks, timedCopy, timedDownload, timedDownloadToSink, timedUpload } from './lib/transfer.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsDir = path.join(root, 'bench', 'results');
@@ -114,7 +96,11 @@ function parseOptions(argv: string[]): Options {
     },
   });
   if (values.help) {
-    process.stdout.write(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('*/')[0]!.replace(/^\/\*\*?|^ \* ?/gm, '') + '\n');
+    process.stdout.write(
+      readFileSync(fileURLToPath(import.meta.url), 'utf8')
+        .split('*/')[0]!
+        .replace(/^\/\*\*?|^ \* ?/gm, '') + '\n',
+    );
     process.exit(0);
   }
   const positive = (name: string, raw: string): number => {
@@ -369,11 +355,7 @@ function pinApart(serverPid: number): string {
 
 /** A minimal one-page PDF for the info benchmark. */
 function tinyPdf(): Buffer {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>',
-  ];
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>'];
   let body = '%PDF-1.4\n';
   const offsets: number[] = [];
   objects.forEach((object, index) => {

@@ -83,7 +83,10 @@ let clockTicks: number | undefined;
 function cpuWithChildren(pid: number | 'self'): number {
   clockTicks ??= Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
   return (fields[11]! + fields[12]! + fields[13]! + fields[14]!) / clockTicks;
 }
 
@@ -228,9 +231,7 @@ export async function runToolboxBench(options: ToolboxBenchOptions): Promise<str
     const cases: CaseResult[] = [
       { name: `merge ${DOCUMENTS} × ${PAGES_PER_DOCUMENT} pages (by id)`, raw: rawMerge, rest: restMerge, resultBytes: mergedBytes },
       { name: `split ${DOCUMENTS * PAGES_PER_DOCUMENT} pages → ${DOCUMENTS * PAGES_PER_DOCUMENT} PDFs (ZIP)`, raw: rawSplit, rest: restSplit, resultBytes: zipBytes },
-      ...(rawSplitMemory.length > 0
-        ? [{ name: `split, raw qpdf writing its parts to tmpfs too`, raw: rawSplitMemory, rest: restSplit, resultBytes: zipBytes }]
-        : []),
+      ...(rawSplitMemory.length > 0 ? [{ name: `split, raw qpdf writing its parts to tmpfs too`, raw: rawSplitMemory, rest: restSplit, resultBytes: zipBytes }] : []),
     ];
     const peaks = (timed: Timed[]) => timed.map((t) => t.peakRss).filter((v): v is number => v !== undefined);
     const lines = [
@@ -241,7 +242,7 @@ export async function runToolboxBench(options: ToolboxBenchOptions): Promise<str
         `${os.availableParallelism()} CPUs, load average ${os.loadavg()[0]!.toFixed(1)} at the end; median of ${RUNS} runs after one warm-up. ` +
         'REST = the toolbox call + the download of its result (uploads before, untimed); raw = the qpdf command alone (no HTTP, no ZIP), ' +
         'writing into a directory on the same disk as the data dir; the server writes split parts to its memory scratch (tmpfs, `toolbox.memoryScratchDir`), ' +
-        'so the last row also gives raw qpdf writing to tmpfs: that ratio is the server\'s own overhead (HTTP, ZIP, storage). ' +
+        "so the last row also gives raw qpdf writing to tmpfs: that ratio is the server's own overhead (HTTP, ZIP, storage). " +
         'CPU = CPU time of the qpdf process (raw), of the server and the tool processes it ran (REST): comparable even when other work shares the machine.',
       '',
       `| Operation | raw qpdf | REST | REST / raw | ≤ ${TARGET_RATIO}× | CPU raw | CPU REST | CPU REST / raw | result | server peak RSS during the call (before it) |`,

@@ -67,7 +67,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   process.once('SIGTERM', killNow);
   await harness.start();
   log(`server pid ${harness.server.pid} on ${harness.server.origin}, data dir ${harness.server.dataDir}`);
-  log(`limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}`);
+  log(
+    `limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}`,
+  );
   try {
     while (!stopped && next < total && Date.now() < deadline) {
       const first = next;
@@ -76,7 +78,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
       // Cases the batch did not reach because the server died run in the next batch.
       next = Math.max(next, batch.resumeAt);
       await afterBatch(options, harness, triage, batch.ran, batch.hung, known);
-      log(`cases ${stats.cases}, failures ${stats.failures.length} (${stats.distinct.size} distinct), crashes ${stats.crashes}, peak RSS server ${mb(harness.monitor.peakServer)} child ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'})`);
+      log(
+        `cases ${stats.cases}, failures ${stats.failures.length} (${stats.distinct.size} distinct), crashes ${stats.crashes}, peak RSS server ${mb(harness.monitor.peakServer)} child ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'})`,
+      );
     }
   } finally {
     process.removeListener('SIGINT', stopOnSignal);
@@ -138,7 +142,9 @@ async function afterBatch(options: CampaignOptions, harness: Harness, triage: Tr
     const violation = crashViolation(death, reaped);
     let suspects = death.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined);
     if (!suspects.length) suspects = hung.length ? hung : batch;
-    options.log(`${death.unresponsive ? 'server unresponsive, killed' : `server died (code ${death.exit.code}, signal ${death.exit.signal})`}; suspects ${suspects.map((c) => c.index).join(', ')}; restarted`);
+    options.log(
+      `${death.unresponsive ? 'server unresponsive, killed' : `server died (code ${death.exit.code}, signal ${death.exit.signal})`}; suspects ${suspects.map((c) => c.index).join(', ')}; restarted`,
+    );
     await triage.batchFailure(violation, suspects, triage.reproducesCrash);
   } else if (status !== 200) {
     await triage.batchFailure({ kind: 'health', target: 'server', detail: `GET health answered ${status}`, status }, []);
@@ -149,7 +155,11 @@ async function afterBatch(options: CampaignOptions, harness: Harness, triage: Tr
       target: 'server',
       detail: `${event.who === 'server' ? 'server' : `child ${event.comm}[${event.pid}]`} resident memory ${Math.round(event.rssBytes / 1048576)} MB${event.killed ? ' (killed by the fuzzer: above the hard limit)' : ''}`,
     };
-    await triage.batchFailure(violation, event.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined), triage.reproducesMemory);
+    await triage.batchFailure(
+      violation,
+      event.suspects.map((i) => byIndex.get(i)).filter((c): c is FuzzCase => c !== undefined),
+      triage.reproducesMemory,
+    );
   }
   for (const violation of await settle(harness.server, options.settleMs, known)) {
     const kind = violation.kind === 'tmp' ? 'tmp' : 'stray-process';

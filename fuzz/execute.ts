@@ -90,7 +90,8 @@ export function judge(call: CallRecord, answer: Answer): Violation[] {
   const out: Violation[] = [];
   if (call.status >= 500) out.push({ ...base, kind: '5xx', detail: `status ${call.status}` });
   if (call.ms > call.limitMs) out.push({ ...base, kind: 'slow', detail: `${call.ms} ms > ${call.limitMs} ms` });
-  if (!wellFormedError(answer)) out.push({ ...base, kind: 'error-shape', detail: `status ${call.status}, content-type ${String(answer.headers['content-type'])}: ${answer.body.toString('utf8').slice(0, 200)}` });
+  if (!wellFormedError(answer))
+    out.push({ ...base, kind: 'error-shape', detail: `status ${call.status}, content-type ${String(answer.headers['content-type'])}: ${answer.body.toString('utf8').slice(0, 200)}` });
   return out;
 }
 

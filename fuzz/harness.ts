@@ -73,7 +73,11 @@ export class Harness {
     this.limits = config.limits;
     // A child is held to its engine's configured cap unless the bounds name one for everything.
     const bounds = { ...this.options.bounds, childBytesByComm: this.options.bounds.childBytesByComm ?? config.childCaps };
-    this.monitor = new MemoryMonitor(() => (this.server.alive ? this.server.pid : -1), bounds, () => this.suspects());
+    this.monitor = new MemoryMonitor(
+      () => (this.server.alive ? this.server.pid : -1),
+      bounds,
+      () => this.suspects(),
+    );
     this.sentinel = new Sentinel(this.server, this.options.sentinelPdf);
     await this.sentinel.setup();
     this.tokens = [];

@@ -21,10 +21,7 @@ const agent = new Agent({ keepAlive: true, maxSockets: 16 });
 /** Answers above this are cut: the fuzzer needs the status and an error body, not result files. */
 const MAX_BODY = 4 * 1024 * 1024;
 
-export function call(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; timeoutMs: number; keepBody?: boolean },
-): Promise<Answer> {
+export function call(url: string, options: { method?: string; headers?: Record<string, string>; body?: Buffer | string; timeoutMs: number; keepBody?: boolean }): Promise<Answer> {
   const started = performance.now();
   return new Promise((resolve) => {
     let done = false;

@@ -67,7 +67,11 @@ export async function settle(server: ServerUnderTest, settleMs: number, known: S
       }
       if (stray.length && server.alive) {
         for (const p of stray) known.add(`proc:${p.pid}:${p.startTime}`);
-        out.push({ kind: 'stray-process', target: 'server', detail: `tool processes still running ${Math.round(settleMs / 1000)} s after the batch: ${stray.map((p) => `${p.comm}[${p.pid}] ${Math.round(p.rssBytes / 1048576)} MB`).join(', ')}` });
+        out.push({
+          kind: 'stray-process',
+          target: 'server',
+          detail: `tool processes still running ${Math.round(settleMs / 1000)} s after the batch: ${stray.map((p) => `${p.comm}[${p.pid}] ${Math.round(p.rssBytes / 1048576)} MB`).join(', ')}`,
+        });
       }
       return out;
     }

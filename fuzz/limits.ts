@@ -56,10 +56,7 @@ function childCaps(config: ServerConfigView): Record<string, number> {
   return caps;
 }
 
-export async function readServerConfig(
-  serverRoot: string,
-  env: Record<string, string>,
-): Promise<{ limits: Limits; restBase: string; contextPath: string; childCaps: Record<string, number> }> {
+export async function readServerConfig(serverRoot: string, env: Record<string, string>): Promise<{ limits: Limits; restBase: string; contextPath: string; childCaps: Record<string, number> }> {
   const module = (await import(pathToFileURL(path.join(serverRoot, 'dist/config/load.js')).href)) as { loadConfig(env: Record<string, string>, cwd: string): ServerConfigView };
   const config = module.loadConfig(env, serverRoot);
   return {

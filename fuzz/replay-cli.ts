@@ -34,7 +34,8 @@ export async function replayOne(options: { file: string; root: string; settings:
     await Promise.race([harness.server.waitExit(), sleep(1_500)]);
     harness.end(0);
     await attachCauses(harness.server, mark, result.violations);
-    for (const c of result.calls) options.log(`  ${c.target}: ${c.failure ?? c.status}${c.errorCode !== undefined ? ` (${c.errorCode})` : ''} in ${c.ms} ms (limit ${c.limitMs} ms)${c.message ? ` — ${c.message}` : ''}`);
+    for (const c of result.calls)
+      options.log(`  ${c.target}: ${c.failure ?? c.status}${c.errorCode !== undefined ? ` (${c.errorCode})` : ''} in ${c.ms} ms (limit ${c.limitMs} ms)${c.message ? ` — ${c.message}` : ''}`);
     const death = harness.death();
     if (death) options.log(`  the server ${death.unresponsive ? 'stopped answering and was killed' : `died (code ${death.exit.code}, signal ${death.exit.signal})`}:\n${death.lastWords}`);
     for (const v of result.violations) options.log(`  violation ${v.kind}: ${v.cause ?? v.message ?? v.detail}`);

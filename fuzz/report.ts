@@ -33,7 +33,13 @@ export function renderReport(stats: Stats, harness: Harness, context: ReportCont
   lines.push(`| peak RSS server | ${mb(harness.monitor.peakServer)} (bound ${mb(harness.monitor.bounds.serverBytes)}) |`);
   lines.push(`| peak RSS child | ${mb(harness.monitor.peakChild.rssBytes)} (${harness.monitor.peakChild.comm || '-'}) |`);
   lines.push(`| corpus | ${context.corpus} |`);
-  lines.push(`| profile | ${Object.entries(context.profile).map(([k, v]) => `${k}=${v}`).join(' ') || 'stock configuration'} |`);
+  lines.push(
+    `| profile | ${
+      Object.entries(context.profile)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || 'stock configuration'
+    } |`,
+  );
   lines.push('');
 
   const statuses = [...new Set([...stats.histogram.values()].flatMap((row) => [...row.keys()]))].sort();

@@ -94,7 +94,9 @@ export function saveCrashers(resultsDir: string, crashersDir: string): string[] 
     inputs.add(key(input, reproducer));
   }
   const copied: string[] = [];
-  for (const file of readdirSync(from).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(from)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const name = file.slice(0, -5);
     const reproducer = JSON.parse(readFileSync(path.join(from, file), 'utf8')) as Reproducer;
     const input = readFileSync(path.join(from, `${name}.bin`));

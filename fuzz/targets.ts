@@ -43,7 +43,11 @@ const rectangle = { x: 20, y: 20, width: 100, height: 40, metrics: 'pt' };
 const TOOLBOX: [string, unknown[][], number][] = [
   ['delete', tb('delete', { pages: '1' }, { pages: 'last' }, { pages: '2-' }, { pages: '1,3' }), 3],
   ['move', tb('move', { pages: '1', targetPosition: 2 }, { pages: 'last', targetPosition: 1, mode: 'beforePage', order: 'reverse' }), 2],
-  ['rotate', tb('rotate', { degrees: 90, pages: '*' }, { degrees: 270, pages: '1', pageGroup: 'odd' }, { degrees: 180, pageOrientation: 'portrait', orientationDetectMode: 'dimensions', pages: '' }), 2],
+  [
+    'rotate',
+    tb('rotate', { degrees: 90, pages: '*' }, { degrees: 270, pages: '1', pageGroup: 'odd' }, { degrees: 180, pageOrientation: 'portrait', orientationDetectMode: 'dimensions', pages: '' }),
+    2,
+  ],
   ['split', tb('split', { mode: 'burst' }, { mode: 'last', pages: '1' }, { mode: 'group', pages: '2' }, { mode: 'list', pages: '1,last' }, { mode: 'each', pages: '1', singleFileAsZip: false }), 3],
   [
     'merge',
@@ -56,7 +60,16 @@ const TOOLBOX: [string, unknown[][], number][] = [
     ),
     3,
   ],
-  ['scale', tb('scale', { scalePages: { dimensions: { width: 210, height: 297 } } }, { scalePages: { dimensions: { width: 100, metrics: 'pt' }, scaleBoxes: false, pages: '1' } }, { scalePages: { dimensions: { width: 500, height: 100 }, preserveAspectRatio: false, horizontalAlignment: 'center', verticalAlignment: 'bottom' } }), 3],
+  [
+    'scale',
+    tb(
+      'scale',
+      { scalePages: { dimensions: { width: 210, height: 297 } } },
+      { scalePages: { dimensions: { width: 100, metrics: 'pt' }, scaleBoxes: false, pages: '1' } },
+      { scalePages: { dimensions: { width: 500, height: 100 }, preserveAspectRatio: false, horizontalAlignment: 'center', verticalAlignment: 'bottom' } },
+    ),
+    3,
+  ],
   ['compress', tb('compress', {}, { compressObjects: { objectStreamSize: 1 } }), 2],
   [
     'security',
@@ -79,8 +92,28 @@ const TOOLBOX: [string, unknown[][], number][] = [
     }),
     1,
   ],
-  ['attachment', tb('attachment', { add: { file: [{ fileName: 'a.txt', data: { value: Buffer.from('hello').toString('base64') } }] } }, { extract: {} }, { remove: { selection: [{}] } }, { extract: { singleFileAsZip: false, selection: [{ context: 'page' }] } }), 2],
-  ['portfolio', tb('portfolio', { add: { file: [{ fileName: 'a.pdf', path: '/f', data: { value: '@@CARRIER@@' } }], folder: [{ path: '/f/g' }] } }, { extract: {} }, { remove: { selection: [{ path: '/' }] } }, { sort: { namedCriteria: [{ key: 'size' }] } }), 2],
+  [
+    'attachment',
+    tb(
+      'attachment',
+      { add: { file: [{ fileName: 'a.txt', data: { value: Buffer.from('hello').toString('base64') } }] } },
+      { extract: {} },
+      { remove: { selection: [{}] } },
+      { extract: { singleFileAsZip: false, selection: [{ context: 'page' }] } },
+    ),
+    2,
+  ],
+  [
+    'portfolio',
+    tb(
+      'portfolio',
+      { add: { file: [{ fileName: 'a.pdf', path: '/f', data: { value: '@@CARRIER@@' } }], folder: [{ path: '/f/g' }] } },
+      { extract: {} },
+      { remove: { selection: [{ path: '/' }] } },
+      { sort: { namedCriteria: [{ key: 'size' }] } },
+    ),
+    2,
+  ],
   [
     'annotation',
     tb(
@@ -92,9 +125,43 @@ const TOOLBOX: [string, unknown[][], number][] = [
     ),
     2,
   ],
-  ['outline', tb('outline', { add: { item: [{ itemName: 'A', path: '/' }, { itemName: 'B', path: '/A' }] } }, { clear: {} }, { remove: { item: [{ path: '/Chapter 1' }] } }), 2],
-  ['forms', tb('forms', { export: { format: 'xfdf' } }, { export: { format: 'xml' } }, { flatten: {} }, { import: { format: 'xfdf', data: { value: Buffer.from('<xfdf xmlns="http://ns.adobe.com/xfdf/"><fields><field name="name"><value>x</value></field></fields></xfdf>').toString('base64') } } }), 2],
-  ['watermark', tb('watermark', { text: { text: 'Fuzz', font: { size: 40 } } }, { pages: '1', angle: 0, text: { text: 'X\nY', font: { name: 'Times', bold: true, outline: true }, position: { position: 'top_left' } } }), 3],
+  [
+    'outline',
+    tb(
+      'outline',
+      {
+        add: {
+          item: [
+            { itemName: 'A', path: '/' },
+            { itemName: 'B', path: '/A' },
+          ],
+        },
+      },
+      { clear: {} },
+      { remove: { item: [{ path: '/Chapter 1' }] } },
+    ),
+    2,
+  ],
+  [
+    'forms',
+    tb(
+      'forms',
+      { export: { format: 'xfdf' } },
+      { export: { format: 'xml' } },
+      { flatten: {} },
+      { import: { format: 'xfdf', data: { value: Buffer.from('<xfdf xmlns="http://ns.adobe.com/xfdf/"><fields><field name="name"><value>x</value></field></fields></xfdf>').toString('base64') } } },
+    ),
+    2,
+  ],
+  [
+    'watermark',
+    tb(
+      'watermark',
+      { text: { text: 'Fuzz', font: { size: 40 } } },
+      { pages: '1', angle: 0, text: { text: 'X\nY', font: { name: 'Times', bold: true, outline: true }, position: { position: 'top_left' } } },
+    ),
+    3,
+  ],
   [
     'options',
     tb(
@@ -106,19 +173,57 @@ const TOOLBOX: [string, unknown[][], number][] = [
     ),
     2,
   ],
-  ['extraction', tb('extraction', { text: { fileFormat: 'json' } }, { words: { fileFormat: 'xml' } }, { paragraphs: {} }, { links: { text: { fromText: true } } }, { images: {} }, { info: { fileFormat: 'json' } }), 4],
-  ['image', tb('image', { png: { dpi: 72 }, pages: '1' }, { jpeg: { dpi: 50, jpegQuality: 50 }, pages: '*' }, { tiff: { compression: 'group4', multipage: true, dpi: 50 }, pages: '*' }, { svg: {}, pages: '1' }, { gif: { width: 100, metrics: 'px' } }, { bmp: { dpi: 30 } }), 4],
+  [
+    'extraction',
+    tb('extraction', { text: { fileFormat: 'json' } }, { words: { fileFormat: 'xml' } }, { paragraphs: {} }, { links: { text: { fromText: true } } }, { images: {} }, { info: { fileFormat: 'json' } }),
+    4,
+  ],
+  [
+    'image',
+    tb(
+      'image',
+      { png: { dpi: 72 }, pages: '1' },
+      { jpeg: { dpi: 50, jpegQuality: 50 }, pages: '*' },
+      { tiff: { compression: 'group4', multipage: true, dpi: 50 }, pages: '*' },
+      { svg: {}, pages: '1' },
+      { gif: { width: 100, metrics: 'px' } },
+      { bmp: { dpi: 30 } },
+    ),
+    4,
+  ],
   ['transcribe', tb('transcribe', { html: { pages: '1' } }, { html: { pages: '*', dpi: 50 }, successReport: 'zip' }, { errorReport: 'message', failureLevel: 'warning' }), 2],
-  ['redact', tb('redact', { blacken: {} }, { sanitize: { actions: {}, annotations: {}, attachments: {}, forms: {}, layers: {}, metadata: {}, outlines: {}, tags: {} } }, { sanitize: { pages: { dpi: 36, pages: '1' } } }), 3],
+  [
+    'redact',
+    tb(
+      'redact',
+      { blacken: {} },
+      { sanitize: { actions: {}, annotations: {}, attachments: {}, forms: {}, layers: {}, metadata: {}, outlines: {}, tags: {} } },
+      { sanitize: { pages: { dpi: 36, pages: '1' } } },
+    ),
+    3,
+  ],
 ];
 
 /** Toolbox targets whose mutated bytes travel inside the request. */
 const TOOLBOX_PAYLOAD: [string, readonly SeedKind[], unknown[][]][] = [
   ['merge.payload', PDF, tb('merge', { data: { format: 'pdf', value: '@@PAYLOAD@@' } }, { data: { format: 'pdf', value: '@@PAYLOAD@@' }, mode: 'beforePage', page: 1 })],
   ['merge.payloadZip', ['zip'], tb('merge', { data: { format: 'zip', value: '@@PAYLOAD@@' } })],
-  ['watermark.payload', ['image'], tb('watermark', { image: { data: { value: '@@PAYLOAD@@' } } }, { image: { data: { value: '@@PAYLOAD@@' }, scale: 50, position: { position: 'custom', x: 10, y: 10 } } })],
+  [
+    'watermark.payload',
+    ['image'],
+    tb('watermark', { image: { data: { value: '@@PAYLOAD@@' } } }, { image: { data: { value: '@@PAYLOAD@@' }, scale: 50, position: { position: 'custom', x: 10, y: 10 } } }),
+  ],
   ['options.payload', ['image'], tb('options', { background: { add: { imageBackground: { image: { value: '@@PAYLOAD@@' } } } } })],
-  ['forms.payload', ['xfdf', 'text'], tb('forms', { import: { format: 'xfdf', data: { value: '@@PAYLOAD@@' } } }, { import: { format: 'xml', data: { value: '@@PAYLOAD@@' } } }, { import: { format: 'fdf', data: { value: '@@PAYLOAD@@' } } })],
+  [
+    'forms.payload',
+    ['xfdf', 'text'],
+    tb(
+      'forms',
+      { import: { format: 'xfdf', data: { value: '@@PAYLOAD@@' } } },
+      { import: { format: 'xml', data: { value: '@@PAYLOAD@@' } } },
+      { import: { format: 'fdf', data: { value: '@@PAYLOAD@@' } } },
+    ),
+  ],
   ['xmp.payload', ['xmp'], tb('xmp', { dataFormat: 'xml', data: { value: '@@PAYLOAD@@' } })],
   ['attachment.payload', ALL, tb('attachment', { add: { file: [{ fileName: 'p.bin', data: { value: '@@PAYLOAD@@' }, annotation: { page: 1, point: { x: 10, y: 10 } } }] } })],
   ['portfolio.payload', ALL, tb('portfolio', { add: { file: [{ fileName: 'p.pdf', path: '/p', data: { value: '@@PAYLOAD@@' } }] } })],

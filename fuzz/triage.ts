@@ -91,8 +91,7 @@ export class Triage {
     }
     // One suspect is the culprit; a suspect whose target already broke this way is taken for it
     // (replaying every suspect of a known failure again would cost minutes for nothing new).
-    let culprit: FuzzCase | undefined =
-      suspects.length === 1 ? suspects[0] : suspects.find((s) => this.stats.distinct.has(signatureOf({ ...violation, target: s.target })));
+    let culprit: FuzzCase | undefined = suspects.length === 1 ? suspects[0] : suspects.find((s) => this.stats.distinct.has(signatureOf({ ...violation, target: s.target })));
     if (!culprit && reproduces && this.options.isolate) {
       const deadline = Date.now() + 300_000;
       for (const suspect of suspects.slice(0, 16)) {
@@ -165,12 +164,14 @@ export class Triage {
   };
 
   /** Reproduces: tmp entries or tool processes are left after the case ran alone. */
-  readonly reproducesLeftovers = (kind: 'tmp' | 'stray-process', settleMs: number): Reproduces => async (c, replay) => {
-    const known = new Set<string>();
-    await settle(this.harness.server, 1_000, known); // what is left already does not count
-    await this.replay(replay, c);
-    return (await settle(this.harness.server, settleMs, known)).some((v) => v.kind === kind);
-  };
+  readonly reproducesLeftovers =
+    (kind: 'tmp' | 'stray-process', settleMs: number): Reproduces =>
+    async (c, replay) => {
+      const known = new Set<string>();
+      await settle(this.harness.server, 1_000, known); // what is left already does not count
+      await this.replay(replay, c);
+      return (await settle(this.harness.server, settleMs, known)).some((v) => v.kind === kind);
+    };
 
   /** Reproduces: the sentinel document changes. */
   readonly reproducesSentinel: Reproduces = async (c, replay) => {

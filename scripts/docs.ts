@@ -37,8 +37,7 @@ ${rows.join('\n')}
 
 export function fileTypesMarkdown(): string {
   const rows = [UNKNOWN_FILE_TYPE, ...FILE_TYPES].map(
-    (t) =>
-      `| ${t.id} | ${t.key} | ${[t.extension, ...t.aliases].filter(Boolean).join(', ') || '—'} | \`${t.mimeType}\` | ${t.groups.join(', ') || '—'} |`,
+    (t) => `| ${t.id} | ${t.key} | ${[t.extension, ...t.aliases].filter(Boolean).join(', ') || '—'} | \`${t.mimeType}\` | ${t.groups.join(', ') || '—'} |`,
   );
   return `# File types
 

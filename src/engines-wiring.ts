@@ -92,13 +92,9 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   // needs one of them while it starts waits for it within the engine's queue timeout
   // (background-start.ts), and health and status show it `starting`.
   const lo = config.engines.libreoffice;
-  const libreoffice = lo.enabled
-    ? new BackgroundStart('libreoffice', () => startLibreOffice(config, work, env, fonts.folder, logger), lo.queueTimeoutMs)
-    : undefined;
+  const libreoffice = lo.enabled ? new BackgroundStart('libreoffice', () => startLibreOffice(config, work, env, fonts.folder, logger), lo.queueTimeoutMs) : undefined;
   const cr = config.engines.chromium;
-  const chromium = cr.enabled
-    ? new BackgroundStart('chromium', () => startChromium(config, work, fonts.env, logger), cr.queueTimeoutMs)
-    : undefined;
+  const chromium = cr.enabled ? new BackgroundStart('chromium', () => startChromium(config, work, fonts.env, logger), cr.queueTimeoutMs) : undefined;
   // A font change while an engine still starts needs no recycling: its workers read the fonts as they start.
   onFontsChanged = (reason) => {
     libreoffice?.engine?.recycleAll(reason);
@@ -258,8 +254,7 @@ async function startLibreOffice(config: Config, work: string, env: NodeJS.Proces
     isolation: lo.isolation,
     sandboxRead: [fontFolder],
     sandboxWrite: [path.join(work, 'fontconfig-cache')],
-    onFallback: (reason) =>
-      logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
+    onFallback: (reason) => logger.warn({ err: reason }, 'LibreOffice listeners could not start: converting with one soffice process per document (slow)'),
   });
   try {
     await engine.start();
@@ -268,10 +263,7 @@ async function startLibreOffice(config: Config, work: string, env: NodeJS.Proces
     throw error;
   }
   const { network, landlock, missing } = engine.isolation;
-  logger.info(
-    { workers: lo.workers, mode: engine.running, networkNamespace: network.length > 0, landlock, isolation: lo.isolation },
-    'LibreOffice engine started',
-  );
+  logger.info({ workers: lo.workers, mode: engine.running, networkNamespace: network.length > 0, landlock, isolation: lo.isolation }, 'LibreOffice engine started');
   if (missing.length > 0) {
     logger.warn(
       { missing },
@@ -317,7 +309,12 @@ async function probeTools(config: Config, poppler: PopplerRunner, logger: Fastif
       try {
         const result = await run(probe.command, probe.args, { timeoutMs: HEALTH_TIMEOUT_MS, maxOutputBytes: 4096 });
         const output = `${result.stdout.toString('utf8')}\n${result.stderr}`;
-        const version = probe.expect.exec(output) ? output.split('\n').find((line) => probe.expect.test(line))?.trim() : undefined;
+        const version = probe.expect.exec(output)
+          ? output
+              .split('\n')
+              .find((line) => probe.expect.test(line))
+              ?.trim()
+          : undefined;
         return version ? { ...probe, version } : { ...probe, problem: `${probe.command} ${probe.args.join(' ')} did not print a version (exit ${result.exitCode ?? result.signal})` };
       } catch (error) {
         return { ...probe, problem: `${probe.command} cannot be started: ${(error as Error).message}` };

@@ -70,7 +70,7 @@ const ALLOWED: Record<string, string> = {
   'src/engines/pdf-edit/load.ts': "import { qpdf } from '../pdf/qpdf.js';\nexport const load = qpdf;\n",
   'src/operations/op.ts':
     "import { activeVersion, type Store } from '../storage/store.js';\nimport { load } from '../engines/pdf-edit/load.js';\n" +
-    'export const op = (store: Store): unknown => [activeVersion(store), load, import(\'../engines/pdf/qpdf.js\')];\n',
+    "export const op = (store: Store): unknown => [activeVersion(store), load, import('../engines/pdf/qpdf.js')];\n",
   'src/version.ts': 'export const version = "1";\n',
   // http: storage as types only, in the three type-only forms; values from operations and version.ts.
   'src/http/route.ts':
@@ -78,7 +78,8 @@ const ALLOWED: Record<string, string> = {
     'export const route = (store: Store): unknown => [op(store), version];\n',
   'src/http/inline-type.ts': "import { type Store } from '../storage/store.js';\nexport type Stored = Store;\n",
   'src/http/type-export.ts': "export type { Store } from '../storage/store.js';\n",
-  'src/app.ts': "import { activeVersion } from './storage/store.js';\nimport { route } from './http/route.js';\nimport { spawn } from 'node:child_process';\nexport const app = [activeVersion, route, spawn];\n",
+  'src/app.ts':
+    "import { activeVersion } from './storage/store.js';\nimport { route } from './http/route.js';\nimport { spawn } from 'node:child_process';\nexport const app = [activeVersion, route, spawn];\n",
 };
 
 /** One file per kind of forbidden import, and the rule that must name it. */
@@ -86,11 +87,26 @@ const FORBIDDEN: Array<{ kind: string; file: string; content: string; rule: stri
   { kind: 'static import upwards (engines -> http)', file: 'src/engines/a/static.ts', content: "import { route } from '../../http/route.js';\nexport const x = route;\n", rule: 'layer-engines' },
   { kind: "side-effect import '…' (engines -> http)", file: 'src/engines/a/side-effect.ts', content: "import '../../http/route.js';\n", rule: 'layer-engines' },
   { kind: "dynamic import('…') (engines -> storage)", file: 'src/engines/a/dynamic.ts', content: "export const later = () => import('../../storage/store.js');\n", rule: 'layer-engines' },
-  { kind: 'type-only import of a layer not allowed at all (engines -> storage)', file: 'src/engines/a/type-only.ts', content: "import type { Store } from '../../storage/store.js';\nexport type S = Store;\n", rule: 'layer-engines' },
+  {
+    kind: 'type-only import of a layer not allowed at all (engines -> storage)',
+    file: 'src/engines/a/type-only.ts',
+    content: "import type { Store } from '../../storage/store.js';\nexport type S = Store;\n",
+    rule: 'layer-engines',
+  },
   { kind: 're-export (export * from, engines -> http)', file: 'src/engines/a/re-export.ts', content: "export * from '../../http/route.js';\n", rule: 'layer-engines' },
   { kind: 'sideways import between layers (storage -> auth)', file: 'src/storage/sideways.ts', content: "import { token } from '../auth/token.js';\nexport const t = token;\n", rule: 'layer-storage' },
-  { kind: 'core importing anything outside core (core -> config)', file: 'src/core/upward.ts', content: "import { config } from '../config/schema.js';\nexport const c = config;\n", rule: 'layer-core' },
-  { kind: 'value import where only types are allowed (http -> storage)', file: 'src/http/value.ts', content: "import { activeVersion } from '../storage/store.js';\nexport const v = activeVersion;\n", rule: 'layer-http-types-only' },
+  {
+    kind: 'core importing anything outside core (core -> config)',
+    file: 'src/core/upward.ts',
+    content: "import { config } from '../config/schema.js';\nexport const c = config;\n",
+    rule: 'layer-core',
+  },
+  {
+    kind: 'value import where only types are allowed (http -> storage)',
+    file: 'src/http/value.ts',
+    content: "import { activeVersion } from '../storage/store.js';\nexport const v = activeVersion;\n",
+    rule: 'layer-http-types-only',
+  },
   {
     kind: 'value and type in one import (http -> storage)',
     file: 'src/http/mixed.ts',
@@ -105,9 +121,25 @@ const FORBIDDEN: Array<{ kind: string; file: string; content: string; rule: stri
   },
   // With engines/pdf-edit/load.ts -> engines/pdf above, this closes a cycle between the two folders
   // (from a subfolder, as engines/pdf/structure/scale.ts did): neither module imports itself back.
-  { kind: 'cycle between engine folders (pdf <-> pdf-edit)', file: 'src/engines/pdf/structure/scale.ts', content: "import { load } from '../../pdf-edit/load.js';\nexport const scale = load;\n", rule: 'no-engine-folder-cycle', from: 'src/engines/pdf' },
-  { kind: 'a process started outside engines/', file: 'src/operations/tool.ts', content: "import { execFile } from 'node:child_process';\nexport const tool = execFile;\n", rule: 'no-tool-outside-engines' },
-  { kind: 'Fastify types in operations/', file: 'src/operations/fastify.ts', content: "import type { FastifyReply } from 'fastify';\nexport type Reply = FastifyReply;\n", rule: 'no-fastify-below-http' },
+  {
+    kind: 'cycle between engine folders (pdf <-> pdf-edit)',
+    file: 'src/engines/pdf/structure/scale.ts',
+    content: "import { load } from '../../pdf-edit/load.js';\nexport const scale = load;\n",
+    rule: 'no-engine-folder-cycle',
+    from: 'src/engines/pdf',
+  },
+  {
+    kind: 'a process started outside engines/',
+    file: 'src/operations/tool.ts',
+    content: "import { execFile } from 'node:child_process';\nexport const tool = execFile;\n",
+    rule: 'no-tool-outside-engines',
+  },
+  {
+    kind: 'Fastify types in operations/',
+    file: 'src/operations/fastify.ts',
+    content: "import type { FastifyReply } from 'fastify';\nexport type Reply = FastifyReply;\n",
+    rule: 'no-fastify-below-http',
+  },
   { kind: 'an import that does not resolve', file: 'src/engines/a/missing.ts', content: "export const gone = () => import('../../http/gone.js');\n", rule: 'not-to-unresolvable' },
   { kind: 'a folder of src/ without a row in the table', file: 'src/plugins/plugin.ts', content: "import { route } from '../http/route.js';\nexport const p = route;\n", rule: 'layer-unknown' },
 ];

@@ -138,7 +138,7 @@ export function evaluateTargets(results: Omit<BenchResults, 'targets'>): Target[
   const targets: Target[] = [];
   const idle = Math.max(results.server.idleRss, results.server.idleRssWarm ?? 0);
   targets.push({
-    name: 'Server idle RSS (after health and after the engines\' warm-up, the larger)',
+    name: "Server idle RSS (after health and after the engines' warm-up, the larger)",
     target: '≤ 110 MB',
     measured: formatMemory(idle),
     met: idle <= TARGET_IDLE_RSS_BYTES,
@@ -224,7 +224,7 @@ export function renderMarkdown(results: BenchResults): string {
   lines.push(
     `- **Server idle RSS:** ${formatMemory(results.server.idleRss)} right after health answered; ` +
       (results.server.idleRssWarm === undefined
-        ? 'not measured after the engines\' warm-up'
+        ? "not measured after the engines' warm-up"
         : `${formatMemory(results.server.idleRssWarm)} after the engines' warm-up (${results.server.enginesReadyMs === undefined ? 'health never reported them started' : `reported started ${formatNumber(results.server.enginesReadyMs / 1000)} s after health`}; the server process alone, not the engines' processes)`),
   );
   const load = (l: number[]) => l.map((v) => v.toFixed(2)).join(' / ');
@@ -267,7 +267,9 @@ export function renderMarkdown(results: BenchResults): string {
 
   if (i) {
     lines.push(`### GET /documents/{id}/info`, '');
-    lines.push('| Connections | Duration | Requests/s (mean) | Requests/s (total ÷ time) | Latency p50 | Latency p90 | Latency p99 | Latency max | non-2xx | Errors / timeouts | CPU s server / client | Peak server RSS (VmHWM) |');
+    lines.push(
+      '| Connections | Duration | Requests/s (mean) | Requests/s (total ÷ time) | Latency p50 | Latency p90 | Latency p99 | Latency max | non-2xx | Errors / timeouts | CPU s server / client | Peak server RSS (VmHWM) |',
+    );
     lines.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
     lines.push(
       `| ${i.connections} | ${i.durationSeconds} s after ${i.warmupSeconds} s warm-up | ${formatNumber(i.requestsPerSecondMean, 0)} | ${formatNumber(i.requestsPerSecondOverall, 0)} | ${formatNumber(i.latencyMs.p50)} ms | ${formatNumber(i.latencyMs.p90)} ms | ${formatNumber(i.latencyMs.p99)} ms | ${formatNumber(i.latencyMs.max)} ms | ${i.non2xx} | ${i.errors} / ${i.timeouts} | ${formatNumber(i.cpu.server)} (sys ${formatNumber(i.cpu.serverSystem)}) / ${formatNumber(i.cpu.client)} | ${formatMemory(i.memory.hwm)} |`,
@@ -275,7 +277,10 @@ export function renderMarkdown(results: BenchResults): string {
     lines.push('');
     const b = i.baseline;
     if (b) {
-      lines.push('Baseline in the same run: a bare Fastify route at the same path answering the same JSON (`bench/bare-fastify.ts`: no authentication, session, storage, hooks, schema or logger), same node flags, same CPU pinning, same autocannon settings.', '');
+      lines.push(
+        'Baseline in the same run: a bare Fastify route at the same path answering the same JSON (`bench/bare-fastify.ts`: no authentication, session, storage, hooks, schema or logger), same node flags, same CPU pinning, same autocannon settings.',
+        '',
+      );
       lines.push('| Server | Requests/s (mean) | Requests/s (total ÷ time) | Latency p50 | Latency p99 | non-2xx | CPU s server / client | Quire / bare |', '|---|---|---|---|---|---|---|---|');
       lines.push(
         `| Quire, GET info | ${formatNumber(i.requestsPerSecondMean, 0)} | ${formatNumber(i.requestsPerSecondOverall, 0)} | ${formatNumber(i.latencyMs.p50)} ms | ${formatNumber(i.latencyMs.p99)} ms | ${i.non2xx} | ${formatNumber(i.cpu.server)} / ${formatNumber(i.cpu.client)} | ${ratio(i.requestsPerSecondMean, b.requestsPerSecondMean)} |`,
@@ -290,14 +295,16 @@ export function renderMarkdown(results: BenchResults): string {
   if (t) {
     lines.push(
       `- ${t.repeat} timed rounds, each running \`cp\`, upload, download to a sink and download to a file one after the other, after one untimed warm-up round; each output (copy, downloaded file, stored document) is deleted as soon as it has been checked, so that every timed write reuses page-cache memory just freed. The test file is one random MiB repeated (each MiB stamped with its index)${t.sourceReused ? ', reused from an earlier `--keep` run' : ''}.`,
-      '- Nothing is dropped from the page cache: the source is read from the cache in every run (cp, upload and download alike), and written data stays in the cache (nothing is fsync\'d). `sync` runs before each timed run so every run starts without dirty pages.',
+      "- Nothing is dropped from the page cache: the source is read from the cache in every run (cp, upload and download alike), and written data stays in the cache (nothing is fsync'd). `sync` runs before each timed run so every run starts without dirty pages.",
       '- `cp`: GNU coreutils `cp source target`, timed from spawn to exit with `process.hrtime` (on ext4 it copies in the kernel with `copy_file_range`, without passing the bytes through user space).',
       '- Upload: one `node:http` request per run (no keep-alive), body streamed from disk in 1 MiB reads with a declared Content-Length; timed from the start of the request until the 303 arrives (the server has then written, format-sniffed and moved the file into place). Stored size checked afterwards with GET …/info.',
-      '- Download: one `node:http` GET per run streamed into a file on the same disk (one `writeSync` per received chunk); timed until that file is closed. Byte count and SHA-256 are checked afterwards, outside the timed section. The target is judged on this figure. The sink row repeats the download into a consumer that only counts bytes, to separate the server from the client\'s file writes.',
+      "- Download: one `node:http` GET per run streamed into a file on the same disk (one `writeSync` per received chunk); timed until that file is closed. Byte count and SHA-256 are checked afterwards, outside the timed section. The target is judged on this figure. The sink row repeats the download into a consumer that only counts bytes, to separate the server from the client's file writes.",
       '- CPU: user + system seconds (system part in parentheses) of the server process (/proc/<pid>/stat) and of the benchmark process (the client) during each timed transfer.',
       `- The client runs in the benchmark process on the same ${results.machine.cpuCount}-CPU machine, so client and server share the CPUs.`,
       ...(results.machine.virtual
-        ? ['- On a virtual machine the first touch of guest memory the host has not backed (or took back) is slow, and fresh page-cache pages are such memory: the timing of writes, by `cp`, the server or the client alike, varies from run to run — compare the runs column and the CPU times.']
+        ? [
+            '- On a virtual machine the first touch of guest memory the host has not backed (or took back) is slow, and fresh page-cache pages are such memory: the timing of writes, by `cp`, the server or the client alike, varies from run to run — compare the runs column and the CPU times.',
+          ]
         : []),
       '- Peak RSS: VmHWM of the server process (/proc/<pid>/status), reset through /proc/<pid>/clear_refs at the start of each phase' +
         (t.upload.memory.hwmScope === 'process' ? ' (reset refused here: the value is the peak since the server started)' : '') +

@@ -88,9 +88,7 @@ export interface UploadResult {
  */
 export async function timedUpload(rest: string, token: string, file: string, size: number, fileName = 'bench.bin'): Promise<UploadResult> {
   const boundary = `----quire-bench-${randomBytes(12).toString('hex')}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const bodyBytes = head.length + size + tail.length;
   return new Promise<UploadResult>((resolve, reject) => {

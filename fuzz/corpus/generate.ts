@@ -90,13 +90,25 @@ async function libreOffice(out: string, root: string, seedsDir: string, scratch:
   await convert('pdf', inputs, 'lo');
   await convert('odt', [path.join(seedsDir, 'tiny.docx')], 'lo');
   await convert('doc', [path.join(seedsDir, 'tiny.docx')], 'lo');
-  await convert('pptx', inputs.filter((f) => f.endsWith('.odp')), 'lo');
-  await convert('ods', inputs.filter((f) => f.endsWith('.xlsx')), 'lo');
+  await convert(
+    'pptx',
+    inputs.filter((f) => f.endsWith('.odp')),
+    'lo',
+  );
+  await convert(
+    'ods',
+    inputs.filter((f) => f.endsWith('.xlsx')),
+    'lo',
+  );
 }
 
 async function pdfLib(out: string): Promise<void> {
-  const png = await sharp({ create: { width: 16, height: 16, channels: 4, background: { r: 200, g: 0, b: 0, alpha: 0.5 } } }).png().toBuffer();
-  const jpg = await sharp({ create: { width: 16, height: 12, channels: 3, background: { r: 0, g: 90, b: 200 } } }).jpeg().toBuffer();
+  const png = await sharp({ create: { width: 16, height: 16, channels: 4, background: { r: 200, g: 0, b: 0, alpha: 0.5 } } })
+    .png()
+    .toBuffer();
+  const jpg = await sharp({ create: { width: 16, height: 12, channels: 3, background: { r: 0, g: 90, b: 200 } } })
+    .jpeg()
+    .toBuffer();
   for (const useObjectStreams of [true, false]) {
     const doc = await PDFDocument.create({ updateMetadata: false });
     doc.setTitle('pdf-lib fuzz seed');
@@ -140,7 +152,11 @@ async function images(out: string): Promise<void> {
     'progressive.jpg': () => image().flatten().jpeg({ progressive: true, quality: 60 }).toBuffer(),
     'cmyk.jpg': () => image().flatten().toColourspace('cmyk').jpeg().toBuffer(),
     'oriented.jpg': () => image().flatten().jpeg().withMetadata({ orientation: 6 }).toBuffer(),
-    'bilevel.tif': () => sharp(grey, { raw: { width, height, channels: 1 } }).toColourspace('b-w').tiff({ compression: 'ccittfax4', bitdepth: 1 }).toBuffer(),
+    'bilevel.tif': () =>
+      sharp(grey, { raw: { width, height, channels: 1 } })
+        .toColourspace('b-w')
+        .tiff({ compression: 'ccittfax4', bitdepth: 1 })
+        .toBuffer(),
     'jpeg.tif': () => image().flatten().tiff({ compression: 'jpeg' }).toBuffer(),
     'deflate.tif': () => image().tiff({ compression: 'deflate', predictor: 'horizontal' }).toBuffer(),
     'tiled.tif': () => image().tiff({ tile: true, tileWidth: 16, tileHeight: 16 }).toBuffer(),
@@ -168,7 +184,13 @@ function archives(out: string, seedsDir: string): void {
   const pdfs = seedFiles(seedsDir, 'pdf').map((file) => ({ name: path.basename(file), data: readFileSync(file) }));
   writeFileSync(path.join(out, 'zip-pdfs.zip'), writeZip(pdfs));
   const inner = writeZip([{ name: 'inner.pdf', data: pdfs[0]!.data }]);
-  writeFileSync(path.join(out, 'zip-nested.zip'), writeZip([{ name: 'inner.zip', data: inner, method: 'store' }, { name: 'outer.pdf', data: pdfs[1]!.data }]));
+  writeFileSync(
+    path.join(out, 'zip-nested.zip'),
+    writeZip([
+      { name: 'inner.zip', data: inner, method: 'store' },
+      { name: 'outer.pdf', data: pdfs[1]!.data },
+    ]),
+  );
   const many = Array.from({ length: 300 }, (_, i) => ({ name: `d${i % 7}/e${i % 3}/f${i}.txt`, data: Buffer.from(`entry ${i}\n`) }));
   writeFileSync(path.join(out, 'zip-many.zip'), writeZip(many));
   const mixed = seedFiles(seedsDir, 'png').concat(seedFiles(seedsDir, 'docx'), seedFiles(seedsDir, 'eml'));

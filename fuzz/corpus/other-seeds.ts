@@ -137,7 +137,9 @@ export function textSeeds(): Record<string, Buffer> {
     'meta.xmp': b(XMP),
     'mail.eml': b(MAIL.replace('@@PDF@@', pdf64)),
     'page.html': b('<!doctype html><html><head><style>table{border:1px solid}</style></head><body><h1>Fuzz</h1><table><tr><td>a</td><td>b</td></tr></table><ol><li>x</li></ol></body></html>\n'),
-    'drawing.svg': b('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="80" viewBox="0 0 100 80"><rect x="10" y="10" width="50" height="30" fill="#c00"/><text x="10" y="70">Fuzz</text></svg>\n'),
+    'drawing.svg': b(
+      '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="80" viewBox="0 0 100 80"><rect x="10" y="10" width="50" height="30" fill="#c00"/><text x="10" y="70">Fuzz</text></svg>\n',
+    ),
     'note.txt': b('Fuzz seed text\nSecond line with umlauts: Grüße\n'),
     'data.json': b('{"fuzz":[1,2,{"a":"b"}],"n":null}\n'),
     'doc.ps': b('%!PS-Adobe-3.0\n%%BoundingBox: 0 0 200 100\n/Helvetica findfont 20 scalefont setfont\n20 40 moveto (Fuzz seed) show\nshowpage\n%%EOF\n'),

@@ -140,7 +140,8 @@ const mutateTiff = (input: Buffer, rng: Rng) => {
   if (choice === 2 && entries.length) {
     const e = rng.pick(entries);
     const value = rng.pick([0, 1, 0xffff, 0x7fffffff, 0xffffffff, out.length]);
-    if (rng.chance(0.5)) w32(value, e.at + 4); // count
+    if (rng.chance(0.5))
+      w32(value, e.at + 4); // count
     else w32(value, e.at + 8); // value / offset
     return { bytes: out, note: `TIFF tag ${e.tag} count/offset → ${value}` };
   }

@@ -13,14 +13,66 @@ import { HOSTILE_NUMBERS, HUGE_COUNTS, replaceRange, type MutationResult, type M
 
 /** Keys whose numbers are counts, lengths, sizes or offsets somebody may trust. */
 const COUNTED_KEYS: [string, number][] = [
-  ['/Count', 6], ['/Length', 4], ['/N', 3], ['/First', 3], ['/Size', 3], ['/W', 3], ['/Width', 3], ['/Height', 3],
-  ['/Index', 2], ['/Prev', 2], ['/BitsPerComponent', 2], ['/Columns', 2], ['/Colors', 2], ['/Predictor', 1], ['/Rotate', 2],
-  ['/MediaBox', 2], ['/CropBox', 1], ['/Rect', 1], ['/Length1', 1], ['/DL', 1], ['/MaxLen', 1], ['/Ff', 1], ['/St', 1],
-  ['/Nums', 1], ['/Limits', 1], ['/QuadPoints', 1], ['/Widths', 1], ['/FirstChar', 1], ['/K', 1], ['/Rows', 1], ['/R', 1], ['/V', 1], ['/P', 1],
+  ['/Count', 6],
+  ['/Length', 4],
+  ['/N', 3],
+  ['/First', 3],
+  ['/Size', 3],
+  ['/W', 3],
+  ['/Width', 3],
+  ['/Height', 3],
+  ['/Index', 2],
+  ['/Prev', 2],
+  ['/BitsPerComponent', 2],
+  ['/Columns', 2],
+  ['/Colors', 2],
+  ['/Predictor', 1],
+  ['/Rotate', 2],
+  ['/MediaBox', 2],
+  ['/CropBox', 1],
+  ['/Rect', 1],
+  ['/Length1', 1],
+  ['/DL', 1],
+  ['/MaxLen', 1],
+  ['/Ff', 1],
+  ['/St', 1],
+  ['/Nums', 1],
+  ['/Limits', 1],
+  ['/QuadPoints', 1],
+  ['/Widths', 1],
+  ['/FirstChar', 1],
+  ['/K', 1],
+  ['/Rows', 1],
+  ['/R', 1],
+  ['/V', 1],
+  ['/P', 1],
 ];
 
 /** Keys whose references form trees or chains: pointing them back makes cycles. */
-const LINK_KEYS = new Set(['/Parent', '/Kids', '/First', '/Last', '/Next', '/Prev', '/Extends', '/Dests', '/Names', '/Outlines', '/Pages', '/Popup', '/IRT', '/P', '/Annots', '/Contents', '/EmbeddedFiles', '/Root', '/Fields', '/StructTreeRoot', '/K', '/Pg']);
+const LINK_KEYS = new Set([
+  '/Parent',
+  '/Kids',
+  '/First',
+  '/Last',
+  '/Next',
+  '/Prev',
+  '/Extends',
+  '/Dests',
+  '/Names',
+  '/Outlines',
+  '/Pages',
+  '/Popup',
+  '/IRT',
+  '/P',
+  '/Annots',
+  '/Contents',
+  '/EmbeddedFiles',
+  '/Root',
+  '/Fields',
+  '/StructTreeRoot',
+  '/K',
+  '/Pg',
+]);
 
 interface Parsed {
   text: string;
@@ -142,7 +194,16 @@ export const pdfMutators: Mutator[] = [
       const added =
         object.num < 0
           ? rng.pick([`/Prev ${startxref}`, `/XRefStm ${startxref}`, `/Root ${self} 0 R`, `/Size ${rng.pick(HUGE_COUNTS)}`])
-          : rng.pick([`/Extends ${self} 0 R`, `/Parent ${self} 0 R`, `/Kids [${self} 0 R]`, `/Next ${self} 0 R`, `/First ${self} 0 R`, `/Count ${rng.pick(HUGE_COUNTS)}`, `/Names [(a) ${self} 0 R]`, `/Annots [${self} 0 R]`]);
+          : rng.pick([
+              `/Extends ${self} 0 R`,
+              `/Parent ${self} 0 R`,
+              `/Kids [${self} 0 R]`,
+              `/Next ${self} 0 R`,
+              `/First ${self} 0 R`,
+              `/Count ${rng.pick(HUGE_COUNTS)}`,
+              `/Names [(a) ${self} 0 R]`,
+              `/Annots [${self} 0 R]`,
+            ]);
       const at = dictStart + 2;
       return finish(rng, replaceRange(input, at, at, ` ${added} `), `obj ${object.num} + ${added}`);
     },
@@ -190,9 +251,7 @@ export const pdfMutators: Mutator[] = [
       const balanced = rng.chance(0.7);
       const value = rng.chance(0.6) ? deepArray(depth, balanced) : deepDict(depth, balanced);
       const replace = rng.chance(0.5);
-      const bytes = replace
-        ? replaceRange(input, entry.valueStart, entry.valueEnd, value)
-        : replaceRange(input, entry.dictStart + 2, entry.dictStart + 2, ` /Fz ${value} `);
+      const bytes = replace ? replaceRange(input, entry.valueStart, entry.valueEnd, value) : replaceRange(input, entry.dictStart + 2, entry.dictStart + 2, ` /Fz ${value} `);
       return finish(rng, bytes, `obj ${object.num} ${replace ? entry.key : '/Fz'} nested ${depth} deep${balanced ? '' : ', unbalanced'}`);
     },
   },
@@ -288,7 +347,11 @@ export const pdfMutators: Mutator[] = [
         const dictEnd = parsed.text.lastIndexOf('>>', dataStart);
         const dictStart = parsed.text.lastIndexOf('<<', dictEnd);
         if (dictStart < object.bodyStart) return undefined;
-        const dict = parsed.text.slice(dictStart + 2, dictEnd).replace(/\/Length\s+\d+(\s+\d+\s+R)?/, '').replace(/\/Filter\s*(\/\w+|\[[^\]]*\])/, '').replace(/\/DecodeParms\s*<<[^>]*>>/, '');
+        const dict = parsed.text
+          .slice(dictStart + 2, dictEnd)
+          .replace(/\/Length\s+\d+(\s+\d+\s+R)?/, '')
+          .replace(/\/Filter\s*(\/\w+|\[[^\]]*\])/, '')
+          .replace(/\/DecodeParms\s*<<[^>]*>>/, '');
         const head = `<<${dict} /Filter /FlateDecode /Length ${bomb.length} >>\nstream\n`;
         const bytes = Buffer.concat([input.subarray(0, dictStart), Buffer.from(head, 'latin1'), bomb, input.subarray(dataEnd)]);
         return finish(rng, bytes, `obj ${object.num} stream → flate bomb of ${megabytes} MB`);

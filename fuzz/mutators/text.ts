@@ -34,7 +34,14 @@ export const textMutators: Mutator[] = [
           : text.startsWith('%!')
             ? '['.repeat(depth) + (balanced ? ']'.repeat(depth) : '')
             : '{"a":'.repeat(depth) + '1' + (balanced ? '}'.repeat(depth) : '');
-      return { bytes: insertAt(input, tagBoundary(text, (n) => rng.below(n)), nested), note: `nested ${depth} deep${balanced ? '' : ', unbalanced'}` };
+      return {
+        bytes: insertAt(
+          input,
+          tagBoundary(text, (n) => rng.below(n)),
+          nested,
+        ),
+        note: `nested ${depth} deep${balanced ? '' : ', unbalanced'}`,
+      };
     },
   },
   {
@@ -46,7 +53,14 @@ export const textMutators: Mutator[] = [
       const size = rng.pick([64 * 1024, 1024 * 1024, 8 * 1024 * 1024]);
       const filler = rng.pick(['A', 'é', '\u202e', ' ', '&amp;', '\t']).repeat(size / 8);
       const piece = /<\w/.test(text) && rng.chance(0.6) ? `<x a="${filler}"/>` : filler;
-      return { bytes: insertAt(input, tagBoundary(text, (n) => rng.below(n)), piece), note: `${size} bytes of filler` };
+      return {
+        bytes: insertAt(
+          input,
+          tagBoundary(text, (n) => rng.below(n)),
+          piece,
+        ),
+        note: `${size} bytes of filler`,
+      };
     },
   },
   {
@@ -91,7 +105,10 @@ export const textMutators: Mutator[] = [
         return { bytes: Buffer.from(out, 'latin1'), note: 'transfer encodings changed' };
       }
       const parts = rng.pick([1000, 10_000]);
-      const attachments = Array.from({ length: parts }, (_, i) => `--outer\r\nContent-Type: application/pdf; name="p${i}.pdf"\r\nContent-Disposition: attachment; filename="p${i}.pdf"\r\n\r\n%PDF-1.4\r\n`).join('');
+      const attachments = Array.from(
+        { length: parts },
+        (_, i) => `--outer\r\nContent-Type: application/pdf; name="p${i}.pdf"\r\nContent-Disposition: attachment; filename="p${i}.pdf"\r\n\r\n%PDF-1.4\r\n`,
+      ).join('');
       const at = text.lastIndexOf('--outer--');
       if (at < 0) return undefined;
       return { bytes: Buffer.from(text.slice(0, at) + attachments + text.slice(at), 'latin1'), note: `${parts} attachments added` };

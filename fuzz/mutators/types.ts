@@ -24,8 +24,29 @@ export interface Mutator {
 
 /** Values that break parsers: boundaries of int types, negatives, zero, huge and malformed numbers. */
 export const HOSTILE_NUMBERS = [
-  '0', '-1', '-5', '1', '2', '255', '256', '65535', '65536', '2147483647', '2147483648', '-2147483648', '4294967295', '4294967296',
-  '9007199254740993', '99999999999999999999', '1e308', '-0', '0.5', '3.4e38', '.', '1.#INF', 'NaN',
+  '0',
+  '-1',
+  '-5',
+  '1',
+  '2',
+  '255',
+  '256',
+  '65535',
+  '65536',
+  '2147483647',
+  '2147483648',
+  '-2147483648',
+  '4294967295',
+  '4294967296',
+  '9007199254740993',
+  '99999999999999999999',
+  '1e308',
+  '-0',
+  '0.5',
+  '3.4e38',
+  '.',
+  '1.#INF',
+  'NaN',
 ] as const;
 
 /** Large values that a file may declare for a count or dimension. */

@@ -100,9 +100,6 @@ async function bootstrapAdmin(config: Config, announce: (message: string) => voi
   const password = randomBytes(12).toString('base64url');
   const admin: StoredUser = { name: 'admin', passwordHash: await hashPassword(password), roles: ['admin'] };
   await writeFileAtomic(file, JSON.stringify(admin, null, 2), 0o600);
-  announce(
-    `No users are configured: created user "admin" with password "${password}". ` +
-      'It is shown only this once; configure users or set QUIRE_ADMIN_PASSWORD to choose it.',
-  );
+  announce(`No users are configured: created user "admin" with password "${password}". ` + 'It is shown only this once; configure users or set QUIRE_ADMIN_PASSWORD to choose it.');
   return admin;
 }

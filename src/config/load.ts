@@ -206,7 +206,13 @@ export function buildConfig(file: Record<string, unknown>, options: { configFile
       if (seen.has(key)) continue;
       seen.add(key);
       const origin = sources.get(key) ? `from ${sources.get(key)}` : fileOrigin;
-      const node = schemaAt(CONFIG_TREE, key.replace(/\[(\d+)\]/g, '.$1').split('.').filter(Boolean));
+      const node = schemaAt(
+        CONFIG_TREE,
+        key
+          .replace(/\[(\d+)\]/g, '.$1')
+          .split('.')
+          .filter(Boolean),
+      );
       issues.push({ key: key || '(root)', origin, message: describe(error.keyword, error.message, error.params, node) });
     }
     throw new ConfigError(issues);

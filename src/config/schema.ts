@@ -9,13 +9,7 @@ import Type, { type Static } from 'typebox';
  */
 const SIZE_FORMAT = 'megabytes, or a size with unit (B, KB, MB, GB, TB); 0 = unlimited';
 
-export const SizeSchema = Type.Union(
-  [
-    Type.Number({ minimum: 0 }),
-    Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?\\s*$' }),
-  ],
-  { description: SIZE_FORMAT },
-);
+export const SizeSchema = Type.Union([Type.Number({ minimum: 0 }), Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*([kKmMgGtT]i?[bB]|[bB])?\\s*$' })], { description: SIZE_FORMAT });
 
 function limitsSchema(defaults: { uploadLimit: string; maxFiles: number; diskSpaceLimit: string }) {
   return Type.Object(
@@ -185,7 +179,8 @@ export const ConfigSchema = Type.Object(
         toolTimeout: Type.Number({ minimum: 1, default: 30, description: 'seconds one inspection of a document (qpdf) may take' }),
         minFreeSpace: Type.Union([SizeSchema, Type.String({ pattern: '^\\s*\\d+(\\.\\d+)?\\s*%\\s*$' })], {
           default: '1GB',
-          description: 'free space the data dir\'s disk keeps (uploads and new results are refused below it): megabytes, a size with unit (B, KB, MB, GB, TB) or a percentage of the disk such as "5%"; 0 = no floor',
+          description:
+            'free space the data dir\'s disk keeps (uploads and new results are refused below it): megabytes, a size with unit (B, KB, MB, GB, TB) or a percentage of the disk such as "5%"; 0 = no floor',
         }),
         archive: Type.Object(
           {
@@ -283,7 +278,11 @@ export const ConfigSchema = Type.Object(
             window: Type.Number({ minimum: 1, default: 300, description: 'seconds in which failed logins are counted' }),
             lockout: Type.Number({ minimum: 0.1, default: 60, description: 'seconds of the first lock; each further lock of the same address or name doubles it' }),
             maxLockout: Type.Number({ minimum: 0.1, default: 3600, description: 'longest lock of an address, seconds' }),
-            userMaxFailures: Type.Integer({ minimum: 0, default: 20, description: 'failed logins for one user name within window before the name is throttled for addresses it never logged in from; 0 = no name throttle' }),
+            userMaxFailures: Type.Integer({
+              minimum: 0,
+              default: 20,
+              description: 'failed logins for one user name within window before the name is throttled for addresses it never logged in from; 0 = no name throttle',
+            }),
             userMaxLockout: Type.Number({ minimum: 0.1, default: 300, description: 'longest throttle of a user name, seconds (kept short: anyone can trigger it)' }),
             maxConcurrentHashes: Type.Integer({ minimum: 0, default: 0, description: 'password checks (scrypt/argon2) computed at once; 0 = half the CPU cores, at least 1' }),
             maxWaitingHashes: Type.Integer({ minimum: 0, default: 32, description: 'password checks that may wait for a free slot; past it logins get 429 with Retry-After' }),
@@ -335,10 +334,7 @@ export const ConfigSchema = Type.Object(
       { additionalProperties: false, default: {} },
     ),
     users: Type.Array(UserSchema, { default: [] }),
-    oauth: Type.Object(
-      { providers: Type.Array(OAuthProviderSchema, { default: [] }) },
-      { additionalProperties: false, default: {} },
-    ),
+    oauth: Type.Object({ providers: Type.Array(OAuthProviderSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
   },
   { additionalProperties: false },
 );

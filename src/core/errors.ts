@@ -30,22 +30,36 @@ export const Errors = {
   TOO_MANY_SESSIONS: { errorCode: -68, status: 429, description: 'The server holds its configured maximum of sessions; try again later.' },
   SESSION_UNKNOWN: { errorCode: -69, status: 404, description: 'An administrator named a session id that does not exist.' },
   DOCUMENT_NOT_FOUND: { errorCode: -70, status: 404, description: 'No document with this id exists in the session.' },
-  UPLOAD_LIMIT: { errorCode: -71, status: 413, description: 'The upload is larger than the session\'s uploadLimit.' },
+  UPLOAD_LIMIT: { errorCode: -71, status: 413, description: "The upload is larger than the session's uploadLimit." },
   MAX_FILES: { errorCode: -72, status: 409, description: 'The session already holds maxFiles documents.' },
-  DISK_SPACE_LIMIT: { errorCode: -73, status: 413, description: 'Storing the document would exceed the session\'s diskSpaceLimit.' },
+  DISK_SPACE_LIMIT: { errorCode: -73, status: 413, description: "Storing the document would exceed the session's diskSpaceLimit." },
   UPLOAD_MALFORMED: { errorCode: -74, status: 400, description: 'The upload is not a multipart/form-data body with one file part named filedata, or it was cut off.' },
   DOCUMENT_LOCKED: { errorCode: -75, status: 409, description: 'The document is in use by another operation.' },
   HISTORY_NOT_FOUND: { errorCode: -77, status: 404, description: 'The document has no history entry with this id (or was not stored in history mode).' },
-  ARCHIVE_REFUSED: { errorCode: -78, status: 400, description: 'The archive cannot be used: not a ZIP, corrupt, encrypted, or refused for safety (zip bomb, unsafe member path such as ../, too many entries, nested archive). The message says which.' },
+  ARCHIVE_REFUSED: {
+    errorCode: -78,
+    status: 400,
+    description:
+      'The archive cannot be used: not a ZIP, corrupt, encrypted, or refused for safety (zip bomb, unsafe member path such as ../, too many entries, nested archive). The message says which.',
+  },
   ARCHIVE_ENTRY_NOT_FOUND: { errorCode: -79, status: 404, description: 'The archive has no member with this path.' },
   KEYSTORE_NOT_FOUND: { errorCode: -76, status: 404, description: 'No key store with this name is available to the session.' },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
   UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },
   BODY_TOO_LARGE: { errorCode: -82, status: 413, description: 'The JSON request body exceeds the configured limit.' },
-  HTTP_MALFORMED: { errorCode: -83, status: 400, description: 'The HTTP request itself is malformed (request line, header syntax, Content-Length, chunked encoding, Content-Length together with Transfer-Encoding); the connection is closed.' },
+  HTTP_MALFORMED: {
+    errorCode: -83,
+    status: 400,
+    description: 'The HTTP request itself is malformed (request line, header syntax, Content-Length, chunked encoding, Content-Length together with Transfer-Encoding); the connection is closed.',
+  },
   HEADERS_TOO_LARGE: { errorCode: -84, status: 431, description: 'The request line or headers are larger than the server accepts; the connection is closed.' },
   EXPECTATION_FAILED: { errorCode: -85, status: 417, description: 'The Expect header names an expectation other than 100-continue.' },
-  REQUEST_TIMEOUT: { errorCode: -86, status: 408, description: 'The client sent its request too slowly: headers or body not complete within server.headersTimeout / server.requestTimeout, or an upload below server.minUploadRate; the connection is closed.' },
+  REQUEST_TIMEOUT: {
+    errorCode: -86,
+    status: 408,
+    description:
+      'The client sent its request too slowly: headers or body not complete within server.headersTimeout / server.requestTimeout, or an upload below server.minUploadRate; the connection is closed.',
+  },
   PROCESSING_TIMEOUT: { errorCode: -93, status: 400, description: 'Processing the document took longer than the configured time limit; it is too complex or malformed.' },
   UNSUPPORTED_ENCRYPTION: { errorCode: -94, status: 400, description: 'The PDF uses an encryption handler other than passwords or certificates (e.g. a DRM plug-in).' },
   SHUTTING_DOWN: { errorCode: -90, status: 503, description: 'The server is shutting down and accepts no new work.' },
@@ -57,8 +71,18 @@ export const Errors = {
   IMAGE_UNREADABLE: { errorCode: -106, status: 400, description: 'The image cannot be decoded: corrupt, truncated, or not an image.' },
   ENGINE_UNAVAILABLE: { errorCode: -107, status: 503, description: 'The engine this conversion needs is disabled or could not start on this server.' },
   DOCUMENT_POISONED: { errorCode: -108, status: 400, description: 'The document hung or crashed a conversion engine twice and is refused to protect other jobs.' },
-  ENGINE_MEMORY_LIMIT: { errorCode: -109, status: 400, description: 'Processing the document needed more memory than the engine may use (the engines.*.maxMemory or engines.*.memoryLimit setting the message names); the document is too complex or malformed. Nothing was changed.' },
-  CALL_CANCELLED: { errorCode: -110, status: 499, description: 'The client closed the connection before the answer: the call was cancelled and its engine work stopped; nothing was changed. Only seen in the server log and statistics (the client is gone).' },
+  ENGINE_MEMORY_LIMIT: {
+    errorCode: -109,
+    status: 400,
+    description:
+      'Processing the document needed more memory than the engine may use (the engines.*.maxMemory or engines.*.memoryLimit setting the message names); the document is too complex or malformed. Nothing was changed.',
+  },
+  CALL_CANCELLED: {
+    errorCode: -110,
+    status: 499,
+    description:
+      'The client closed the connection before the answer: the call was cancelled and its engine work stopped; nothing was changed. Only seen in the server log and statistics (the client is gone).',
+  },
   PDF_PASSWORD_WRONG: { errorCode: -5008, status: 400, description: 'The password supplied for a protected PDF is wrong.' },
   PDF_PASSWORD_REQUIRED: { errorCode: -5009, status: 400, description: 'The PDF is password protected and no password was supplied.' },
   PDF_CERTIFICATE_REQUIRED: { errorCode: -5055, status: 400, description: 'The PDF is certificate encrypted and no key material was supplied.' },
@@ -66,20 +90,76 @@ export const Errors = {
   LOG_RANGE_NOT_SATISFIABLE: { errorCode: -121, status: 416, description: 'The Range of a log request lies outside the log file; Content-Range: bytes */<size> gives its length.' },
   DATASTORE_NOT_FOUND: { errorCode: -125, status: 404, description: 'The administration data store has no generic file of this name.' },
   DATASTORE_FILE_TOO_LARGE: { errorCode: -126, status: 413, description: 'The file for the administration data store is larger than datastore.maxFileSize.' },
-  DATASTORE_WRONG_TYPE: { errorCode: -127, status: 400, description: 'The file does not suit its data-store group: logo and background take images (PNG, JPEG, GIF, WebP, BMP, SVG), theme takes a JSON object or CSS text; or fileContent is not Base64.' },
-  DATASTORE_NAME_INVALID: { errorCode: -128, status: 400, description: 'A generic data-store file needs a name of 1-128 letters, digits, dots, dashes and underscores that starts with a letter or digit (no paths).' },
-  QUEUE_FULL: { errorCode: -140, status: 429, description: 'The work queue holds queue.maxPending waiting or running entries: synchronous and asynchronous calls are refused until it drains; retry after the Retry-After seconds.' },
-  JOB_NOT_FOUND: { errorCode: -141, status: 404, description: 'No job with this id belongs to the session (it never existed, belongs to another session, or its result expired after queue.keepResults).' },
+  DATASTORE_WRONG_TYPE: {
+    errorCode: -127,
+    status: 400,
+    description: 'The file does not suit its data-store group: logo and background take images (PNG, JPEG, GIF, WebP, BMP, SVG), theme takes a JSON object or CSS text; or fileContent is not Base64.',
+  },
+  DATASTORE_NAME_INVALID: {
+    errorCode: -128,
+    status: 400,
+    description: 'A generic data-store file needs a name of 1-128 letters, digits, dots, dashes and underscores that starts with a letter or digit (no paths).',
+  },
+  QUEUE_FULL: {
+    errorCode: -140,
+    status: 429,
+    description: 'The work queue holds queue.maxPending waiting or running entries: synchronous and asynchronous calls are refused until it drains; retry after the Retry-After seconds.',
+  },
+  JOB_NOT_FOUND: {
+    errorCode: -141,
+    status: 404,
+    description: 'No job with this id belongs to the session (it never existed, belongs to another session, or its result expired after queue.keepResults).',
+  },
   DLQ_ENTRY_NOT_FOUND: { errorCode: -142, status: 404, description: 'The replay queue has no failed entry with this id.' },
-  CALLBACK_URL_REFUSED: { errorCode: -143, status: 400, description: 'The webhook URL is not an absolute http(s) URL of at most 2048 characters without credentials, or it names an internal address that network.allowInternal / allowHosts do not allow.' },
-  ASYNC_UNSUPPORTED: { errorCode: -144, status: 400, description: 'This call cannot run asynchronously (only web-service operations can: converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).' },
-  LOGIN_THROTTLED: { errorCode: -150, status: 429, description: 'The login (or Basic credentials) was refused without checking the password: too many failed logins from this address, or for this user name from addresses it never logged in from, or too many password checks waiting (security.login settings). Retry after the Retry-After seconds.' },
-  TOO_MANY_ANONYMOUS_SESSIONS: { errorCode: -151, status: 429, description: 'This address already holds security.anonymousSessionsPerAddress open anonymous sessions; log out of one or wait for it to expire.' },
-  INSUFFICIENT_STORAGE: { errorCode: -152, status: 507, description: 'The server\'s data disk is below its free-space floor (documents.minFreeSpace): new uploads and results are refused until space is freed.' },
-  CONFIGURATION_INVALID: { errorCode: -130, status: 400, description: 'A posted configuration has invalid values; nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), with every problem in `problems` (wire field, configuration key, reason).' },
-  CONFIGURATION_CHECK_FAILED: { errorCode: -131, status: 400, description: 'A check requested with a configuration failed (an executable is missing, a login or listener address does not work, a store folder is not writable); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
-  CONFIGURATION_CHECK_UNSUPPORTED: { errorCode: -132, status: 400, description: 'A check requested with a configuration cannot run on this server (timestamp authority, signature, trust store, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
-  CONFIGURATION_WRITE_FAILED: { errorCode: -133, status: 500, description: 'The configuration file could not be read or written (permissions, disk); the running configuration is unchanged. Reported in `Admin_ConfigurationResult.error` (HTTP 200).' },
+  CALLBACK_URL_REFUSED: {
+    errorCode: -143,
+    status: 400,
+    description: 'The webhook URL is not an absolute http(s) URL of at most 2048 characters without credentials, or it names an internal address that network.allowInternal / allowHosts do not allow.',
+  },
+  ASYNC_UNSUPPORTED: {
+    errorCode: -144,
+    status: 400,
+    description: 'This call cannot run asynchronously (only web-service operations can: converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).',
+  },
+  LOGIN_THROTTLED: {
+    errorCode: -150,
+    status: 429,
+    description:
+      'The login (or Basic credentials) was refused without checking the password: too many failed logins from this address, or for this user name from addresses it never logged in from, or too many password checks waiting (security.login settings). Retry after the Retry-After seconds.',
+  },
+  TOO_MANY_ANONYMOUS_SESSIONS: {
+    errorCode: -151,
+    status: 429,
+    description: 'This address already holds security.anonymousSessionsPerAddress open anonymous sessions; log out of one or wait for it to expire.',
+  },
+  INSUFFICIENT_STORAGE: {
+    errorCode: -152,
+    status: 507,
+    description: "The server's data disk is below its free-space floor (documents.minFreeSpace): new uploads and results are refused until space is freed.",
+  },
+  CONFIGURATION_INVALID: {
+    errorCode: -130,
+    status: 400,
+    description:
+      'A posted configuration has invalid values; nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), with every problem in `problems` (wire field, configuration key, reason).',
+  },
+  CONFIGURATION_CHECK_FAILED: {
+    errorCode: -131,
+    status: 400,
+    description:
+      'A check requested with a configuration failed (an executable is missing, a login or listener address does not work, a store folder is not writable); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+  },
+  CONFIGURATION_CHECK_UNSUPPORTED: {
+    errorCode: -132,
+    status: 400,
+    description:
+      'A check requested with a configuration cannot run on this server (timestamp authority, signature, trust store, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+  },
+  CONFIGURATION_WRITE_FAILED: {
+    errorCode: -133,
+    status: 500,
+    description: 'The configuration file could not be read or written (permissions, disk); the running configuration is unchanged. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+  },
   JOB_NOT_CANCELLABLE: { errorCode: -145, status: 409, description: 'The job has started or finished already: only queued jobs can be cancelled (a running call cannot be stopped half-way).' },
 } as const satisfies Record<string, ErrorDefinition>;
 

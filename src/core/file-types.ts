@@ -37,7 +37,12 @@ const POWERPOINT = ['office', 'powerpoint', 'presentation'];
 const ODF_SLIDES = ['office', 'opendocument', 'presentation'];
 
 export const UNKNOWN_FILE_TYPE: FileType = Object.freeze({
-  id: 0, key: 'unknown', extension: '', aliases: Object.freeze([]), mimeType: 'application/octet-stream', groups: Object.freeze([]),
+  id: 0,
+  key: 'unknown',
+  extension: '',
+  aliases: Object.freeze([]),
+  mimeType: 'application/octet-stream',
+  groups: Object.freeze([]),
 });
 
 export const FILE_TYPES: readonly FileType[] = Object.freeze([

@@ -25,10 +25,7 @@ function checkBoundary(contentType: string | undefined): void {
   if (!match) return;
   const boundary = match[1] !== undefined ? match[1].replace(/\\(.)/g, '$1') : (match[2] ?? '').trim();
   if (boundary.length === 0 || boundary.length > MAX_BOUNDARY_LENGTH) {
-    throw new QuireError(
-      'UPLOAD_MALFORMED',
-      `The multipart boundary must be 1 to ${MAX_BOUNDARY_LENGTH} characters (RFC 2046); this one has ${boundary.length}.`,
-    );
+    throw new QuireError('UPLOAD_MALFORMED', `The multipart boundary must be 1 to ${MAX_BOUNDARY_LENGTH} characters (RFC 2046); this one has ${boundary.length}.`);
   }
 }
 

@@ -12,11 +12,7 @@ interface ScrapedMetric<L extends string> {
 }
 
 /** The options both kinds share: name, help, labels, registry, and a collect() that mirrors `read()`. */
-function mirrored<L extends string, M extends { reset(): void }>(
-  registry: Registry,
-  metric: ScrapedMetric<L>,
-  write: (into: M, labels: Sample<L>[0], value: number) => void,
-) {
+function mirrored<L extends string, M extends { reset(): void }>(registry: Registry, metric: ScrapedMetric<L>, write: (into: M, labels: Sample<L>[0], value: number) => void) {
   return {
     name: metric.name,
     help: metric.help,

@@ -16,9 +16,7 @@ export function observeQueue(registry: Registry, queue: QueueMetricsSource): voi
     help: 'Entries of the work queue by kind (job, webhook, session-cleanup) and state (PENDING, RUNNING, DONE, FAILED_PERMANENT = the replay queue)',
     labelNames: ['kind', 'state'],
     read: async () =>
-      Object.entries((await queue.stats()).byKind).flatMap(([kind, states]) =>
-        Object.entries(states).map(([state, count]) => [{ kind, state }, count] as [{ kind: string; state: string }, number]),
-      ),
+      Object.entries((await queue.stats()).byKind).flatMap(([kind, states]) => Object.entries(states).map(([state, count]) => [{ kind, state }, count] as [{ kind: string; state: string }, number])),
   });
   scrapedGauge(registry, {
     name: `${METRIC_PREFIX}queue_max_pending`,

@@ -46,10 +46,7 @@ interface EngineTable {
   map(error: unknown, context: MappingContext): QuireError | undefined;
 }
 
-function table<K extends string, E extends EngineError<K>>(
-  type: abstract new (...args: never[]) => E,
-  entries: Record<K, Entry<E>>,
-): EngineTable {
+function table<K extends string, E extends EngineError<K>>(type: abstract new (...args: never[]) => E, entries: Record<K, Entry<E>>): EngineTable {
   return {
     matches: (error) => error instanceof type,
     map: (error, context) => entries[(error as E).kind](error as E, context),
@@ -84,8 +81,7 @@ const pdf = table(PdfEngineError, {
   passwordRequired: (error) =>
     new QuireError('PDF_PASSWORD_REQUIRED', "The PDF is password protected; supply its password (PUT documents/{id}/security/password or the call's password member).", cause(error)),
   passwordWrong: (error) => new QuireError('PDF_PASSWORD_WRONG', 'The password does not open the PDF.', cause(error)),
-  certificateRequired: (error) =>
-    new QuireError('PDF_CERTIFICATE_REQUIRED', "The PDF is encrypted for certificates; supply a recipient's certificate and private key.", cause(error)),
+  certificateRequired: (error) => new QuireError('PDF_CERTIFICATE_REQUIRED', "The PDF is encrypted for certificates; supply a recipient's certificate and private key.", cause(error)),
   keyMaterialInvalid: (error) => new QuireError('PARAMETER', `Invalid parameter keyPair: ${error.message}`, cause(error)),
   invalidPdf,
   fileUnreadable: invalidPdf,
@@ -231,8 +227,27 @@ const classicFile = table(ClassicFileError, { invalidPdf });
 
 /** Every engine's table. A new engine adds its table here (and nowhere else). */
 const ENGINE_TABLES: readonly EngineTable[] = [
-  pool, memory, pdf, archive, office, image, html, text, mail, ghostscript, poppler,
-  documentEdit, content, annotations, redaction, pdfLib, print, structure, security, objectStreams, classicFile,
+  pool,
+  memory,
+  pdf,
+  archive,
+  office,
+  image,
+  html,
+  text,
+  mail,
+  ghostscript,
+  poppler,
+  documentEdit,
+  content,
+  annotations,
+  redaction,
+  pdfLib,
+  print,
+  structure,
+  security,
+  objectStreams,
+  classicFile,
 ];
 
 /**

@@ -33,19 +33,13 @@ type DefaultedKeys<P extends TProperties> = { [K in keyof P]: P[K] extends { def
 type OptionalKeys<P extends TProperties> = { [K in keyof P]: P[K] extends { default: unknown } ? never : P[K] extends TOptional<TSchema> ? K : never }[keyof P];
 type RequiredKeys<P extends TProperties> = Exclude<keyof P, DefaultedKeys<P> | OptionalKeys<P>>;
 
-type OptionsObject<P extends TProperties> = Evaluate<
-  { [K in DefaultedKeys<P>]-?: Options<P[K]> } & { [K in OptionalKeys<P>]?: Options<P[K]> } & { [K in RequiredKeys<P>]: Options<P[K]> }
->;
+type OptionsObject<P extends TProperties> = Evaluate<{ [K in DefaultedKeys<P>]-?: Options<P[K]> } & { [K in OptionalKeys<P>]?: Options<P[K]> } & { [K in RequiredKeys<P>]: Options<P[K]> }>;
 
 /**
  * The options as an operation receives them: `Static<>` of the schema, with every member marked
  * `defaulted` present (inside objects and array items; unions are taken as `Static<>` gives them).
  */
-export type Options<S extends TSchema> = S extends TObject<infer P extends TProperties>
-  ? OptionsObject<P>
-  : S extends TArray<infer I extends TSchema>
-    ? Options<I>[]
-    : Static<S>;
+export type Options<S extends TSchema> = S extends TObject<infer P extends TProperties> ? OptionsObject<P> : S extends TArray<infer I extends TSchema> ? Options<I>[] : Static<S>;
 
 /**
  * What an absent object member stands for: its schema's defaults (ajv fills defaults only inside

@@ -106,9 +106,8 @@ export interface WebServiceRoute<S, P extends TSchema = TSchema, Q extends TSche
 
 /** Declares a route with its input types inferred from its schemas (a route list mixes several). */
 export function route<S>() {
-  return <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
-    definition: WebServiceRoute<S, P, Q, B>,
-  ): WebServiceRoute<S> => definition as unknown as WebServiceRoute<S>;
+  return <P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(definition: WebServiceRoute<S, P, Q, B>): WebServiceRoute<S> =>
+    definition as unknown as WebServiceRoute<S>;
 }
 
 /**

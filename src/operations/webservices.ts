@@ -10,10 +10,7 @@ import type { WebServiceDeps, WebServiceModule } from './webservice.js';
  * module (see webservice.ts). A group of the reference that is not listed here does not exist on this
  * server (shown disabled, refused when switched on).
  */
-export const WEBSERVICE_MODULES = [
-  converterModule,
-  toolboxModule,
-] as const;
+export const WEBSERVICE_MODULES = [converterModule, toolboxModule] as const;
 
 export type RegisteredModule = (typeof WEBSERVICE_MODULES)[number];
 export type RegisteredName = RegisteredModule['name'];

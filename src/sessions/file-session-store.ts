@@ -41,10 +41,7 @@ export class FileSessionStore implements SessionStore {
       }
     }
     try {
-      const stored = JSON.parse(await readFile(path.join(this.dir, REVOCATIONS_FILE), 'utf8')) as Record<
-        string,
-        { notBefore: number; until: number }
-      >;
+      const stored = JSON.parse(await readFile(path.join(this.dir, REVOCATIONS_FILE), 'utf8')) as Record<string, { notBefore: number; until: number }>;
       for (const [key, value] of Object.entries(stored)) this.revocations.set(key, value);
     } catch {
       // none yet

@@ -132,10 +132,7 @@ export class SessionService {
   }
 
   /** Creates a local session (a user's or an anonymous one) and issues its tokens. */
-  private async open(
-    who: { kind: Session['kind']; userName: string; roles: Role[]; clientAddress?: string },
-    createRefreshToken: boolean,
-  ): Promise<LoginResult> {
+  private async open(who: { kind: Session['kind']; userName: string; roles: Role[]; clientAddress?: string }, createRefreshToken: boolean): Promise<LoginResult> {
     const { kind, userName, roles } = who;
     await this.ensureCapacity();
     const now = Date.now();
@@ -334,9 +331,7 @@ export class SessionService {
     const sessionId = session.id;
     const [token, refreshToken] = await Promise.all([
       this.deps.tokens.issue({ sessionId, tokenId: session.accessTokenId, use: 'access', expiresAt }),
-      session.refreshTokenId
-        ? this.deps.tokens.issue({ sessionId, tokenId: session.refreshTokenId, use: 'refresh', expiresAt })
-        : Promise.resolve(''),
+      session.refreshTokenId ? this.deps.tokens.issue({ sessionId, tokenId: session.refreshTokenId, use: 'refresh', expiresAt }) : Promise.resolve(''),
     ]);
     return { token, refreshToken, expiresIn: Math.max(1, Math.round((session.expiresAt - Date.now()) / 1000)) };
   }

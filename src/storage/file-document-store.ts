@@ -185,7 +185,10 @@ export class FileDocumentStore implements DocumentStore {
     const intact = [];
     for (const version of record.versions) {
       if (!CONTENT_FILE.test(version.file)) continue;
-      const size = await stat(path.join(dir, version.file)).then((s) => s.size, () => -1);
+      const size = await stat(path.join(dir, version.file)).then(
+        (s) => s.size,
+        () => -1,
+      );
       if (size === version.size) intact.push(version);
     }
     if (!intact.some((v) => v.id === record.activeVersion)) return undefined;

@@ -54,9 +54,7 @@ describe('security and documents.minFreeSpace settings', () => {
   });
 
   it('refuses bad values with the key', () => {
-    expect(problems({ QUIRE_DOCUMENTS__MIN_FREE_SPACE: '150%' })).toEqual([
-      'documents.minFreeSpace (from QUIRE_DOCUMENTS__MIN_FREE_SPACE): a percentage of the disk cannot exceed 100%',
-    ]);
+    expect(problems({ QUIRE_DOCUMENTS__MIN_FREE_SPACE: '150%' })).toEqual(['documents.minFreeSpace (from QUIRE_DOCUMENTS__MIN_FREE_SPACE): a percentage of the disk cannot exceed 100%']);
     expect(problems({ QUIRE_DOCUMENTS__MIN_FREE_SPACE: 'lots' })[0]).toMatch(/^documents\.minFreeSpace .*invalid value/);
     expect(problems({ QUIRE_SECURITY__LOGIN__MAX_FAILURES: '-1' })[0]).toMatch(/^security\.login\.maxFailures/);
     expect(problems({ QUIRE_SECURITY__LOGIN__COOLDOWN: '1' })[0]).toMatch(/names no configuration key \(security\.login\.cooldown\)/);

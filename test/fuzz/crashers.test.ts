@@ -45,31 +45,27 @@ describe('fuzz crashers', () => {
   if (saved.length === 0) it.skip('has no committed crashers yet', () => undefined);
 
   for (const { name, reproducer, replay } of saved) {
-    it(
-      `${name}: ${reproducer.broke[0]?.kind ?? ''} in ${reproducer.target} stays fixed`,
-      async () => {
-        await harness.ensureUp();
-        // What is left over already is not this reproducer's doing.
-        const known = new Set<string>();
-        await settle(harness.server, 0, known);
-        harness.monitor.drain();
-        // In flight for the watchdog: a server that stops answering is killed, not waited for.
-        harness.begin(0);
-        const result = await execute(harness.context(0), replay);
-        // A server that dies of the request may take a moment to exit after the connection drops.
-        await Promise.race([harness.server.waitExit(), sleep(1_000)]);
-        harness.end(0);
-        const death = harness.death();
-        expect(harness.server.alive, death ? (death.unresponsive ? `the server stopped answering for ${death.unresponsive.seconds} s` : `the server died: ${death.lastWords}`) : '').toBe(true);
-        expect(await harness.server.health()).toBe(200);
-        const broken = result.violations.map((v) => `${v.kind} ${v.target}: ${v.status ?? ''} ${v.message ?? ''} ${v.detail}`.slice(0, 400));
-        expect(broken).toEqual([]);
-        const memory = harness.monitor.drain().map((e) => `${e.who} ${e.comm} ${Math.round(e.rssBytes / 1048576)} MB${e.killed ? ' (killed)' : ''}`);
-        expect(memory, 'resident memory above the bound while it ran').toEqual([]);
-        const leftovers = (await settle(harness.server, 10_000, known)).map((v) => v.detail);
-        expect(leftovers, 'tmp entries or tool processes left behind').toEqual([]);
-      },
-      240_000,
-    );
+    it(`${name}: ${reproducer.broke[0]?.kind ?? ''} in ${reproducer.target} stays fixed`, async () => {
+      await harness.ensureUp();
+      // What is left over already is not this reproducer's doing.
+      const known = new Set<string>();
+      await settle(harness.server, 0, known);
+      harness.monitor.drain();
+      // In flight for the watchdog: a server that stops answering is killed, not waited for.
+      harness.begin(0);
+      const result = await execute(harness.context(0), replay);
+      // A server that dies of the request may take a moment to exit after the connection drops.
+      await Promise.race([harness.server.waitExit(), sleep(1_000)]);
+      harness.end(0);
+      const death = harness.death();
+      expect(harness.server.alive, death ? (death.unresponsive ? `the server stopped answering for ${death.unresponsive.seconds} s` : `the server died: ${death.lastWords}`) : '').toBe(true);
+      expect(await harness.server.health()).toBe(200);
+      const broken = result.violations.map((v) => `${v.kind} ${v.target}: ${v.status ?? ''} ${v.message ?? ''} ${v.detail}`.slice(0, 400));
+      expect(broken).toEqual([]);
+      const memory = harness.monitor.drain().map((e) => `${e.who} ${e.comm} ${Math.round(e.rssBytes / 1048576)} MB${e.killed ? ' (killed)' : ''}`);
+      expect(memory, 'resident memory above the bound while it ran').toEqual([]);
+      const leftovers = (await settle(harness.server, 10_000, known)).map((v) => v.detail);
+      expect(leftovers, 'tmp entries or tool processes left behind').toEqual([]);
+    }, 240_000);
   }
 });

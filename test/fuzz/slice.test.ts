@@ -11,23 +11,27 @@ import { renderReport } from '../../fuzz/report.js';
 import { REPO_ROOT, SERVER_ROOT, SLICE_CASES, SLICE_PROFILE, SLICE_SEED, runSlice } from '../../fuzz/slice.js';
 
 describe('fuzz slice', () => {
-  it(
-    'keeps every invariant over the fixed-seed case list',
-    async () => {
-      ensureBuilt(SERVER_ROOT, (line) => process.stderr.write(`[fuzz slice] ${line}\n`));
-      const { stats, results, harness, durationMs } = await runSlice();
-      results.writeText(
-        'summary.md',
-        renderReport(stats, harness, { runSeed: SLICE_SEED, durationMs, corpus: 'the slice corpus', profile: SLICE_PROFILE, command: 'vitest run test/fuzz/slice.test.ts', resultsDir: results.dir, repoRoot: REPO_ROOT }),
-      );
-      const failures = stats.failures.map((f) => {
-        const v = f.violation;
-        const what = (v.cause ?? v.message ?? v.detail).split('\n')[0]!.slice(0, 240);
-        return `case ${f.caseIndex} ${f.target}: ${v.kind}${v.status ? ` ${v.status}` : ''}${v.errorCode !== undefined ? ` (${v.errorCode})` : ''} — ${what} [${f.seed}: ${f.mutations.join('; ').slice(0, 160)}]${f.reproducer ? ` → ${f.reproducer}` : ''}`;
-      });
-      expect(stats.cases).toBeGreaterThanOrEqual(SLICE_CASES);
-      expect(failures, `failing cases (reproducers and summary in ${results.dir})`).toEqual([]);
-    },
-    300_000,
-  );
+  it('keeps every invariant over the fixed-seed case list', async () => {
+    ensureBuilt(SERVER_ROOT, (line) => process.stderr.write(`[fuzz slice] ${line}\n`));
+    const { stats, results, harness, durationMs } = await runSlice();
+    results.writeText(
+      'summary.md',
+      renderReport(stats, harness, {
+        runSeed: SLICE_SEED,
+        durationMs,
+        corpus: 'the slice corpus',
+        profile: SLICE_PROFILE,
+        command: 'vitest run test/fuzz/slice.test.ts',
+        resultsDir: results.dir,
+        repoRoot: REPO_ROOT,
+      }),
+    );
+    const failures = stats.failures.map((f) => {
+      const v = f.violation;
+      const what = (v.cause ?? v.message ?? v.detail).split('\n')[0]!.slice(0, 240);
+      return `case ${f.caseIndex} ${f.target}: ${v.kind}${v.status ? ` ${v.status}` : ''}${v.errorCode !== undefined ? ` (${v.errorCode})` : ''} — ${what} [${f.seed}: ${f.mutations.join('; ').slice(0, 160)}]${f.reproducer ? ` → ${f.reproducer}` : ''}`;
+    });
+    expect(stats.cases).toBeGreaterThanOrEqual(SLICE_CASES);
+    expect(failures, `failing cases (reproducers and summary in ${results.dir})`).toEqual([]);
+  }, 300_000);
 });

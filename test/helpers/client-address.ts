@@ -6,11 +6,7 @@ import { basic } from './client.js';
  * whole 127/8 to lo), so the server sees a different client address without a proxy. Answers a
  * fetch Response, so the usual helpers (expectError, json) apply.
  */
-export function requestFrom(
-  localAddress: string,
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Response> {
+export function requestFrom(localAddress: string, url: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Response> {
   return new Promise((resolve, reject) => {
     const body = init.body === undefined ? undefined : Buffer.from(init.body);
     const headers = { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) };

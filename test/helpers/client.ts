@@ -40,18 +40,13 @@ export interface RawResponse {
 
 /** A multipart/form-data body with one file part, as the official clients send it. */
 export function multipartBody(content: Buffer, fileName: string, field = 'filedata', boundary = 'quire-test-boundary-7f3a'): { body: Buffer; contentType: string } {
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, content, tail]), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
 /** A raw HTTP request (node:http), for what fetch hides: Expect: 100-continue, exact headers, early responses. */
-export function rawRequest(
-  url: string,
-  options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | Readable; expectContinue?: boolean },
-): Promise<RawResponse> {
+export function rawRequest(url: string, options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | Readable; expectContinue?: boolean }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     let continued = false;
     const headers = { ...options.headers, ...(options.expectContinue ? { expect: '100-continue' } : {}) };

@@ -71,16 +71,10 @@ export async function realPdf(pages = 1, title = 'Quire test'): Promise<Buffer> 
 }
 
 /** 1x1 PNG. */
-export const PNG_1X1 = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-  'base64',
-);
+export const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
 
 /** A multipart body built from raw parts (each part: its header lines and content), with or without the closing delimiter. */
-export function rawMultipart(
-  parts: Array<{ headers: string[]; content: Buffer | string }>,
-  options: { boundary?: string; close?: boolean } = {},
-): { body: Buffer; contentType: string } {
+export function rawMultipart(parts: Array<{ headers: string[]; content: Buffer | string }>, options: { boundary?: string; close?: boolean } = {}): { body: Buffer; contentType: string } {
   const boundary = options.boundary ?? 'quire-doc-test-b0undary';
   const chunks: Buffer[] = [];
   for (const part of parts) {
@@ -227,9 +221,7 @@ const STREAM_BOUNDARY = 'quire-stream-b0undary';
 
 /** The start of a multipart upload up to the first byte of the file part `filedata`. */
 export function multipartHead(fileName: string): Buffer {
-  return Buffer.from(
-    `--${STREAM_BOUNDARY}\r\nContent-Disposition: form-data; name="filedata"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
-  );
+  return Buffer.from(`--${STREAM_BOUNDARY}\r\nContent-Disposition: form-data; name="filedata"; filename="${fileName}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
 }
 
 /** What follows the file content: the closing delimiter. */
@@ -245,13 +237,7 @@ export function* multipartStream(content: Iterable<Buffer>, fileName: string): G
 export const STREAM_CONTENT_TYPE = `multipart/form-data; boundary=${STREAM_BOUNDARY}`;
 
 /** Uploads `content` with a declared Content-Length; returns the outcome without judging it. */
-export function postDocument(
-  rest: string,
-  token: string,
-  content: Buffer,
-  fileName: string,
-  options: { query?: string; expectContinue?: boolean } = {},
-): Promise<Outcome> {
+export function postDocument(rest: string, token: string, content: Buffer, fileName: string, options: { query?: string; expectContinue?: boolean } = {}): Promise<Outcome> {
   const { body, contentType } = multipartBody(content, fileName);
   return send(`${rest}/documents${options.query ?? ''}`, {
     method: 'POST',

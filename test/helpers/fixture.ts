@@ -72,7 +72,10 @@ export function withOwnSession(fixture: ServerFixture): ServerFixture {
   afterAll(() => {
     opened = undefined;
   });
-  return calls(server, late(() => opened, 'the test session'));
+  return calls(
+    server,
+    late(() => opened, 'the test session'),
+  );
 }
 
 /** The fixture's calls, made with `server` and `session` when they are called. */

@@ -20,7 +20,9 @@ export function buildPdf(objects: ObjectBodies, options: BuildOptions = {}): Buf
   const parts: Buffer[] = [Buffer.from(`%PDF-${options.version ?? '1.7'}\n%\xe2\xe3\xcf\xd3\n`, 'latin1')];
   let length = parts[0]!.length;
   const offsets = new Map<number, number>();
-  const numbers = Object.keys(objects).map(Number).sort((a, b) => a - b);
+  const numbers = Object.keys(objects)
+    .map(Number)
+    .sort((a, b) => a - b);
   for (const num of numbers) {
     offsets.set(num, length);
     const body = objects[num]!;

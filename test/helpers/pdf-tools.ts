@@ -66,7 +66,10 @@ export function textOf(file: string, first?: number, last?: number): string {
 
 /** `pdffonts`: one row per font, [name, type, embedded]. */
 export function fontsOf(file: string): { name: string; type: string; embedded: boolean }[] {
-  const rows = execFileSync('pdffonts', [file], { encoding: 'utf8' }).split('\n').slice(2).filter((line) => line.trim() !== '');
+  const rows = execFileSync('pdffonts', [file], { encoding: 'utf8' })
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '');
   return rows.map((row) => {
     const m = /^(\S+)\s+(.+?)\s+(\S+)\s+(yes|no)\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/.exec(row);
     if (!m) throw new Error(`unexpected pdffonts row: ${row}`);

@@ -51,12 +51,7 @@ export function parseAnswer(data: Buffer): RawAnswer | undefined {
  * connection fails. Resolves when the connection is closed; never rejects. `limitMs` is only a
  * safety net against a hung test.
  */
-export function exchange(
-  port: number,
-  head: string | Buffer,
-  body: Iterable<Buffer> | AsyncIterable<Buffer> = [],
-  options: { stopOnAnswer?: boolean; limitMs?: number } = {},
-): Promise<RawExchange> {
+export function exchange(port: number, head: string | Buffer, body: Iterable<Buffer> | AsyncIterable<Buffer> = [], options: { stopOnAnswer?: boolean; limitMs?: number } = {}): Promise<RawExchange> {
   const stopOnAnswer = options.stopOnAnswer ?? true;
   return new Promise((resolve) => {
     const result: RawExchange = { errorBeforeAnswer: false, bytesWritten: 0, sentAll: false, raw: Buffer.alloc(0) };

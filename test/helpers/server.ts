@@ -21,9 +21,7 @@ export interface TestServer extends RunningServer {
  * (LibreOffice, Chromium) start only with `engines: true`: most suites do not convert, and warm
  * pools cost a second and some hundred megabytes per server.
  */
-export async function startTestServer(
-  options: { yaml?: string; env?: Record<string, string>; dataDir?: string; engines?: boolean } = {},
-): Promise<TestServer> {
+export async function startTestServer(options: { yaml?: string; env?: Record<string, string>; dataDir?: string; engines?: boolean } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'quire-test-'));
   const env: Record<string, string> = {
     QUIRE_DATA_DIR: dataDir,

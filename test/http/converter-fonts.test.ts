@@ -57,12 +57,16 @@ describe('converter: the fonts folder of the data dir', () => {
     expect(fonts(before.file)).not.toMatch(/Qurlito/);
 
     writeFileSync(path.join(server.dataDir, 'fonts', 'Qurlito-Regular.ttf'), qurlitoFont());
-    const after = await eventually(async () => {
-      const converted = await convertReporting(docx);
-      expect(converted.warning).toBeNull();
-      expect(fonts(converted.file)).toMatch(/Qurlito/);
-      return converted;
-    }, 20_000, 500);
+    const after = await eventually(
+      async () => {
+        const converted = await convertReporting(docx);
+        expect(converted.warning).toBeNull();
+        expect(fonts(converted.file)).toMatch(/Qurlito/);
+        return converted;
+      },
+      20_000,
+      500,
+    );
     expect(after.warning).toBeNull();
   }, 60_000);
 });

@@ -23,7 +23,17 @@ describe('converter: hostile images', () => {
     ['100000x100000.png', async () => pngFlood(100_000, 100_000)],
     ['100000x100000.tif', async () => tiffFlood(100_000, 100_000)],
     ['65535x65535.gif', async () => gifFlood(65_535, 65_535)],
-    ['65535x65535.jpg', async () => jpegFlood(await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } }).jpeg().toBuffer(), 65_535, 65_535)],
+    [
+      '65535x65535.jpg',
+      async () =>
+        jpegFlood(
+          await sharp({ create: { width: 8, height: 8, channels: 3, background: 'red' } })
+            .jpeg()
+            .toBuffer(),
+          65_535,
+          65_535,
+        ),
+    ],
   ];
 
   for (const [name, make] of floods) {

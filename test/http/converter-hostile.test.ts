@@ -22,8 +22,7 @@ import { startTestServer, type TestServer } from '../helpers/server.js';
 const HUGE = 2147483647;
 const CRASHER = path.resolve(import.meta.dirname, '../fixtures/fuzz/crashers/slow-converter-1165.bin.gz');
 
-const pdfinfo = (file: string, password?: string) =>
-  execFileSync('pdfinfo', [...(password === undefined ? [] : ['-upw', password]), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const pdfinfo = (file: string, password?: string) => execFileSync('pdfinfo', [...(password === undefined ? [] : ['-upw', password]), file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const pagesOf = (file: string, password?: string) => Number(/^Pages:\s+(\d+)/m.exec(pdfinfo(file, password))?.[1] ?? NaN);
 /** qpdf's own check: exit 0 and no warnings (a repaired file must not need repairing again). */
 const qpdfCheck = (file: string, password?: string) =>
@@ -128,7 +127,9 @@ describe('converter: hostile PDF page trees', () => {
 
 /** An HTML page of `lines` lines of text and one 1,800-pixel image printed 3 inches wide (600 dpi). */
 async function textWithImageHtml(lines: number): Promise<Buffer> {
-  const png = await sharp({ create: { width: 1800, height: 1800, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
+  const png = await sharp({ create: { width: 1800, height: 1800, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+    .png()
+    .toBuffer();
   const text = Array.from({ length: lines }, (_, i) => `line ${i} of text that Ghostscript has to write again glyph by glyph`).join('\n');
   return Buffer.from(`<!doctype html><html><body><img src="data:image/png;base64,${png.toString('base64')}" style="width:3in;height:3in"><pre>${text}</pre></body></html>`);
 }
@@ -145,7 +146,12 @@ describe('converter: the down-sampling step', () => {
     expect([...gs.seen.values()]).toEqual([]);
     const file = await downloadToFile(server.rest, session.token, uploaded.documentId);
     expect(pagesOf(file)).toBeGreaterThan(100);
-    expect(execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2).filter((l) => l.trim())).toEqual([]);
+    expect(
+      execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+        .split('\n')
+        .slice(2)
+        .filter((l) => l.trim()),
+    ).toEqual([]);
   }, 120_000);
 
   it('an image above the limit is still down-sampled (Ghostscript runs)', async () => {
@@ -156,7 +162,11 @@ describe('converter: the down-sampling step', () => {
     expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
     expect(gs.seen.size).toBeGreaterThan(0);
     const file = await downloadToFile(server.rest, session.token, uploaded.documentId);
-    const widths = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2).filter((l) => l.trim()).map((l) => Number(l.trim().split(/\s+/)[3]));
+    const widths = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim())
+      .map((l) => Number(l.trim().split(/\s+/)[3]));
     expect(widths.length).toBeGreaterThan(0);
     // 3 inches at 150 dpi: 450 pixels (the 1,800 of the original are gone).
     for (const width of widths) expect(width).toBeLessThanOrEqual(460);

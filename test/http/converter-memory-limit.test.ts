@@ -29,9 +29,7 @@ describe('converter: the memory cap of a Chromium worker', () => {
     const big = await uploadFile(server.rest, session.token, bigTable(5_000), 'big.html');
     const outcome = await convert(server.rest, session.token, big.documentId);
     expect(outcome).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -109 } });
-    expect(outcome.error?.errorMessage).toBe(
-      'The chromium engine needed more memory than the 700 MB it may use (engines.chromium.memoryLimit); the document is too complex or malformed.',
-    );
+    expect(outcome.error?.errorMessage).toBe('The chromium engine needed more memory than the 700 MB it may use (engines.chromium.memoryLimit); the document is too complex or malformed.');
     // Nothing was changed: the document is still the HTML, unlocked.
     expect(await info(server.rest, session.token, big.documentId)).toMatchObject({ mimeType: 'text/html', isFileLocked: false });
 

@@ -57,7 +57,19 @@ describe('converter: Office documents fetch nothing and embed no server files (d
     env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false', QUIRE_ENGINES__LIBREOFFICE__WORKERS: '1' },
   });
 
-  const names = ['hostile.docx', 'hostile.xlsx', 'hostile.pptx', 'hostile.odt', 'hostile.ods', 'hostile.odp', 'hostile.rtf', 'hostile-picture.rtf', 'hostile-legacy.doc', 'hostile-legacy.xls', 'hostile-legacy.ppt'];
+  const names = [
+    'hostile.docx',
+    'hostile.xlsx',
+    'hostile.pptx',
+    'hostile.odt',
+    'hostile.ods',
+    'hostile.odp',
+    'hostile.rtf',
+    'hostile-picture.rtf',
+    'hostile-legacy.doc',
+    'hostile-legacy.xls',
+    'hostile-legacy.ppt',
+  ];
   for (const name of names) {
     it(`${name}: linked images, OLE objects, sections, external data and fields reach neither the loopback listener nor the disk`, async () => {
       await expectSafeConversion(server, session, documents.find((d) => d.name === name)!);

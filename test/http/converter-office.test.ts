@@ -14,9 +14,16 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
   const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
 
   const cases: [string, number][] = [
-    ['sample.docx', 2], ['sample.doc', 2], ['sample.odt', 2], ['sample.rtf', 2],
-    ['sample.xlsx', 1], ['sample.xls', 1], ['sample.ods', 1],
-    ['sample.pptx', 2], ['sample.ppt', 2], ['sample.odp', 2],
+    ['sample.docx', 2],
+    ['sample.doc', 2],
+    ['sample.odt', 2],
+    ['sample.rtf', 2],
+    ['sample.xlsx', 1],
+    ['sample.xls', 1],
+    ['sample.ods', 1],
+    ['sample.pptx', 2],
+    ['sample.ppt', 2],
+    ['sample.odp', 2],
   ];
   for (const [name, pages] of cases) {
     it(`converts ${name} in place: same id and name, PDF with the marker, umlauts and CJK intact`, async () => {
@@ -59,8 +66,16 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
       headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
         converter: {
-          pages: '', embedFonts: false, compression: true, reduceResolution: false, dpi: 300, jpegQuality: 90,
-          fileExtension: '', accessPassword: '', maxRecursion: 1, somethingNew: 1,
+          pages: '',
+          embedFonts: false,
+          compression: true,
+          reduceResolution: false,
+          dpi: 300,
+          jpegQuality: 90,
+          fileExtension: '',
+          accessPassword: '',
+          maxRecursion: 1,
+          somethingNew: 1,
         },
         billing: { applicationName: 'external', customerCode: '', userName: '' },
       }),
@@ -75,7 +90,10 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
       converter: { embedFonts: true, pdfa: { convert: { level: '2b', errorReport: 'message' } } },
     });
     const file = await downloadToFile(server.rest, session.token, uploaded.documentId);
-    const fontTable = fonts(file).split('\n').slice(2).filter((l) => l.trim() !== '');
+    const fontTable = fonts(file)
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim() !== '');
     expect(fontTable.length).toBeGreaterThan(0);
     for (const line of fontTable) expect(line).toMatch(/ yes /); // the "emb" column
     const described = await info(server.rest, session.token, uploaded.documentId);
@@ -151,6 +169,9 @@ describe('converter: Office and OpenDocument input (LibreOffice)', () => {
     await convertOk(server.rest, session.token, uploaded.documentId);
     const response = await fetch(`${server.rest}/documents/${uploaded.documentId}/history`, { headers: { authorization: `Bearer ${session.token}` } });
     const history = (await response.json()) as { id: number; operation: string; active: boolean }[];
-    expect(history.map((h) => [h.id, h.operation, h.active])).toEqual([[1, '', false], [2, 'converter', true]]);
+    expect(history.map((h) => [h.id, h.operation, h.active])).toEqual([
+      [1, '', false],
+      [2, 'converter', true],
+    ]);
   });
 });

@@ -15,12 +15,18 @@ const DOCX = readFileSync(path.resolve(import.meta.dirname, '../fixtures/office/
 
 function attachments(file: string): string[] {
   const out = execFileSync('pdfdetach', ['-list', file], { encoding: 'utf8' });
-  return out.split('\n').slice(1).map((l) => l.replace(/^\d+:\s*/, '').trim()).filter(Boolean);
+  return out
+    .split('\n')
+    .slice(1)
+    .map((l) => l.replace(/^\d+:\s*/, '').trim())
+    .filter(Boolean);
 }
 
 function imageList(file: string): { width: number; height: number; enc: string }[] {
   return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
-    .split('\n').slice(2).filter((l) => l.trim() !== '')
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.trim() !== '')
     .map((l) => l.trim().split(/\s+/))
     .map((c) => ({ width: Number(c[3]), height: Number(c[4]), enc: c[8]! }));
 }
@@ -59,7 +65,13 @@ describe('converter: HTML, text, images and e-mail (Chromium, sharp)', () => {
     await convertOk(server.rest, session.token, uploaded.documentId, {
       converter: {
         page: {
-          width: 100, height: 150, left: 10, right: 10, top: 25, bottom: 25, metrics: 'mm',
+          width: 100,
+          height: 150,
+          left: 10,
+          right: 10,
+          top: 25,
+          bottom: 25,
+          metrics: 'mm',
           header: { source: 'value', value: base64('<div style="font-size:10px">QUIRE-HEADER</div>') },
           footer: { source: 'value', value: base64('<div style="font-size:10px">Page <span class="pageNumber"></span></div>') },
         },

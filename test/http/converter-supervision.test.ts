@@ -19,7 +19,11 @@ function slowCsv(rows = 120_000): Buffer {
 /** PIDs of this server's soffice processes (their profiles live in its data dir). */
 function sofficePids(dataDir: string): number[] {
   try {
-    return execFileSync('pgrep', ['-f', `^[^ ]*soffice[.]bin .*${dataDir}`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-f', `^[^ ]*soffice[.]bin .*${dataDir}`], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }

@@ -103,7 +103,7 @@ describe('archives', () => {
     expect(readdirSync(path.join(server.dataDir, 'tmp')).filter((n) => !n.startsWith('deleted-'))).toEqual([]);
   });
 
-  it('refuses an extraction past the session\'s file limit before extracting anything', async () => {
+  it("refuses an extraction past the session's file limit before extracting anything", async () => {
     const members = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`f${i}.txt`, Buffer.from(`file ${i}`)]));
     const session = await login(server.rest);
     const archive = await uploadDocument(server.rest, session.token, pythonZip('thirty.zip', members), 'thirty.zip');

@@ -6,10 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json, login, multipartBody, rawRequest, uploadDocument } from '../helpers/client.js';
 import { useTestServer } from '../helpers/fixture.js';
 
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-  'base64',
-);
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 const pdf = (marker: string) => Buffer.from(`%PDF-1.4\n% ${marker}\n1 0 obj<</Type/Catalog>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n`);
 
 describe('rename, replace, history', () => {
@@ -21,8 +18,7 @@ describe('rename, replace, history', () => {
 
   const info = async (id: string) => json(await fetch(`${server.rest}/documents/${id}/info`, { headers: bearer(token) }));
   const download = async (id: string) => Buffer.from(await (await fetch(`${server.rest}/documents/${id}`, { headers: bearer(token) })).arrayBuffer());
-  const history = async (id: string) =>
-    (await (await fetch(`${server.rest}/documents/${id}/history`, { headers: bearer(token) })).json()) as Array<Record<string, unknown>>;
+  const history = async (id: string) => (await (await fetch(`${server.rest}/documents/${id}/history`, { headers: bearer(token) })).json()) as Array<Record<string, unknown>>;
   const replace = async (id: string, content: Buffer, name: string) => {
     const { body, contentType } = multipartBody(content, name);
     return rawRequest(`${server.rest}/documents/${id}`, {
@@ -80,9 +76,7 @@ describe('rename, replace, history', () => {
     const document = await uploadDocument(server.rest, token, PNG, 'image.png', '?history=true');
     const id = String(document.documentId);
     expect(document.historyId).toBe(1);
-    expect(await history(id)).toEqual([
-      expect.objectContaining({ id: 1, operation: '', fileName: 'image.png', active: true }),
-    ]);
+    expect(await history(id)).toEqual([expect.objectContaining({ id: 1, operation: '', fileName: 'image.png', active: true })]);
 
     expect((await replace(id, pdf('second'), 'image.pdf')).status).toBe(303);
     expect((await replace(id, pdf('third'), 'image.pdf')).status).toBe(303);

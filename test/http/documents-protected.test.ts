@@ -65,7 +65,11 @@ describe('protected PDFs', () => {
     expect(metadata.security).toMatchObject({ canPrint: true, canModify: true });
     // Independent check of the page count.
     writeFileSync(path.join(work, 'plain.pdf'), plain);
-    expect(execFileSync('qpdf', ['--show-npages', path.join(work, 'plain.pdf')]).toString().trim()).toBe('1');
+    expect(
+      execFileSync('qpdf', ['--show-npages', path.join(work, 'plain.pdf')])
+        .toString()
+        .trim(),
+    ).toBe('1');
   });
 
   it('answers -5009 for a PDF that needs its open password, then 0 once the password is supplied', async () => {
@@ -145,10 +149,7 @@ describe('image metadata in DocumentFile', () => {
 
   it('reports width, height and resolution of an image', async () => {
     const { token } = await login(server.rest);
-    const png = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
-      'base64',
-    );
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
     const document = await uploadDocument(server.rest, token, png, 'dot.png');
     expect(document.metadata).toMatchObject({ metadataType: 'image', images: [expect.objectContaining({ width: 1, height: 1 })] });
   });

@@ -289,9 +289,7 @@ describe('GET /documents/{id}/info', () => {
 
   it('keeps UTF-8 file names (raw UTF-8 and RFC 5987 filename*)', async () => {
     const raw = rawMultipart([{ headers: ['Content-Disposition: form-data; name="filedata"; filename="Grüße.pdf"'], content: pdfOfSize(400) }]);
-    const encoded = rawMultipart([
-      { headers: ["Content-Disposition: form-data; name=\"filedata\"; filename*=UTF-8''%E6%96%87%E6%9B%B8-Gr%C3%BC%C3%9Fe.pdf"], content: pdfOfSize(400) },
-    ]);
+    const encoded = rawMultipart([{ headers: ['Content-Disposition: form-data; name="filedata"; filename*=UTF-8\'\'%E6%96%87%E6%9B%B8-Gr%C3%BC%C3%9Fe.pdf'], content: pdfOfSize(400) }]);
     const names: string[] = [];
     for (const { body, contentType } of [raw, encoded]) {
       const outcome = await send(`${server.rest}/documents`, {
@@ -323,11 +321,7 @@ describe('GET /documents/{id}/info', () => {
 
 describe('client file names never become paths', () => {
   const { server, session } = useTestServer();
-  const outsideTargets = [
-    '/etc/passwd.pdf',
-    path.join(os.tmpdir(), 'etc', 'passwd.pdf'),
-    path.join(os.tmpdir(), 'evil.pdf'),
-  ];
+  const outsideTargets = ['/etc/passwd.pdf', path.join(os.tmpdir(), 'etc', 'passwd.pdf'), path.join(os.tmpdir(), 'evil.pdf')];
   let existedBefore: boolean[];
 
   beforeAll(async () => {
@@ -359,7 +353,30 @@ describe('client file names never become paths', () => {
   }
 
   it('wrote nothing but ids and its own files into the data dir, and nothing outside it', () => {
-    const allowed = new Set(['quire.yaml', 'keys', 'token-signing-key.pem', 'webhook-secret', 'sessions', 'storage', 'tmp', 'content', 'meta.json', 'fonts', 'engines', 'fonts.conf', 'fontconfig-cache', 'queue', 'journal.jsonl', 'logs', 'statistics', 'datastore', 'logo', 'theme', 'background', 'generic']);
+    const allowed = new Set([
+      'quire.yaml',
+      'keys',
+      'token-signing-key.pem',
+      'webhook-secret',
+      'sessions',
+      'storage',
+      'tmp',
+      'content',
+      'meta.json',
+      'fonts',
+      'engines',
+      'fonts.conf',
+      'fontconfig-cache',
+      'queue',
+      'journal.jsonl',
+      'logs',
+      'statistics',
+      'datastore',
+      'logo',
+      'theme',
+      'background',
+      'generic',
+    ]);
     const entries = tree(server.dataDir);
     const strange = entries.filter((entry) =>
       entry
@@ -382,9 +399,7 @@ describe('GET /documents/{id} (download)', () => {
 
   /** Uploads with the name given as RFC 5987 `filename*` (so quotes and non-ASCII travel intact). */
   async function uploadNamed(name: string, data: Buffer): Promise<DocumentFile> {
-    const { body, contentType } = rawMultipart([
-      { headers: [`Content-Disposition: form-data; name="filedata"; filename*=UTF-8''${encodeURIComponent(name)}`], content: data },
-    ]);
+    const { body, contentType } = rawMultipart([{ headers: [`Content-Disposition: form-data; name="filedata"; filename*=UTF-8''${encodeURIComponent(name)}`], content: data }]);
     const outcome = await send(`${server.rest}/documents`, {
       method: 'POST',
       headers: { ...session.headers, 'content-type': contentType, 'content-length': body.length },
@@ -739,9 +754,7 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
     const session = await openSession(server.rest);
     await uploadFile(server.rest, session.token, pdfOfSize(1000), 'a.pdf');
     await uploadFile(server.rest, session.token, pdfOfSize(1000), 'b.pdf');
-    const outcomes = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => postDocument(server.rest, session.token, pdfOfSize(50 * KB), `race${i}.pdf`)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => postDocument(server.rest, session.token, pdfOfSize(50 * KB), `race${i}.pdf`)));
     const won = outcomes.filter((o) => o.response?.status === 303);
     for (const outcome of outcomes.filter((o) => o.response?.status !== 303)) expectRawError(outcome, 409, -72);
     expect(won.length).toBeLessThanOrEqual(1);
@@ -753,9 +766,7 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
     const session = await openSession(server.rest);
     await uploadFile(server.rest, session.token, pdfOfSize(1000), 'a.pdf');
     await uploadFile(server.rest, session.token, pdfOfSize(1000), 'b.pdf');
-    const outcomes = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => postDocument(server.rest, session.token, pdfOfSize(50 * KB), `race${i}.pdf`)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => postDocument(server.rest, session.token, pdfOfSize(50 * KB), `race${i}.pdf`)));
     expect(outcomes.filter((o) => o.response?.status === 303)).toHaveLength(1);
     expect(await expectCleanStorage(server, session)).toHaveLength(3);
   });
@@ -763,9 +774,7 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
   it('never lets concurrent uploads together pass the disk space limit', async () => {
     const session = await openSession(server.rest);
     // Chunked, so no declared size lets the server refuse up front: the limit must hold while the bytes arrive.
-    const outcomes = await Promise.all(
-      Array.from({ length: 3 }, (_, i) => postDocumentChunked(server.rest, session.token, filler(900 * KB, 16 * KB), `race${i}.pdf`)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 3 }, (_, i) => postDocumentChunked(server.rest, session.token, filler(900 * KB, 16 * KB), `race${i}.pdf`)));
     for (const outcome of outcomes.filter((o) => o.response?.status !== 303)) {
       if (outcome.response) expectRawError(outcome, 413, -73);
       else expect(outcome.error?.code).toMatch(/ECONNRESET|EPIPE|ECONNCLOSED/);

@@ -17,8 +17,7 @@ describe('error responses', () => {
     token = (await login(server.rest)).token;
   });
 
-  const post = (path: string, body: string, contentType = 'application/json') =>
-    fetch(`${server.rest}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(token) }, body });
+  const post = (path: string, body: string, contentType = 'application/json') => fetch(`${server.rest}${path}`, { method: 'POST', headers: { 'content-type': contentType, ...bearer(token) }, body });
 
   it('reports malformed JSON as a parameter error', async () => {
     const body = await expectPlainError(await post('/authentication/user/login', '{"createRefreshToken":'), 400, -14);

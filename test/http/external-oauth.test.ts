@@ -146,14 +146,8 @@ describe('external OAuth 2.0 tokens', () => {
       // An issuer no provider has: the token is taken for a local one, which it is not.
       ['unknown issuer', () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', issuer: 'http://127.0.0.1:9/evil/' })],
       ['expired', () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', issuedAt: now() - 3600, expiresAt: now() - 600 })],
-      [
-        'signed by another key with the known kid',
-        async () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', key: await newSigningKey(idp.key.kid) }),
-      ],
-      [
-        'signed by another key with an unknown kid',
-        async () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', key: await newSigningKey('evil-kid') }),
-      ],
+      ['signed by another key with the known kid', async () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', key: await newSigningKey(idp.key.kid) })],
+      ['signed by another key with an unknown kid', async () => idp.sign({ preferred_username: 'mallory' }, { subject: 'mallory', key: await newSigningKey('evil-kid') })],
       [
         'alg none',
         async () =>
@@ -191,16 +185,19 @@ describe('external OAuth 2.0 tokens', () => {
             .setExpirationTime(now() + 600)
             .sign(new TextEncoder().encode(JSON.stringify(idp.key.publicJwk))),
       ],
-      ['no subject', async () => {
-        const token = await new SignJWT({ preferred_username: 'mallory' })
-          .setProtectedHeader({ alg: 'RS256', kid: idp.key.kid })
-          .setIssuer(idp.issuer)
-          .setAudience('quire-api')
-          .setIssuedAt()
-          .setExpirationTime(now() + 600)
-          .sign(idp.key.privateKey);
-        return token;
-      }],
+      [
+        'no subject',
+        async () => {
+          const token = await new SignJWT({ preferred_username: 'mallory' })
+            .setProtectedHeader({ alg: 'RS256', kid: idp.key.kid })
+            .setIssuer(idp.issuer)
+            .setAudience('quire-api')
+            .setIssuedAt()
+            .setExpirationTime(now() + 600)
+            .sign(idp.key.privateKey);
+          return token;
+        },
+      ],
     ];
     it.each(forgeries)('%s', async (_name, make) => {
       const token = await make();
@@ -218,11 +215,7 @@ describe('external OAuth 2.0 tokens', () => {
   it('refresh with an external token is refused', async () => {
     const token = await idp.sign({ preferred_username: 'dave' }, { subject: 'sub-dave' });
     const opened = await info(token);
-    await expectError(
-      await call('/authentication/user/refresh', token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }),
-      401,
-      -66,
-    );
+    await expectError(await call('/authentication/user/refresh', token, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }), 401, -66);
     // The refusal does not end the session.
     expect((await info(token)).uniqueId).toBe(opened.uniqueId);
   });
@@ -286,10 +279,7 @@ describe('external OAuth 2.0 tokens', () => {
     const member = await info(await idp.sign({ roles: 'reader quire-user' }, { subject: 'sub-hank', issuer: strictIssuer }));
     expect(member.isUser).toBe(true);
     expect(member.isAdmin).toBe(false);
-    await expectError(
-      await call('/authentication/user/info', await idp.sign({ roles: 'reader quire-users' }, { subject: 'sub-ivy', issuer: strictIssuer })),
-      403,
-    );
+    await expectError(await call('/authentication/user/info', await idp.sign({ roles: 'reader quire-users' }, { subject: 'sub-ivy', issuer: strictIssuer })), 403);
   });
 
   it('the token also works in the Authorization query parameter', async () => {

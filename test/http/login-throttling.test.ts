@@ -171,8 +171,7 @@ security:
   afterAll(() => server.stop());
 
   it('counts failures per X-Forwarded-For address when server.trustProxy is on', async () => {
-    const from = (address: string, credentials: { name: string; password: string }) =>
-      loginFrom(server.rest, '127.0.0.1', credentials, { 'x-forwarded-for': address });
+    const from = (address: string, credentials: { name: string; password: string }) => loginFrom(server.rest, '127.0.0.1', credentials, { 'x-forwarded-for': address });
     for (let i = 0; i < 2; i++) await expectError(await from('198.51.100.1', WRONG), 401, -64);
     await expectError(await from('198.51.100.1', ALICE), 429, -150);
     expect((await from('198.51.100.2', ALICE)).status).toBe(200);
@@ -204,9 +203,7 @@ security:
       peakRunning = Math.max(peakRunning, running);
       peakWaiting = Math.max(peakWaiting, waiting);
     }, 1);
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => loginFrom(server.rest, `127.0.5.${i + 1}`, { name: 'slow', password: 'wrong' })),
-    );
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => loginFrom(server.rest, `127.0.5.${i + 1}`, { name: 'slow', password: 'wrong' })));
     clearInterval(sampler);
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses).toEqual([401, 401, 429, 429, 429, 429]);

@@ -27,10 +27,7 @@ describe('OpenAPI document', () => {
 
   it('declares the tags and security schemes of the interface', () => {
     const tags = (document.tags as Array<{ name: string }>).map((t) => t.name);
-    expect(tags).toEqual([
-      'authentication', 'documents', 'administration', 'converter', 'pdfa', 'ocr',
-      'signature', 'toolbox', 'urlconverter', 'barcode', 'portal', 'experimental',
-    ]);
+    expect(tags).toEqual(['authentication', 'documents', 'administration', 'converter', 'pdfa', 'ocr', 'signature', 'toolbox', 'urlconverter', 'barcode', 'portal', 'experimental']);
     expect(document.components.securitySchemes.BasicAuth).toMatchObject({ type: 'http', scheme: 'basic' });
     expect(document.components.securitySchemes.BearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
@@ -41,9 +38,7 @@ describe('OpenAPI document', () => {
       .filter((r) => r.url.startsWith(restBase) && r.method !== 'HEAD')
       .map((r) => `${r.method.toLowerCase()} ${r.url.slice(restBase.length).replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`);
     expect(expected.length).toBeGreaterThan(10);
-    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) =>
-      Object.keys(ops).map((method) => `${method} ${p}`),
-    );
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>).flatMap(([p, ops]) => Object.keys(ops).map((method) => `${method} ${p}`));
     // Parameter names may differ (Fastify's catch-all `*` is documented under the interface's name).
     const shape = (route: string) => route.replace(/\{[^}]+\}|\*/g, '{}');
     expect(new Set(documented.map(shape))).toEqual(new Set(expected.map(shape)));
@@ -51,9 +46,7 @@ describe('OpenAPI document', () => {
   });
 
   it('uses the webPDF component names and security per route', () => {
-    expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(['Document_File', 'Webservice_Exception', 'Auth_SessionToken', 'Auth_UserCredentials', 'Session_Table']),
-    );
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['Document_File', 'Webservice_Exception', 'Auth_SessionToken', 'Auth_UserCredentials', 'Session_Table']));
     const login = document.paths['/authentication/user/login'].post;
     expect(login.security).toEqual([{ BasicAuth: [] }, {}]);
     expect(login.tags).toEqual(['authentication']);

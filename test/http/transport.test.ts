@@ -106,8 +106,7 @@ describe('multipart edge cases', () => {
   });
 
   const upload = (contentType: string, body: string) =>
-    `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${contentType}\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${contentType}\r\n` + `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   const filePart = (boundary: string, close = true) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="filedata"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello\r\n${close ? `--${boundary}--\r\n` : ''}`;
 
@@ -132,7 +131,10 @@ describe('multipart edge cases', () => {
   });
 
   it('accepts a quoted boundary with a space and one of exactly 70 characters', async () => {
-    for (const [header, boundary] of [['"a b"', 'a b'], ['d'.repeat(70), 'd'.repeat(70)]] as const) {
+    for (const [header, boundary] of [
+      ['"a b"', 'a b'],
+      ['d'.repeat(70), 'd'.repeat(70)],
+    ] as const) {
       const outcome = await exchange(port, upload(`multipart/form-data; boundary=${header}`, filePart(boundary)));
       expect(outcome.answer?.status).toBe(303);
     }
@@ -159,8 +161,7 @@ describe('multipart edge cases', () => {
 
   it('answers JSON nested 100,000 deep, and JSON that is not UTF-8, with 400', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    const json = (body: Buffer | string) =>
-      `POST ${REST}/authentication/user/login HTTP/1.1\r\nHost: quire\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+    const json = (body: Buffer | string) => `POST ${REST}/authentication/user/login HTTP/1.1\r\nHost: quire\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
     expectException(await exchange(port, json(deep), [Buffer.from(deep)]), 400, -14);
     const latin1 = Buffer.from('{"createRefreshToken":\xff\xfe}', 'latin1');
     expectException(await exchange(port, json(latin1), [latin1]), 400, -14);
@@ -195,9 +196,7 @@ describe('slow clients (headersTimeout 1 s, requestTimeout 2 s, minUploadRate 1K
   it('cuts off an upload whose body arrives at 16 bytes/s with 408 -86, and keeps nothing', async () => {
     const content = Buffer.alloc(4096, 0x41);
     const body = Buffer.concat([multipartHead('slow.pdf'), content, MULTIPART_TAIL]);
-    const head =
-      `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\n` +
-      `Content-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head = `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\n` + `Content-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${body.length}\r\n\r\n`;
     const outcome = await exchange(port, head, dribble(body, 4, 250), { stopOnAnswer: false });
     expectException(outcome, 408, -86);
     expect(outcome.sentAll).toBe(false);
@@ -226,9 +225,7 @@ describe('slow clients (headersTimeout 1 s, requestTimeout 2 s, minUploadRate 1K
     // 12 KB at 4 KB/s: three seconds, longer than requestTimeout, which uploads are exempt from.
     const content = Buffer.alloc(12 * 1024, 0x42);
     const body = Buffer.concat([multipartHead('steady.pdf'), content, MULTIPART_TAIL]);
-    const head =
-      `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\n` +
-      `Content-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${body.length}\r\n\r\n`;
+    const head = `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\n` + `Content-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${body.length}\r\n\r\n`;
     const outcome = await exchange(port, head, dribble(body, 1024, 250));
     expect(outcome.answer?.status).toBe(303);
     expect(outcome.sentAll).toBe(true);
@@ -242,8 +239,7 @@ describe('early refusals reach a client that is still sending', () => {
     port = portOf(server);
   });
 
-  const uploadHead = (headers: string, path = `${REST}/documents`) =>
-    `POST ${path} HTTP/1.1\r\nHost: quire\r\n${headers}Content-Type: ${STREAM_CONTENT_TYPE}\r\n`;
+  const uploadHead = (headers: string, path = `${REST}/documents`) => `POST ${path} HTTP/1.1\r\nHost: quire\r\n${headers}Content-Type: ${STREAM_CONTENT_TYPE}\r\n`;
   const FIFTY = 50 * MB;
 
   const refusals: Array<[string, () => string, number, number]> = [
@@ -251,12 +247,7 @@ describe('early refusals reach a client that is still sending', () => {
     ['413 for a chunked upload that passes the limit while it streams', () => `${uploadHead(`Authorization: Bearer ${session.token}\r\n`)}Transfer-Encoding: chunked\r\n\r\n`, 413, -71],
     ['401 for an upload with an invalid token', () => `${uploadHead('Authorization: Bearer not-a-token\r\n')}Content-Length: ${FIFTY}\r\n\r\n`, 401, -62],
     ['404 for an upload to no endpoint', () => `${uploadHead(`Authorization: Bearer ${session.token}\r\n`, `${REST}/no/such/endpoint`)}Content-Length: ${FIFTY}\r\n\r\n`, 404, -80],
-    [
-      '415 for 50 MB of text to a JSON endpoint',
-      () => `POST ${REST}/authentication/user/login HTTP/1.1\r\nHost: quire\r\nContent-Type: text/plain\r\nContent-Length: ${FIFTY}\r\n\r\n`,
-      415,
-      -81,
-    ],
+    ['415 for 50 MB of text to a JSON endpoint', () => `POST ${REST}/authentication/user/login HTTP/1.1\r\nHost: quire\r\nContent-Type: text/plain\r\nContent-Length: ${FIFTY}\r\n\r\n`, 415, -81],
   ];
 
   it.each(refusals)('a client streaming 50 MB reads the %s, without EPIPE or reset', async (name, head, status, errorCode) => {
@@ -286,8 +277,7 @@ describe('draining has bounds (drainLimit 1MB, drainTimeout 1 s)', () => {
     port = portOf(server);
   });
 
-  const head = () =>
-    `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${200 * MB}\r\n\r\n`;
+  const head = () => `POST ${REST}/documents HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer ${session.token}\r\nContent-Type: ${STREAM_CONTENT_TYPE}\r\nContent-Length: ${200 * MB}\r\n\r\n`;
 
   it('cuts off a client that keeps sending past drainLimit after the answer', async () => {
     const outcome = await exchange(port, head(), filler(200 * MB), { stopOnAnswer: false });

@@ -27,7 +27,7 @@ describe('LogFiles', () => {
     rmSync(path.dirname(dir), { recursive: true, force: true });
   });
 
-  it('creates today\'s file at open, private to the server', async () => {
+  it("creates today's file at open, private to the server", async () => {
     const files = await LogFiles.open({ dir, retentionDays: 30, now });
     const today = await files.file();
     expect(today).toEqual({ date: '2024-03-10', path: path.join(dir, 'quire-2024-03-10.log'), size: 0 });
@@ -36,7 +36,7 @@ describe('LogFiles', () => {
     await files.close();
   });
 
-  it('switches to the next day\'s file at UTC midnight without losing or misplacing a line', async () => {
+  it("switches to the next day's file at UTC midnight without losing or misplacing a line", async () => {
     const files = await LogFiles.open({ dir, retentionDays: 30, now });
     const logger = createLogger('info', files.destination());
     at('2024-03-10T23:59:59.990Z');
@@ -51,7 +51,7 @@ describe('LogFiles', () => {
     expect(after).toEqual(Array.from({ length: 500 }, (_, i) => `after ${i}`));
   });
 
-  it('answers the file of a day with its size, and today\'s even before its first line', async () => {
+  it("answers the file of a day with its size, and today's even before its first line", async () => {
     const files = await LogFiles.open({ dir, retentionDays: 30, now });
     const logger = createLogger('info', files.destination());
     logger.info('one line');

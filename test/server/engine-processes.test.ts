@@ -257,6 +257,13 @@ describe('engine processes and the server', () => {
       await server.exited;
     }
     // And they are gone with it.
-    expect(describeProcs(await survivorsAfter(processesMentioning(dataDir).filter((p) => p.pid !== ownedProc.pid && p.pid !== adminProc.pid), 5_000))).toBe('');
+    expect(
+      describeProcs(
+        await survivorsAfter(
+          processesMentioning(dataDir).filter((p) => p.pid !== ownedProc.pid && p.pid !== adminProc.pid),
+          5_000,
+        ),
+      ),
+    ).toBe('');
   }, 300_000);
 });

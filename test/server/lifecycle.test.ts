@@ -186,13 +186,7 @@ describe.concurrent('restart', () => {
 
 describe.concurrent('graceful shutdown', () => {
   /** A multipart upload whose body trickles in: `size` bytes in 64 KB chunks, one every `stepMs`. */
-  function slowUpload(
-    quire: QuireProcess,
-    token: string,
-    content: Buffer,
-    stepMs: number,
-    agent: Agent | false,
-  ): { response: Promise<RawResponse>; sent: () => number; total: number } {
+  function slowUpload(quire: QuireProcess, token: string, content: Buffer, stepMs: number, agent: Agent | false): { response: Promise<RawResponse>; sent: () => number; total: number } {
     const { body, contentType } = multipartBody(content, 'slow.bin');
     const chunkSize = 64 * 1024;
     let offset = 0;
@@ -210,16 +204,12 @@ describe.concurrent('graceful shutdown', () => {
       },
     });
     const response = new Promise<RawResponse>((resolve, reject) => {
-      const req = httpRequest(
-        `${quire.rest}/documents`,
-        { method: 'POST', agent, headers: { ...bearer(token), 'content-type': contentType, 'content-length': body.length } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), continued: false }));
-          res.on('error', reject);
-        },
-      );
+      const req = httpRequest(`${quire.rest}/documents`, { method: 'POST', agent, headers: { ...bearer(token), 'content-type': contentType, 'content-length': body.length } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), continued: false }));
+        res.on('error', reject);
+      });
       req.on('error', reject);
       source.pipe(req);
     });

@@ -109,11 +109,7 @@ export function compileFilter(filter: FileFilter | undefined | null, options?: C
       return RUN.runInContext(context, { timeout: timeoutMs }) as boolean[];
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') {
-        throw new ArchiveError(
-          'badFilter',
-          `the file filter took more than ${timeoutMs} ms to evaluate on ${names.length} name(s); simplify its regex or glob patterns`,
-          { cause: error },
-        );
+        throw new ArchiveError('badFilter', `the file filter took more than ${timeoutMs} ms to evaluate on ${names.length} name(s); simplify its regex or glob patterns`, { cause: error });
       }
       throw error;
     } finally {

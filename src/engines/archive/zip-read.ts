@@ -301,19 +301,13 @@ const LOCAL_HEADER_FIXED_SIZE = 30;
  * pointing at one highly compressed kernel); no honest writer produces them.
  */
 function checkOverlap(scanned: ScannedEntry[]): void {
-  const byOffset = scanned
-    .filter((entry) => !entry.info.isDirectory || entry.raw.compressedSize > 0)
-    .sort((a, b) => a.raw.relativeOffsetOfLocalHeader - b.raw.relativeOffsetOfLocalHeader);
+  const byOffset = scanned.filter((entry) => !entry.info.isDirectory || entry.raw.compressedSize > 0).sort((a, b) => a.raw.relativeOffsetOfLocalHeader - b.raw.relativeOffsetOfLocalHeader);
   for (let i = 1; i < byOffset.length; i++) {
     const previous = byOffset[i - 1]!;
     const current = byOffset[i]!;
     const previousEnd = previous.raw.relativeOffsetOfLocalHeader + LOCAL_HEADER_FIXED_SIZE + previous.raw.compressedSize;
     if (current.raw.relativeOffsetOfLocalHeader < previousEnd) {
-      throw new ArchiveError(
-        'corrupt',
-        `archive entries ${quoteName(previous.info.path)} and ${quoteName(current.info.path)} overlap`,
-        { entryName: current.info.path },
-      );
+      throw new ArchiveError('corrupt', `archive entries ${quoteName(previous.info.path)} and ${quoteName(current.info.path)} overlap`, { entryName: current.info.path });
     }
   }
 }
@@ -359,11 +353,7 @@ async function checkNestedContent(zip: yauzl.ZipFile, entry: ScannedEntry): Prom
   const signature = archiveSignature(head);
   if (signature === undefined) return;
   if (signature === 'zip' && isZipDocumentName(entry.info.path)) return;
-  throw new ArchiveError(
-    'nested',
-    `archive entry ${quoteName(entry.info.path)} is itself an archive (${signature} content); nested archives are not allowed`,
-    { entryName: entry.info.path },
-  );
+  throw new ArchiveError('nested', `archive entry ${quoteName(entry.info.path)} is itself an archive (${signature} content); nested archives are not allowed`, { entryName: entry.info.path });
 }
 
 async function readHead(zip: yauzl.ZipFile, entry: ScannedEntry, length: number): Promise<Buffer> {
@@ -424,13 +414,7 @@ function connect(source: Readable, guard: EntryGuard, entryName: string): void {
   source.pipe(guard);
 }
 
-async function streamEntry(
-  zip: yauzl.ZipFile,
-  entry: ScannedEntry,
-  limits: ArchiveLimits,
-  totalBefore: number,
-  onEntry: ExtractOptions['onEntry'],
-): Promise<number> {
+async function streamEntry(zip: yauzl.ZipFile, entry: ScannedEntry, limits: ArchiveLimits, totalBefore: number, onEntry: ExtractOptions['onEntry']): Promise<number> {
   const source = await openContent(zip, entry);
   const guard = new EntryGuard(entry, limits, totalBefore);
   connect(source, guard, entry.info.path);

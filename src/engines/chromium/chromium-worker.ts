@@ -123,7 +123,9 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
       const cleanUp = (): void => {
         // Helpers of a browser that crashed may linger in its group.
         killGroup(this.pid);
-        void rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }).catch(() => undefined).then(resolve);
+        void rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 })
+          .catch(() => undefined)
+          .then(resolve);
       };
       if (child.exitCode !== null || child.signalCode !== null) cleanUp();
       else child.once('exit', cleanUp);

@@ -67,7 +67,9 @@ const WINDOWS_1252_C1 =
 function decode(bytes: Uint8Array, label: string): string {
   const decoder = new TextDecoder(label);
   if (decoder.encoding !== 'windows-1252') return decoder.decode(bytes);
-  return Buffer.from(bytes).toString('latin1').replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80]!);
+  return Buffer.from(bytes)
+    .toString('latin1')
+    .replace(/[\x80-\x9f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80]!);
 }
 
 function bomEncoding(bytes: Uint8Array): string | undefined {

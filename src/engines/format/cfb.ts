@@ -90,9 +90,7 @@ class CfbReader {
     if (!this.difatSectors) this.difatSectors = [];
     const sectors = this.difatSectors;
     const declared = this.header.readUInt32LE(0x48);
-    let sectorNumber = sectors.length === 0
-      ? this.header.readUInt32LE(0x44)
-      : sectors[sectors.length - 1]!.readUInt32LE(this.sectorSize - 4);
+    let sectorNumber = sectors.length === 0 ? this.header.readUInt32LE(0x44) : sectors[sectors.length - 1]!.readUInt32LE(this.sectorSize - 4);
     while (sectors.length < count && sectors.length < declared) {
       const data = await this.sector(sectorNumber);
       if (!data) break;

@@ -17,7 +17,10 @@ export async function requestedFonts(file: string, typeKey: string): Promise<str
   const found = new Set<string>();
   try {
     const { entries } = await listEntries(file, { maxEntries: 20_000 });
-    const names = entries.map((e) => e.path).filter(parts.select).slice(0, MAX_PARTS);
+    const names = entries
+      .map((e) => e.path)
+      .filter(parts.select)
+      .slice(0, MAX_PARTS);
     for (const name of names) {
       const xml = await readPart(file, name);
       if (xml === undefined) continue;
@@ -79,7 +82,13 @@ function attributes(xml: string, tags: RegExp, attribute: RegExp): string[] {
 }
 
 function decode(text: string): string {
-  return text.replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&').trim();
+  return text
+    .replace(/&apos;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .trim();
 }
 
 async function readPart(file: string, name: string): Promise<string | undefined> {

@@ -27,7 +27,12 @@ export function sanitizeClientFileName(name: string | undefined): string {
   if (characters.length <= MAX_NAME_LENGTH) return clean;
   const { extension } = splitExtension(clean);
   const suffix = extension === '' ? '' : `.${extension}`;
-  return characters.slice(0, MAX_NAME_LENGTH - suffix.length).join('').trimEnd() + suffix;
+  return (
+    characters
+      .slice(0, MAX_NAME_LENGTH - suffix.length)
+      .join('')
+      .trimEnd() + suffix
+  );
 }
 
 /** Splits "name.ext" at the last dot; dot-files and names without a valid extension have none. */

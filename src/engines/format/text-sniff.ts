@@ -54,8 +54,9 @@ function decodeUtf8(bytes: Uint8Array, truncated: boolean): string | undefined {
  * maps 0x80-0x9F to C1 controls. The five bytes the code page leaves undefined stay C1 controls
  * and count against the sample.
  */
-const CP1252_HIGH = '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f'
-  + '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
+const CP1252_HIGH =
+  '\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f' +
+  '\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178';
 
 function decodeWindows1252(bytes: Buffer): string {
   return bytes.toString('latin1').replace(/[\u0080-\u009f]/g, (c) => CP1252_HIGH[c.charCodeAt(0) - 0x80]!);
@@ -69,8 +70,7 @@ function controlRatio(text: string): number {
   let controls = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    const allowed = code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c || code === 0x0d
-      || code === 0x1a /* DOS end-of-file */ || code === 0x1b /* ANSI escapes in logs */;
+    const allowed = code === 0x09 || code === 0x0a || code === 0x0b || code === 0x0c || code === 0x0d || code === 0x1a /* DOS end-of-file */ || code === 0x1b /* ANSI escapes in logs */;
     if ((code < 0x20 && !allowed) || (code >= 0x7f && code <= 0x9f) || code === 0xfffd) controls++;
   }
   return controls / text.length;

@@ -48,13 +48,7 @@ export class Ghostscript implements PostScriptConverter {
   }
 
   async downsample(input: string, output: string, options: DownsampleOptions): Promise<void> {
-    const args = [
-      '-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite',
-      '-dCompatibilityLevel=1.7',
-      ...downsampleArgs(options),
-      `-sOutputFile=${output}`,
-      input,
-    ];
+    const args = ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite', '-dCompatibilityLevel=1.7', ...downsampleArgs(options), `-sOutputFile=${output}`, input];
     await this.pdfwrite(args, options.timeoutMs, 'rewrite the PDF');
   }
 

@@ -38,7 +38,8 @@ export function fromSharpError(error: unknown, inputPath: string): Error {
 }
 
 /** Library-internal prefixes of libvips and sharp messages: operation and loader names, wrapper phrases. */
-const INTERNAL_PREFIX = /^\s*(?:[A-Za-z0-9_]*vips[A-Za-z0-9_]*|(?:gif|png|jpeg|jpg|tiff|webp|heif|svg|magick|pdf|jp2k|jxl|bmp)(?:load|save)[A-Za-z0-9_]*|input (?:file|buffer) (?:has corrupt header|contains unsupported image format))\s*:\s*/i;
+const INTERNAL_PREFIX =
+  /^\s*(?:[A-Za-z0-9_]*vips[A-Za-z0-9_]*|(?:gif|png|jpeg|jpg|tiff|webp|heif|svg|magick|pdf|jp2k|jxl|bmp)(?:load|save)[A-Za-z0-9_]*|input (?:file|buffer) (?:has corrupt header|contains unsupported image format))\s*:\s*/i;
 
 /** The one meaningful line of a libvips failure, cleaned for a client. */
 export function imageFailureReason(raw: string, inputPath: string): string {

@@ -85,7 +85,10 @@ async function jpegAsIs(request: FrameRequest, jpeg: JpegHeader): Promise<PdfIma
 
 async function reencodeJpeg(pipeline: Sharp, info: FrameInfo, quality: number): Promise<PdfImage> {
   // sharp converts CMYK and profiled input to sRGB here, so the result needs no profile.
-  const data = await pipeline.toColourspace(info.grey ? 'b-w' : 'srgb').jpeg({ quality }).toBuffer();
+  const data = await pipeline
+    .toColourspace(info.grey ? 'b-w' : 'srgb')
+    .jpeg({ quality })
+    .toBuffer();
   const jpeg = await readJpegHeader(bufferSource(data));
   if (!jpeg) throw new Error('sharp wrote a JPEG whose header cannot be read');
   return { ...dctImage(jpeg), data: { buffers: [data], length: data.length } };
@@ -112,7 +115,12 @@ function matchingProfile(icc: Buffer | undefined, components: number): Buffer | 
 }
 
 async function lossless(pipeline: Sharp, grey: boolean): Promise<PdfImage> {
-  return flateImage(await pipeline.toColourspace(grey ? 'b-w' : 'srgb').png(PNG_OPTIONS).toBuffer());
+  return flateImage(
+    await pipeline
+      .toColourspace(grey ? 'b-w' : 'srgb')
+      .png(PNG_OPTIONS)
+      .toBuffer(),
+  );
 }
 
 /**
@@ -122,7 +130,12 @@ async function lossless(pipeline: Sharp, grey: boolean): Promise<PdfImage> {
 async function losslessWithAlpha(request: FrameRequest, pipeline: Sharp): Promise<PdfImage> {
   const { data, info } = await pipeline.toColourspace('srgb').ensureAlpha().raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
   const raw = { raw: { width: info.width, height: info.height, channels: 4 as const } };
-  const colour = await request.source.sharp(data, raw).removeAlpha().toColourspace(request.info.grey ? 'b-w' : 'srgb').png(PNG_OPTIONS).toBuffer();
+  const colour = await request.source
+    .sharp(data, raw)
+    .removeAlpha()
+    .toColourspace(request.info.grey ? 'b-w' : 'srgb')
+    .png(PNG_OPTIONS)
+    .toBuffer();
   const image = flateImage(colour);
   if (opaque(data)) return image;
   const alpha = await request.source.sharp(data, raw).extractChannel(3).toColourspace('b-w').png(PNG_OPTIONS).toBuffer();

@@ -1,4 +1,3 @@
-
 /** webPDF `Document_MetadataImageEntry` for one image (one page of a multi-page TIFF or GIF). */
 export interface ImageEntry {
   width: number;
@@ -12,15 +11,7 @@ export interface ImageEntry {
   metadata: Record<string, Record<string, string>>;
 }
 
-export type ImageOrientation =
-  | 'topLeft'
-  | 'topRight'
-  | 'bottomRight'
-  | 'bottomLeft'
-  | 'leftTop'
-  | 'rightTop'
-  | 'rightBottom'
-  | 'leftBottom';
+export type ImageOrientation = 'topLeft' | 'topRight' | 'bottomRight' | 'bottomLeft' | 'leftTop' | 'rightTop' | 'rightBottom' | 'leftBottom';
 
 /** EXIF orientation 1-8 in webPDF's names (the position of row 0 / column 0). */
 const ORIENTATIONS: ImageOrientation[] = ['topLeft', 'topRight', 'bottomRight', 'bottomLeft', 'leftTop', 'rightTop', 'rightBottom', 'leftBottom'];

@@ -112,7 +112,9 @@ export class PdfImageWriter {
       const iccRef = await this.writeStream(`/N ${components} /Alternate /${image.colorSpace} /Filter /FlateDecode /Length ${profile.length}`, { buffers: [profile], length: profile.length });
       colorSpace = `[/ICCBased ${iccRef} 0 R]`;
     }
-    const parms = image.pngPredictors ? ` /DecodeParms << /Predictor 15 /Colors ${image.colorSpace === 'DeviceGray' ? 1 : 3} /BitsPerComponent ${image.bitsPerComponent} /Columns ${image.width} >>` : '';
+    const parms = image.pngPredictors
+      ? ` /DecodeParms << /Predictor 15 /Colors ${image.colorSpace === 'DeviceGray' ? 1 : 3} /BitsPerComponent ${image.bitsPerComponent} /Columns ${image.width} >>`
+      : '';
     const dict =
       `/Type /XObject /Subtype /Image /Width ${image.width} /Height ${image.height} /ColorSpace ${colorSpace} ` +
       `/BitsPerComponent ${image.bitsPerComponent} /Filter /${image.filter}${parms}` +

@@ -69,14 +69,7 @@ export async function detectIsolation(mode: IsolationMode, python: string): Prom
 
 /** The argv prefix that runs a command in the Landlock sandbox with these folders. */
 export function sandboxCommand(python: string, folders: { read: readonly string[]; write: readonly string[]; socket: readonly string[] }): string[] {
-  return [
-    python,
-    SANDBOX_SCRIPT,
-    ...folders.read.flatMap((dir) => ['--read', dir]),
-    ...folders.write.flatMap((dir) => ['--write', dir]),
-    ...folders.socket.flatMap((dir) => ['--socket', dir]),
-    '--',
-  ];
+  return [python, SANDBOX_SCRIPT, ...folders.read.flatMap((dir) => ['--read', dir]), ...folders.write.flatMap((dir) => ['--write', dir]), ...folders.socket.flatMap((dir) => ['--socket', dir]), '--'];
 }
 
 /** What every soffice needs to read: the system, never the data dir, /home, /root, /srv or /tmp. */

@@ -97,10 +97,9 @@ export class LibreOfficeEngine {
       // drawings, RTF fields) to the network and the disk: it runs only inside both walls (or when
       // isolation is off).
       if (mode !== 'off' && this.walls.missing.length > 0) {
-        throw new Error(
-          `LibreOffice listeners could not start (${(error as Error).message}), and the one-shot fallback needs both walls, but this system offers ${this.walls.missing.join(' and ')}`,
-          { cause: error },
-        );
+        throw new Error(`LibreOffice listeners could not start (${(error as Error).message}), and the one-shot fallback needs both walls, but this system offers ${this.walls.missing.join(' and ')}`, {
+          cause: error,
+        });
       }
       this.mode = 'oneShot';
       this.options.onFallback?.(error as Error);

@@ -53,10 +53,18 @@ export class OneShotWorker implements PoolWorker<UnoJob, UnoResult> {
       await mkdir(path.join(dir, 'tmp'));
       const filter = `pdf:${exportFilterFor(job.input)}:${JSON.stringify(filterOptions(job.filterData))}`;
       const args = [
-        '--headless', '--invisible', '--nologo', '--norestore', '--nolockcheck',
+        '--headless',
+        '--invisible',
+        '--nologo',
+        '--norestore',
+        '--nolockcheck',
         `-env:UserInstallation=file://${path.join(dir, 'profile')}`,
         ...(job.inputFilter ? [`--infilter=${job.inputFilter}${job.inputFilterOptions ? `:${job.inputFilterOptions}` : ''}`] : []),
-        '--convert-to', filter, '--outdir', outDir, job.input,
+        '--convert-to',
+        filter,
+        '--outdir',
+        outDir,
+        job.input,
       ];
       let result;
       try {

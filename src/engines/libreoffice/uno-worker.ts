@@ -84,11 +84,7 @@ export class UnoWorker implements PoolWorker<UnoJob, UnoResult> {
     // The launcher and setpriv exec the Python script (same pid): it stays the leader of the process
     // group. spawn() runs on the main thread (libuv forks from the calling thread), which the
     // parent-death signal is tied to.
-    const [command, ...args] = [
-      ...parentDeathPrefix(),
-      ...(options.launcher ?? []),
-      options.python, options.script, options.soffice, profileUrl, pipeName, JSON.stringify(options.sandbox ?? []),
-    ];
+    const [command, ...args] = [...parentDeathPrefix(), ...(options.launcher ?? []), options.python, options.script, options.soffice, profileUrl, pipeName, JSON.stringify(options.sandbox ?? [])];
     const child = spawn(command!, args, {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],

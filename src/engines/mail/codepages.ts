@@ -2,9 +2,26 @@ import { canonicalEncoding } from '../text/index.js';
 
 /** Windows code page numbers that are not simply `windows-N` or an ISO-8859 part. */
 const NAMED: Record<number, string> = {
-  65001: 'utf-8', 1200: 'utf-16le', 1201: 'utf-16be', 20127: 'us-ascii', 866: 'ibm866', 874: 'windows-874',
-  932: 'shift_jis', 936: 'gbk', 949: 'euc-kr', 950: 'big5', 10000: 'macintosh', 20866: 'koi8-r', 21866: 'koi8-u',
-  50220: 'iso-2022-jp', 50221: 'iso-2022-jp', 50222: 'iso-2022-jp', 51932: 'euc-jp', 51936: 'gbk', 51949: 'euc-kr', 54936: 'gb18030',
+  65001: 'utf-8',
+  1200: 'utf-16le',
+  1201: 'utf-16be',
+  20127: 'us-ascii',
+  866: 'ibm866',
+  874: 'windows-874',
+  932: 'shift_jis',
+  936: 'gbk',
+  949: 'euc-kr',
+  950: 'big5',
+  10000: 'macintosh',
+  20866: 'koi8-r',
+  21866: 'koi8-u',
+  50220: 'iso-2022-jp',
+  50221: 'iso-2022-jp',
+  50222: 'iso-2022-jp',
+  51932: 'euc-jp',
+  51936: 'gbk',
+  51949: 'euc-kr',
+  54936: 'gb18030',
 };
 
 /**

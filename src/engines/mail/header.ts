@@ -18,9 +18,7 @@ export function renderHeader(message: MailMessage): string {
     .map(([label, value]) => `<tr><th>${label}</th><td>${escapeHtml(value)}</td></tr>`)
     .join('');
   const listed = message.attachments.filter((attachment) => !attachment.inline);
-  const attachments = listed.length === 0
-    ? ''
-    : `<div class="quire-mail-attachments"><b>Attachments:</b> ${listed.map(describeAttachment).join(', ')}</div>`;
+  const attachments = listed.length === 0 ? '' : `<div class="quire-mail-attachments"><b>Attachments:</b> ${listed.map(describeAttachment).join(', ')}</div>`;
   return `<div class="quire-mail-header"><table>${table}</table>${attachments}</div>`;
 }
 

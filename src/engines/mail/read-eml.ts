@@ -74,7 +74,11 @@ function tooLarge(limits: MailLimits): MailEngineError {
 }
 
 function addressText(value: AddressObject | AddressObject[] | undefined): string {
-  return [value ?? []].flat().map((address) => address.text).filter((text) => text !== '').join(', ');
+  return [value ?? []]
+    .flat()
+    .map((address) => address.text)
+    .filter((text) => text !== '')
+    .join(', ');
 }
 
 /** The raw value of a header field: mailparser replaces an unparsable Date by the current time. */

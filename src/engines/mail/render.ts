@@ -34,8 +34,7 @@ const BASE_CSS = `body { margin: 0; }
 
 const RESIZE_IMAGES_CSS = '.quire-mail-body img { max-width: 100% !important; height: auto !important; }\n';
 
-const RESIZE_TABLES_CSS = '.quire-mail-body table { max-width: 100% !important; table-layout: fixed !important; }\n'
-  + '.quire-mail-body td, .quire-mail-body th { overflow-wrap: anywhere; }\n';
+const RESIZE_TABLES_CSS = '.quire-mail-body table { max-width: 100% !important; table-layout: fixed !important; }\n' + '.quire-mail-body td, .quire-mail-body th { overflow-wrap: anywhere; }\n';
 
 /**
  * Renders a message as one self-contained HTML document: the header block, then the body: the HTML

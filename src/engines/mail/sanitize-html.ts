@@ -21,12 +21,29 @@ import { MailEngineError } from './errors.js';
 /** Removed with everything inside them. */
 const DROPPED = new Set([
   // script and embedded documents or plug-ins
-  'script', 'iframe', 'frame', 'frameset', 'object', 'embed', 'applet', 'portal', 'fencedframe',
+  'script',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'applet',
+  'portal',
+  'fencedframe',
   // raw-text and foreign-content rules where htmlparser2 and Chromium tokenise differently
-  'noscript', 'noembed', 'noframes', 'xmp', 'plaintext', 'svg', 'math',
+  'noscript',
+  'noembed',
+  'noframes',
+  'xmp',
+  'plaintext',
+  'svg',
+  'math',
   // inert or page-level: templates are never shown; meta can refresh or redirect and declares a
   // charset that is no longer true; base would re-point every relative URL; the title is ours
-  'template', 'meta', 'base', 'title',
+  'template',
+  'meta',
+  'base',
+  'title',
 ]);
 
 /**

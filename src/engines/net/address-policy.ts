@@ -27,8 +27,8 @@ export interface AddressPolicyOptions {
 export type PolicyRefusal = 'invalidUrl' | 'scheme' | 'unresolved' | 'address';
 
 export type PolicyDecision =
-  | { allowed: true; /** What the host resolved to (the literal itself for IP URLs); connect to these. */ addresses: string[] }
-  | { allowed: false; refusal: PolicyRefusal; /** A sentence for logs and clients, e.g. "127.0.0.1 is a loopback address". */ reason: string };
+  | { allowed: true /** What the host resolved to (the literal itself for IP URLs); connect to these. */; addresses: string[] }
+  | { allowed: false; refusal: PolicyRefusal /** A sentence for logs and clients, e.g. "127.0.0.1 is a loopback address". */; reason: string };
 
 /** All addresses of a host name; rejects when it does not resolve. */
 export type HostResolver = (hostname: string) => Promise<string[]>;
@@ -43,7 +43,10 @@ export class AddressPolicy {
   private readonly allowedRanges = new BlockList();
 
   /** Throws a RangeError for an `allowHosts` entry that is neither a host name, an address nor a CIDR range. */
-  constructor(options: AddressPolicyOptions = {}, private readonly resolve: HostResolver = resolveAll) {
+  constructor(
+    options: AddressPolicyOptions = {},
+    private readonly resolve: HostResolver = resolveAll,
+  ) {
     this.allowInternal = options.allowInternal ?? false;
     for (const entry of options.allowHosts ?? []) this.addAllowed(entry.trim());
   }

@@ -100,7 +100,10 @@ export function specialAddressKind(address: string): string | undefined {
   if (label !== null) return label;
   const embedding = IPV4_EMBEDDING[range];
   if (embedding) {
-    const ipv4 = parsed.toByteArray().slice(embedding.offset, embedding.offset + 4).join('.');
+    const ipv4 = parsed
+      .toByteArray()
+      .slice(embedding.offset, embedding.offset + 4)
+      .join('.');
     const inner = specialAddressKind(ipv4);
     return inner && `${embedding.form} of ${ipv4}, ${inner}`;
   }

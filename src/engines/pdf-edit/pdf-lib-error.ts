@@ -29,7 +29,10 @@ export function isPdfLibFault(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (documentErrors.some((type) => error instanceof type)) return true;
   // The frames below the message line; only those with a source location say whose code threw.
-  const frames = (error.stack ?? '').split('\n').slice(1).filter((line) => /\(?\/|file:/.test(line));
+  const frames = (error.stack ?? '')
+    .split('\n')
+    .slice(1)
+    .filter((line) => /\(?\/|file:/.test(line));
   const inLibrary = (line: string) => /[\\/]@cantoo[\\/]pdf-lib[\\/]/.test(line);
   if (error instanceof RangeError && /call stack/i.test(error.message)) return frames.some(inLibrary);
   return frames.length > 0 && inLibrary(frames[0]!);

@@ -67,7 +67,10 @@ function scalePage(page: PDFPage, target: ScaleTarget, number: number): void {
   const areaWidth = width - left - right;
   const areaHeight = height - top - bottom;
   if (areaWidth <= 0 || areaHeight <= 0) {
-    throw new StructureError('invalidOption', `the padding leaves no room on page ${number}: the target is ${round(width)} × ${round(height)} pt, the paddings take ${round(left + right)} × ${round(top + bottom)} pt`);
+    throw new StructureError(
+      'invalidOption',
+      `the padding leaves no room on page ${number}: the target is ${round(width)} × ${round(height)} pt, the paddings take ${round(left + right)} × ${round(top + bottom)} pt`,
+    );
   }
   let contentWidth = areaWidth;
   let contentHeight = areaHeight;

@@ -26,11 +26,16 @@ export interface ParsedField {
 
 function fieldType(entry: QDict, flags: number): FieldType {
   switch (asName(entry.fieldtype)) {
-    case 'Tx': return 'text';
-    case 'Btn': return entry.ischeckbox === true ? 'checkBox' : entry.isradiobutton === true ? 'radioButton' : 'pushButton';
-    case 'Ch': return flags & FLAG_COMBO ? 'comboBox' : 'listBox';
-    case 'Sig': return 'signature';
-    default: return 'unknown';
+    case 'Tx':
+      return 'text';
+    case 'Btn':
+      return entry.ischeckbox === true ? 'checkBox' : entry.isradiobutton === true ? 'radioButton' : 'pushButton';
+    case 'Ch':
+      return flags & FLAG_COMBO ? 'comboBox' : 'listBox';
+    case 'Sig':
+      return 'signature';
+    default:
+      return 'unknown';
   }
 }
 
@@ -112,7 +117,7 @@ export function fillChoiceOptions(fields: ParsedField[], fetcher: ObjectFetcher,
     for (const option of options ?? []) {
       const pair = asArray(fetcher.peek(option));
       const exported = pair ? asText(fetcher.peek(pair[0])) : asText(option);
-      const display = pair ? asText(fetcher.peek(pair[1])) ?? exported : exported;
+      const display = pair ? (asText(fetcher.peek(pair[1])) ?? exported) : exported;
       if (exported === undefined) continue;
       list.push({ display: display ?? exported, export: exported, isDefault: defaults.includes(exported) });
     }
@@ -172,9 +177,7 @@ export function toXfdf(fields: readonly ParsedField[]): Buffer {
  */
 export function xfdfDocument(fields: readonly { name: string; values: readonly string[] }[], fileName = ''): string {
   const write = (node: FieldNameNode<{ values: readonly string[] }>): XmlOut[] =>
-    [...node.children].map(([name, child]) =>
-      xmlElement('field', { name }, [...(child.item?.values ?? []).map((value) => xmlElement('value', {}, [xmlText(value)])), ...write(child)]),
-    );
+    [...node.children].map(([name, child]) => xmlElement('field', { name }, [...(child.item?.values ?? []).map((value) => xmlElement('value', {}, [xmlText(value)])), ...write(child)]));
   const xfdf = xmlElement('xfdf', { xmlns: 'http://ns.adobe.com/xfdf/', 'xml:space': 'preserve' }, [
     ...(fileName ? [xmlElement('f', { href: fileName })] : []),
     xmlElement('fields', {}, write(fieldNameTree(fields, (field) => field.name))),

@@ -6,18 +6,7 @@ import { ALL_PERMISSIONS, encryptionParameters, permissionsFromBits } from './en
 import { PdfEngineError } from './errors.js';
 import { defaultValues, fillChoiceOptions, parseAcroFormFields, toXfdf } from './forms.js';
 import type { ParsedField } from './forms.js';
-import {
-  description,
-  effectiveBoxes,
-  effectiveVersion,
-  initialView,
-  labelRanges,
-  normaliseRotation,
-  openView,
-  pageLabel,
-  pageLayout,
-  viewerPreferences,
-} from './metadata.js';
+import { description, effectiveBoxes, effectiveVersion, initialView, labelRanges, normaliseRotation, openView, pageLabel, pageLayout, viewerPreferences } from './metadata.js';
 import { listPages } from './page-count.js';
 import { QpdfRunner, UNSUPPORTED_FILTER, classifyFailure, passableAsLine } from './qpdf.js';
 import type { QpdfCall } from './qpdf.js';
@@ -26,16 +15,7 @@ import type { QDict, QValue } from './qpdf-json.js';
 import { readEncryptDictionary, readTrailerSize, scanForEncryptDictionary } from './trailer-reader.js';
 import { readNameTree, readNumberTree } from './trees.js';
 import type { EncryptLookup } from './trailer-reader.js';
-import type {
-  Credentials,
-  DocumentMetadataPdf,
-  FormFieldsResult,
-  FormType,
-  MetadataInformation,
-  MetadataPage,
-  PasswordCheck,
-  SecurityInfo,
-} from './types.js';
+import type { Credentials, DocumentMetadataPdf, FormFieldsResult, FormType, MetadataInformation, MetadataPage, PasswordCheck, SecurityInfo } from './types.js';
 import { readXmp } from './xmp.js';
 
 /**
@@ -162,8 +142,16 @@ export class QpdfInspector implements PdfInspector {
     const repaired = shown.exitCode === 3 || /^WARNING: /m.test(shown.stderr);
     if (NOT_ENCRYPTED.test(text)) {
       return {
-        kind: 'none', encrypted: false, hasOpenPassword: false, hasPermissionPassword: false, hasCertificate: false,
-        filter: '', keyAlgorithm: 'none', keyLength: 0, recipients: [], repaired,
+        kind: 'none',
+        encrypted: false,
+        hasOpenPassword: false,
+        hasPermissionPassword: false,
+        hasCertificate: false,
+        filter: '',
+        keyAlgorithm: 'none',
+        keyLength: 0,
+        recipients: [],
+        repaired,
       };
     }
     // The empty password was supplied: which password it matched tells which ones are empty.
@@ -191,9 +179,7 @@ export class QpdfInspector implements PdfInspector {
 
   /** qpdf refused the handler: read the dictionary ourselves (or find it by scanning a damaged file). */
   private async nonStandardSecurity(file: string, lookup: EncryptLookup, stderr: string): Promise<SecurityInfo> {
-    const dict = lookup.status === 'found'
-      ? lookup.dict
-      : await scanForEncryptDictionary(file, 'Adobe.PubSec').then((found) => (found.status === 'found' ? found.dict : undefined));
+    const dict = lookup.status === 'found' ? lookup.dict : await scanForEncryptDictionary(file, 'Adobe.PubSec').then((found) => (found.status === 'found' ? found.dict : undefined));
     const params = dict ? encryptionParameters(dict) : undefined;
     if (!params || params.filter !== 'Adobe.PubSec') {
       throw new PdfEngineError('unsupportedEncryption', `The PDF uses the encryption handler ${params?.filter ? `/${params.filter}` : '(unknown)'}, which is not supported.`, { detail: stderr });
@@ -253,11 +239,13 @@ export class QpdfInspector implements PdfInspector {
     const password = credentials?.password;
     const [security, check] = await Promise.all([
       this.securityOf(file, deadline),
-      password === undefined || password === '' ? undefined : this.checkPasswordOf(file, password, deadline).catch((error: unknown) => {
-        // A certificate-encrypted or unsupported file is reported by securityOf; anything else (timeout …) stands.
-        if (error instanceof PdfEngineError && (error.kind === 'certificateRequired' || error.kind === 'unsupportedEncryption')) return undefined;
-        throw error;
-      }),
+      password === undefined || password === ''
+        ? undefined
+        : this.checkPasswordOf(file, password, deadline).catch((error: unknown) => {
+            // A certificate-encrypted or unsupported file is reported by securityOf; anything else (timeout …) stands.
+            if (error instanceof PdfEngineError && (error.kind === 'certificateRequired' || error.kind === 'unsupportedEncryption')) return undefined;
+            throw error;
+          }),
     ]);
     if (security.kind === 'certificate') {
       throw new PdfEngineError('certificateRequired', 'The PDF is certificate encrypted; qpdf cannot decrypt the public-key security handler.');
@@ -315,9 +303,7 @@ export class QpdfInspector implements PdfInspector {
     const root = asDict(fetcher.peek(rootRef)) ?? {};
 
     // Pages, then their ancestors (for inherited boxes and rotation), with the catalog's indirect members alongside.
-    const catalogRefs = ['/ViewerPreferences', '/AcroForm', '/OpenAction', '/Perms', '/Lang', '/Version', '/PageLayout', '/PageMode', '/NeedsRendering']
-      .map((key) => root[key])
-      .filter(isRef);
+    const catalogRefs = ['/ViewerPreferences', '/AcroForm', '/OpenAction', '/Perms', '/Lang', '/Version', '/PageLayout', '/PageMode', '/NeedsRendering'].map((key) => root[key]).filter(isRef);
     const info = asDict(fetcher.peek(infoRef));
     const infoRefs = Object.values(info ?? {}).filter(isRef);
     await fetcher.fetch([...pageRefs, ...catalogRefs, ...infoRefs]);
@@ -425,10 +411,7 @@ export class QpdfInspector implements PdfInspector {
     const deadline = this.deadline();
     const { password } = await this.access(absolute, credentials, deadline);
     const call: QpdfCall = { deadline, ...(password === undefined ? {} : { password }) };
-    const main = parseJson((await this.qpdf.run(
-      ['--json=2', '--json-key=acroform', '--json-key=qpdf', '--json-object=trailer', absolute],
-      { ...call, maxOutputBytes: this.maxJsonBytes },
-    )).stdout);
+    const main = parseJson((await this.qpdf.run(['--json=2', '--json-key=acroform', '--json-key=qpdf', '--json-object=trailer', absolute], { ...call, maxOutputBytes: this.maxJsonBytes })).stdout);
     const trailer = asDict(asDict(asDict(asArray(main.qpdf)?.[1])?.trailer)?.value) ?? {};
     const fetcher = new ObjectFetcher(this.qpdf, absolute, call, 2000, this.maxJsonBytes);
     const root = asDict(await fetcher.resolve(trailer['/Root'])) ?? {};

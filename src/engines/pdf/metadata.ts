@@ -4,14 +4,7 @@
  */
 import type { QDict, QValue } from './qpdf-json.js';
 import { asArray, asBoolean, asDict, asName, asNumber, asText, isRef } from './qpdf-json.js';
-import type {
-  BoxSelection,
-  MetadataBoxes,
-  MetadataDescription,
-  MetadataInformation,
-  MetadataRectangle,
-  MetadataViewerPreferences,
-} from './types.js';
+import type { BoxSelection, MetadataBoxes, MetadataDescription, MetadataInformation, MetadataRectangle, MetadataViewerPreferences } from './types.js';
 
 /** "D:YYYYMMDDHHmmSSOHH'mm'" → ISO 8601 ("2024-01-02T03:04:05+01:00"); anything unparsable comes back as it was. */
 export function pdfDateToIso(raw: string): string {
@@ -48,7 +41,21 @@ export function labelRanges(pagelabels: QValue | undefined): LabelRange[] {
 }
 
 function roman(value: number): string {
-  const table: [number, string][] = [[1000, 'm'], [900, 'cm'], [500, 'd'], [400, 'cd'], [100, 'c'], [90, 'xc'], [50, 'l'], [40, 'xl'], [10, 'x'], [9, 'ix'], [5, 'v'], [4, 'iv'], [1, 'i']];
+  const table: [number, string][] = [
+    [1000, 'm'],
+    [900, 'cm'],
+    [500, 'd'],
+    [400, 'cd'],
+    [100, 'c'],
+    [90, 'xc'],
+    [50, 'l'],
+    [40, 'xl'],
+    [10, 'x'],
+    [9, 'ix'],
+    [5, 'v'],
+    [4, 'iv'],
+    [1, 'i'],
+  ];
   let rest = value;
   let out = '';
   for (const [amount, letters] of table) {
@@ -84,12 +91,18 @@ export function pageLabel(ranges: readonly LabelRange[], index: number): string 
   if (!range) return '';
   const value = range.first + index - range.start;
   switch (range.style) {
-    case 'D': return `${range.prefix}${value}`;
-    case 'R': return `${range.prefix}${roman(value).toUpperCase()}`;
-    case 'r': return `${range.prefix}${roman(value)}`;
-    case 'A': return `${range.prefix}${letters(value).toUpperCase()}`;
-    case 'a': return `${range.prefix}${letters(value)}`;
-    default: return range.prefix;
+    case 'D':
+      return `${range.prefix}${value}`;
+    case 'R':
+      return `${range.prefix}${roman(value).toUpperCase()}`;
+    case 'r':
+      return `${range.prefix}${roman(value)}`;
+    case 'A':
+      return `${range.prefix}${letters(value).toUpperCase()}`;
+    case 'a':
+      return `${range.prefix}${letters(value)}`;
+    default:
+      return range.prefix;
   }
 }
 
@@ -146,7 +159,11 @@ export function normaliseRotation(value: QValue | undefined): number {
 // ---- catalog entries ----
 
 const BOXES: Readonly<Record<string, BoxSelection>> = {
-  MediaBox: 'mediaBox', CropBox: 'cropBox', BleedBox: 'bleedBox', TrimBox: 'trimBox', ArtBox: 'artBox',
+  MediaBox: 'mediaBox',
+  CropBox: 'cropBox',
+  BleedBox: 'bleedBox',
+  TrimBox: 'trimBox',
+  ArtBox: 'artBox',
 };
 
 export function viewerPreferences(dict: QDict | undefined): MetadataViewerPreferences {
@@ -187,23 +204,35 @@ export function viewerPreferences(dict: QDict | undefined): MetadataViewerPrefer
 
 export function pageLayout(value: QValue | undefined): MetadataInformation['pageLayout'] {
   switch (asName(value)) {
-    case 'OneColumn': return 'oneColumn';
-    case 'TwoColumnLeft': return 'twoColumnLeft';
-    case 'TwoColumnRight': return 'twoColumnRight';
-    case 'TwoPageLeft': return 'twoPageLeft';
-    case 'TwoPageRight': return 'twoPageRight';
-    default: return 'singlePage';
+    case 'OneColumn':
+      return 'oneColumn';
+    case 'TwoColumnLeft':
+      return 'twoColumnLeft';
+    case 'TwoColumnRight':
+      return 'twoColumnRight';
+    case 'TwoPageLeft':
+      return 'twoPageLeft';
+    case 'TwoPageRight':
+      return 'twoPageRight';
+    default:
+      return 'singlePage';
   }
 }
 
 export function initialView(value: QValue | undefined): MetadataInformation['initialView'] {
   switch (asName(value)) {
-    case 'UseOutlines': return 'outlines';
-    case 'UseThumbs': return 'thumbnails';
-    case 'FullScreen': return 'fullscreen';
-    case 'UseOC': return 'layers';
-    case 'UseAttachments': return 'attachments';
-    default: return 'none';
+    case 'UseOutlines':
+      return 'outlines';
+    case 'UseThumbs':
+      return 'thumbnails';
+    case 'FullScreen':
+      return 'fullscreen';
+    case 'UseOC':
+      return 'layers';
+    case 'UseAttachments':
+      return 'attachments';
+    default:
+      return 'none';
   }
 }
 
@@ -229,18 +258,23 @@ export function openView(openAction: QValue | undefined, pageNumber: (ref: strin
   else if (asNumber(target) !== undefined) initialPage = Math.trunc(asNumber(target)!) + 1; // remote-style 0-based index
   const view = asName(destination[1]);
   switch (view) {
-    case 'Fit': return { initialPage, magnification: 'fitPage', magnificationZoom: 100 };
+    case 'Fit':
+      return { initialPage, magnification: 'fitPage', magnificationZoom: 100 };
     case 'FitH':
-    case 'FitBH': return { initialPage, magnification: 'fitWidth', magnificationZoom: 100 };
+    case 'FitBH':
+      return { initialPage, magnification: 'fitWidth', magnificationZoom: 100 };
     case 'FitV':
-    case 'FitBV': return { initialPage, magnification: 'fitHeight', magnificationZoom: 100 };
-    case 'FitB': return { initialPage, magnification: 'fitVisible', magnificationZoom: 100 };
+    case 'FitBV':
+      return { initialPage, magnification: 'fitHeight', magnificationZoom: 100 };
+    case 'FitB':
+      return { initialPage, magnification: 'fitVisible', magnificationZoom: 100 };
     case 'XYZ': {
       const zoom = asNumber(destination[4]);
       if (zoom === undefined || zoom === 0) return { initialPage, magnification: 'none', magnificationZoom: 100 };
       return { initialPage, magnification: 'zoom', magnificationZoom: Math.round(zoom * 100) };
     }
-    default: return { ...defaults, initialPage };
+    default:
+      return { ...defaults, initialPage };
   }
 }
 
@@ -248,7 +282,11 @@ const STANDARD_INFO_KEYS = new Set(['/Title', '/Author', '/Subject', '/Keywords'
 
 /** Keywords are one string in the PDF; split at commas and semicolons (one keyword when there are none). */
 export function splitKeywords(keywords: string): { keyword: string }[] {
-  return keywords.split(/[,;]/).map((keyword) => keyword.trim()).filter((keyword) => keyword.length > 0).map((keyword) => ({ keyword }));
+  return keywords
+    .split(/[,;]/)
+    .map((keyword) => keyword.trim())
+    .filter((keyword) => keyword.length > 0)
+    .map((keyword) => ({ keyword }));
 }
 
 /** `Metadata_Description` from the document information dictionary (values already resolved). */

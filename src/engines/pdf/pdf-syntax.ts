@@ -38,7 +38,10 @@ export class PdfSyntaxIncomplete extends Error {
  * unreadable (`invalidPdf`, -7 for the client), never a server fault.
  */
 export class PdfSyntaxError extends PdfEngineError {
-  constructor(message: string, readonly position: number) {
+  constructor(
+    message: string,
+    readonly position: number,
+  ) {
     super('invalidPdf', `${message} at offset ${position}`);
     this.name = 'PdfSyntaxError';
   }
@@ -52,8 +55,7 @@ function isWhite(byte: number): boolean {
 
 function isDelimiter(byte: number): boolean {
   // ( ) < > [ ] { } / %
-  return byte === 0x28 || byte === 0x29 || byte === 0x3c || byte === 0x3e || byte === 0x5b || byte === 0x5d
-    || byte === 0x7b || byte === 0x7d || byte === 0x2f || byte === 0x25;
+  return byte === 0x28 || byte === 0x29 || byte === 0x3c || byte === 0x3e || byte === 0x5b || byte === 0x5d || byte === 0x7b || byte === 0x7d || byte === 0x2f || byte === 0x25;
 }
 
 function hexValue(byte: number): number {
@@ -66,7 +68,10 @@ function hexValue(byte: number): number {
 export class PdfParser {
   position: number;
 
-  constructor(private readonly bytes: Buffer, position = 0) {
+  constructor(
+    private readonly bytes: Buffer,
+    position = 0,
+  ) {
     this.position = position;
   }
 
@@ -199,11 +204,21 @@ export class PdfParser {
         if (this.position >= bytes.length) break;
         const next = bytes[this.position++]!;
         switch (next) {
-          case 0x6e: out.push(0x0a); break; // n
-          case 0x72: out.push(0x0d); break; // r
-          case 0x74: out.push(0x09); break; // t
-          case 0x62: out.push(0x08); break; // b
-          case 0x66: out.push(0x0c); break; // f
+          case 0x6e:
+            out.push(0x0a);
+            break; // n
+          case 0x72:
+            out.push(0x0d);
+            break; // r
+          case 0x74:
+            out.push(0x09);
+            break; // t
+          case 0x62:
+            out.push(0x08);
+            break; // b
+          case 0x66:
+            out.push(0x0c);
+            break; // f
           case 0x0d: // line continuation
             if (bytes[this.position] === 0x0a) this.position++;
             break;

@@ -50,7 +50,10 @@ export function asText(value: QValue | undefined): string | undefined {
   if (value.startsWith('u:')) return value.slice(2);
   if (value.startsWith('b:')) {
     const bytes = Buffer.from(value.slice(2), 'hex');
-    if (bytes[0] === 0xfe && bytes[1] === 0xff) return Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2))).swap16().toString('utf16le');
+    if (bytes[0] === 0xfe && bytes[1] === 0xff)
+      return Buffer.from(bytes.subarray(2, bytes.length - (bytes.length % 2)))
+        .swap16()
+        .toString('utf16le');
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3).toString('utf8');
     return bytes.toString('latin1');
   }

@@ -107,9 +107,7 @@ export class QpdfRunner implements PdfStructureTool {
     if (!passableAsLine(password)) {
       throw new PdfEngineError('passwordWrong', 'The password contains a line break, which no PDF password this server can pass to qpdf does.');
     }
-    const timeoutMs = call.deadline === undefined
-      ? this.options.timeoutMs
-      : Math.min(this.options.timeoutMs, call.deadline - Date.now());
+    const timeoutMs = call.deadline === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, call.deadline - Date.now());
     if (timeoutMs <= 0) throw new PdfEngineError('timeout', 'The PDF operation ran out of time');
     let result: RunResult;
     try {

@@ -118,8 +118,11 @@ function decodeDirectoryString(node: Node): string {
     case forge.asn1.Type.UTF8:
       return Buffer.from(raw, 'binary').toString('utf8');
     case forge.asn1.Type.BMPSTRING:
-      return Buffer.from(raw.slice(0, raw.length & ~1), 'binary').swap16().toString('utf16le');
-    case 28 as forge.asn1.Type: { // UniversalString (UTF-32BE)
+      return Buffer.from(raw.slice(0, raw.length & ~1), 'binary')
+        .swap16()
+        .toString('utf16le');
+    case 28 as forge.asn1.Type: {
+      // UniversalString (UTF-32BE)
       const buffer = Buffer.from(raw, 'binary');
       let text = '';
       for (let i = 0; i + 3 < buffer.length; i += 4) text += String.fromCodePoint(buffer.readUInt32BE(i));
@@ -286,11 +289,9 @@ function readPrivateKey(privateKey: string | Buffer, password: string | undefine
     if (error instanceof PdfEngineError) throw error;
     const code = (error as NodeJS.ErrnoException).code ?? '';
     const wrongPassword = /BAD_DECRYPT|bad decrypt|passphrase/i.test(`${code} ${(error as Error).message}`);
-    throw new PdfEngineError(
-      'keyMaterialInvalid',
-      wrongPassword ? 'The private key password is wrong or missing.' : 'The private key cannot be read (expected PEM or DER, PKCS#1 or PKCS#8).',
-      { cause: error },
-    );
+    throw new PdfEngineError('keyMaterialInvalid', wrongPassword ? 'The private key password is wrong or missing.' : 'The private key cannot be read (expected PEM or DER, PKCS#1 or PKCS#8).', {
+      cause: error,
+    });
   }
   return forge.pki.privateKeyFromPem(pkcs1);
 }
@@ -350,12 +351,18 @@ function decryptContent(envelope: Envelope, contentKey: string): string | undefi
     return decipher.finish() ? decipher.output.getBytes() : undefined;
   };
   switch (oid) {
-    case '2.16.840.1.101.3.4.1.2': return blockDecrypt('AES-CBC', 16);
-    case '2.16.840.1.101.3.4.1.22': return blockDecrypt('AES-CBC', 24);
-    case '2.16.840.1.101.3.4.1.42': return blockDecrypt('AES-CBC', 32);
-    case '1.2.840.113549.3.7': return blockDecrypt('3DES-CBC', 24);
-    case '1.3.14.3.2.7': return blockDecrypt('DES-CBC', 8);
-    case '1.2.840.113549.3.2': { // RC2-CBC
+    case '2.16.840.1.101.3.4.1.2':
+      return blockDecrypt('AES-CBC', 16);
+    case '2.16.840.1.101.3.4.1.22':
+      return blockDecrypt('AES-CBC', 24);
+    case '2.16.840.1.101.3.4.1.42':
+      return blockDecrypt('AES-CBC', 32);
+    case '1.2.840.113549.3.7':
+      return blockDecrypt('3DES-CBC', 24);
+    case '1.3.14.3.2.7':
+      return blockDecrypt('DES-CBC', 8);
+    case '1.2.840.113549.3.2': {
+      // RC2-CBC
       let iv: string;
       let effectiveBits = contentKey.length * 8;
       if (isUniversal(params, forge.asn1.Type.SEQUENCE)) {
@@ -392,12 +399,7 @@ export interface EnvelopeOpening {
  * Tries to open one of the envelopes with the key pair: finds the recipient info issued to the
  * certificate and decrypts its key with the private key, then the content with that key.
  */
-export function openEnvelopes(
-  envelopes: readonly Buffer[],
-  certificate: string | Buffer,
-  privateKey: string | Buffer,
-  privateKeyPassword?: string,
-): EnvelopeOpening {
+export function openEnvelopes(envelopes: readonly Buffer[], certificate: string | Buffer, privateKey: string | Buffer, privateKeyPassword?: string): EnvelopeOpening {
   const cert = readCertificate(certificate);
   const key = readPrivateKey(privateKey, privateKeyPassword);
   let recipientFound = false;
@@ -405,8 +407,8 @@ export function openEnvelopes(
     for (const entry of envelope.recipients) {
       // Issuers match by encoding, or by value when one side used another string type (PrintableString vs UTF8String).
       const sameIssuer = entry.issuerDer === cert.issuerDer || (entry.recipient !== undefined && entry.recipient.issuer.toLowerCase() === cert.issuerText.toLowerCase());
-      const matches = (entry.issuerDer !== undefined && sameIssuer && entry.serial === cert.serial)
-        || (entry.subjectKeyIdentifier !== undefined && entry.subjectKeyIdentifier === cert.subjectKeyIdentifier);
+      const matches =
+        (entry.issuerDer !== undefined && sameIssuer && entry.serial === cert.serial) || (entry.subjectKeyIdentifier !== undefined && entry.subjectKeyIdentifier === cert.subjectKeyIdentifier);
       if (!matches) continue;
       recipientFound = true;
       const contentKey = decryptKey(entry, key);

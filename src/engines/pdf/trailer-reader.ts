@@ -19,10 +19,7 @@ import { unpredictPngByte } from './png-predictor.js';
  * qpdf (which reconstructs the xref) or to `scanForFilter`.
  */
 
-export type EncryptLookup =
-  | { status: 'none' }
-  | { status: 'found'; dict: PdfDict }
-  | { status: 'unreadable'; reason: string };
+export type EncryptLookup = { status: 'none' } | { status: 'found'; dict: PdfDict } | { status: 'unreadable'; reason: string };
 
 const TAIL_BYTES = 64 * 1024;
 const FIRST_CHUNK = 16 * 1024;
@@ -73,7 +70,10 @@ export async function readTrailerSize(file: string): Promise<number | undefined>
 class TrailerReader {
   private readonly sections = new Map<number, XrefSection>();
 
-  constructor(private readonly handle: FileHandle, private readonly size: number) {}
+  constructor(
+    private readonly handle: FileHandle,
+    private readonly size: number,
+  ) {}
 
   async trailerSize(): Promise<number | undefined> {
     const section = await this.section(await this.startxref());
@@ -144,13 +144,15 @@ class TrailerReader {
 
   /** Reads `num gen obj <value>` at `offset`, growing the read until the value is complete. */
   private async objectAt(offset: number, expectedNum?: number): Promise<PdfValue> {
-    return (await this.parsedAt(offset, (parser) => {
-      const header = parser.readObjectHeader();
-      if (expectedNum !== undefined && header.num !== expectedNum) {
-        throw new XrefUnreadable(`xref points to object ${header.num} instead of ${expectedNum}`);
-      }
-      return parser.readValue();
-    })).result;
+    return (
+      await this.parsedAt(offset, (parser) => {
+        const header = parser.readObjectHeader();
+        if (expectedNum !== undefined && header.num !== expectedNum) {
+          throw new XrefUnreadable(`xref points to object ${header.num} instead of ${expectedNum}`);
+        }
+        return parser.readValue();
+      })
+    ).result;
   }
 
   private async parsedAt<T>(offset: number, parse: (parser: PdfParser) => T): Promise<{ result: T; bytes: Buffer; end: number }> {
@@ -292,12 +294,12 @@ function decodeXrefStreamData(raw: Buffer, dict: PdfDict): Buffer {
   }
   const parmsValue = dict.entries.get('DecodeParms');
   const parms = Array.isArray(parmsValue) ? parmsValue[0] : parmsValue;
-  const predictor = isDict(parms) ? numberOf(parms.entries.get('Predictor')) ?? 1 : 1;
+  const predictor = isDict(parms) ? (numberOf(parms.entries.get('Predictor')) ?? 1) : 1;
   if (predictor < 10) {
     if (predictor !== 1) throw new XrefUnreadable(`predictor ${predictor} not supported`);
     return data;
   }
-  const columns = isDict(parms) ? numberOf(parms.entries.get('Columns')) ?? 1 : 1;
+  const columns = isDict(parms) ? (numberOf(parms.entries.get('Columns')) ?? 1) : 1;
   return undoPngPredictor(data, columns);
 }
 

@@ -69,10 +69,7 @@ export class ToolGate {
         },
       };
       const onAbort = () => waiter.refuse(signal?.reason instanceof Error ? signal.reason : new PoolError('unavailable', this.settings.name, 'The call was cancelled.'));
-      const timer = setTimeout(
-        () => waiter.refuse(this.busy(`no ${this.settings.name} slot became free within ${Math.round(this.settings.queueTimeoutMs / 1000)} s`)),
-        this.settings.queueTimeoutMs,
-      );
+      const timer = setTimeout(() => waiter.refuse(this.busy(`no ${this.settings.name} slot became free within ${Math.round(this.settings.queueTimeoutMs / 1000)} s`)), this.settings.queueTimeoutMs);
       timer.unref();
       if (signal?.aborted) {
         onAbort();

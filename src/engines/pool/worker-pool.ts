@@ -249,11 +249,13 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       this.unwatchQueued(waiter);
       waiter.reject(new PoolError('unavailable', this.name, `The ${this.name} engine is shutting down.`));
     }
-    await Promise.allSettled(this.slots.map(async (slot) => {
-      const worker = slot.worker;
-      slot.worker = undefined;
-      if (worker) await worker.close();
-    }));
+    await Promise.allSettled(
+      this.slots.map(async (slot) => {
+        const worker = slot.worker;
+        slot.worker = undefined;
+        if (worker) await worker.close();
+      }),
+    );
     // Workers still starting are ended as soon as they come up (startWorker checks `closed`).
     await Promise.allSettled([...starting, ...this.slots.map((s) => s.starting)]);
     // Recycled workers still closing gracefully.
@@ -599,12 +601,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   }
 
   private poisonedError(cause?: unknown): PoolError {
-    return new PoolError(
-      'poisoned',
-      this.name,
-      `The document hung or crashed the ${this.name} engine twice and is refused to protect the other jobs.`,
-      { cause },
-    );
+    return new PoolError('poisoned', this.name, `The document hung or crashed the ${this.name} engine twice and is refused to protect the other jobs.`, { cause });
   }
 
   private withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

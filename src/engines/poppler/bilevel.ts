@@ -8,7 +8,10 @@
 export type BlackAndWhiteQuality = 'low' | 'middle' | 'high';
 
 const BAYER8 = (() => {
-  const m = [[0, 2], [3, 1]];
+  const m = [
+    [0, 2],
+    [3, 1],
+  ];
   let matrix = m;
   for (let size = 2; size < 8; size *= 2) {
     const next: number[][] = Array.from({ length: size * 2 }, () => new Array<number>(size * 2).fill(0));

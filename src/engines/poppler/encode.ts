@@ -27,8 +27,7 @@ export type PageEncoding =
 export async function encodePage(rendered: string, output: string, encoding: PageEncoding, dpi: number): Promise<void> {
   const pixels = await readPnm(rendered);
   const sharp = await loadSharp();
-  const input = (image: Pixels = pixels) =>
-    sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels }, limitInputPixels: false });
+  const input = (image: Pixels = pixels) => sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels }, limitInputPixels: false });
   try {
     switch (encoding.format) {
       case 'png':

@@ -69,10 +69,7 @@ export function parsePdfinfoPages(text: string, first: number, last: number): Pa
  * downwards, points.
  */
 export function toViewRect(geometry: PageGeometry, rect: readonly [number, number, number, number]): { x: number; y: number; width: number; height: number } {
-  const corners = [
-    toViewPoint(geometry, rect[0], rect[1]),
-    toViewPoint(geometry, rect[2], rect[3]),
-  ];
+  const corners = [toViewPoint(geometry, rect[0], rect[1]), toViewPoint(geometry, rect[2], rect[3])];
   const xs = corners.map((c) => c.x);
   const ys = corners.map((c) => c.y);
   const x = Math.min(xs[0]!, xs[1]!);
@@ -87,10 +84,14 @@ function toViewPoint(geometry: PageGeometry, px: number, py: number): { x: numbe
   const u = px - cropBox.x1;
   const v = cropBox.y2 - py;
   switch (rotation) {
-    case 90: return { x: h - v, y: u };
-    case 180: return { x: w - u, y: h - v };
-    case 270: return { x: v, y: w - u };
-    default: return { x: u, y: v };
+    case 90:
+      return { x: h - v, y: u };
+    case 180:
+      return { x: w - u, y: h - v };
+    case 270:
+      return { x: v, y: w - u };
+    default:
+      return { x: u, y: v };
   }
 }
 

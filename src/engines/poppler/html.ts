@@ -56,7 +56,9 @@ export function htmlPage(page: HtmlPage): string {
   }
   out.push('</div>\n');
   for (const link of page.links) {
-    out.push(`<a href="${escapeAttribute(link.href)}" style="left:${px(link.x * page.scale)};top:${px(link.y * page.scale)};width:${px(link.width * page.scale)};height:${px(link.height * page.scale)}"></a>\n`);
+    out.push(
+      `<a href="${escapeAttribute(link.href)}" style="left:${px(link.x * page.scale)};top:${px(link.y * page.scale)};width:${px(link.width * page.scale)};height:${px(link.height * page.scale)}"></a>\n`,
+    );
   }
   out.push('</div>\n');
   return out.join('');

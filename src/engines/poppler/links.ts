@@ -45,10 +45,7 @@ export async function readLinks(file: string, pages: readonly number[], options:
   const call: QpdfCall = { deadline: options.deadline };
   // The pages from qpdf's walk of the page tree, not --json-key=pages: that follows outline items and
   // loops on an outline cycle (issue 11).
-  const [json, listing] = await Promise.all([
-    qpdf.run(['--json=2', '--json-key=qpdf', '--json-object=trailer', file], { ...call, maxOutputBytes: options.maxJsonBytes }),
-    listPages(qpdf, file, call),
-  ]);
+  const [json, listing] = await Promise.all([qpdf.run(['--json=2', '--json-key=qpdf', '--json-object=trailer', file], { ...call, maxOutputBytes: options.maxJsonBytes }), listPages(qpdf, file, call)]);
   const main = parseJson(json.stdout);
   const allPages = listing.refs;
   const pageNumbers = new Map(allPages.map((ref, index) => [ref, index + 1]));
@@ -87,7 +84,12 @@ export async function readLinks(file: string, pages: readonly number[], options:
   for (const { page, dict } of links) {
     const rect = (asArray(fetcher.peek(dict['/Rect'])) ?? []).map((v) => asNumber(fetcher.peek(v)) ?? 0);
     const link: AnnotationLink = {
-      page, kind: 'none', target: '', destinationPage: 0, destinationView: '', destinationName: '',
+      page,
+      kind: 'none',
+      target: '',
+      destinationPage: 0,
+      destinationView: '',
+      destinationName: '',
       rect: [rect[0] ?? 0, rect[1] ?? 0, rect[2] ?? 0, rect[3] ?? 0],
     };
     const action = asDict(await fetcher.resolve(dict['/A']));
@@ -246,7 +248,15 @@ const LEADING = /^[([{'"«“‘<]+/u;
 export function linkInWord(word: string, rules: TextLinkRules): { uri: string; scheme: string } | undefined {
   const candidate = word.replace(LEADING, '').replace(TRAILING, '').replace(/[>]+$/, '');
   if (candidate.length < 4) return undefined;
-  const schemes = rules.protocol.split(',').map((s) => s.trim().toLowerCase().replace(/:(\/\/)?$/, '')).filter((s) => s !== '');
+  const schemes = rules.protocol
+    .split(',')
+    .map((s) =>
+      s
+        .trim()
+        .toLowerCase()
+        .replace(/:(\/\/)?$/, ''),
+    )
+    .filter((s) => s !== '');
   const scheme = WITH_SCHEME.exec(candidate);
   if (scheme) {
     const name = (scheme[1] ?? scheme[2] ?? '').toLowerCase();

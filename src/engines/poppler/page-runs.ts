@@ -13,12 +13,7 @@ export interface PageRun {
   pages: number[];
 }
 
-export async function planRuns(
-  input: string,
-  pages: readonly number[],
-  subset: (pages: readonly number[]) => Promise<string>,
-  maxRuns = 16,
-): Promise<PageRun[]> {
+export async function planRuns(input: string, pages: readonly number[], subset: (pages: readonly number[]) => Promise<string>, maxRuns = 16): Promise<PageRun[]> {
   const runs: PageRun[] = [];
   for (const page of pages) {
     const current = runs[runs.length - 1];

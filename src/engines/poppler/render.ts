@@ -27,14 +27,22 @@ export interface RasterRun extends ToolLimits {
 export async function renderPages(file: string, first: number, last: number, options: RasterRun): Promise<{ page: number; path: string }[]> {
   await mkdir(options.directory, { recursive: true });
   const args = [
-    '-q', '-cropbox',
+    '-q',
+    '-cropbox',
     ...(options.gray ? ['-gray'] : []),
-    '-r', String(options.dpi),
+    '-r',
+    String(options.dpi),
     // Both scale-to values given: an exact pixel size, independent of poppler's rounding of dpi × size.
-    '-scale-to-x', String(options.sideways ? options.height : options.width),
-    '-scale-to-y', String(options.sideways ? options.width : options.height),
-    '-f', String(first), '-l', String(last),
-    file, path.join(options.directory, 'page'),
+    '-scale-to-x',
+    String(options.sideways ? options.height : options.width),
+    '-scale-to-y',
+    String(options.sideways ? options.width : options.height),
+    '-f',
+    String(first),
+    '-l',
+    String(last),
+    file,
+    path.join(options.directory, 'page'),
   ];
   await runTool('pdftoppm', args, options);
   const out: { page: number; path: string }[] = [];

@@ -31,8 +31,20 @@ export interface SvgShape extends SvgFormat {
 const ROOT = /<svg\b[^>]*>/;
 const COORDINATE_ATTRIBUTES = /\s(x|y|width|height|x1|y1|x2|y2|cx|cy|r|rx|ry|fx|fy|points|transform|gradientTransform|patternTransform)="([^"]*)"/g;
 const PRESENTATION = new Set([
-  'fill', 'fill-rule', 'fill-opacity', 'stroke', 'stroke-width', 'stroke-linecap', 'stroke-linejoin', 'stroke-miterlimit',
-  'stroke-opacity', 'stroke-dasharray', 'stroke-dashoffset', 'opacity', 'clip-rule', 'color',
+  'fill',
+  'fill-rule',
+  'fill-opacity',
+  'stroke',
+  'stroke-width',
+  'stroke-linecap',
+  'stroke-linejoin',
+  'stroke-miterlimit',
+  'stroke-opacity',
+  'stroke-dasharray',
+  'stroke-dashoffset',
+  'opacity',
+  'clip-rule',
+  'color',
 ]);
 
 export function formatSvg(svg: string, shape: SvgShape): string {
@@ -124,10 +136,12 @@ export function formatPath(data: string, format: SvgFormat): string {
   const out: string[] = [];
   let previous = '';
   for (const segment of segments) {
-    const implied = compact && previous !== '' && (
-      (segment.command === previous && segment.command.toLowerCase() !== 'm' && segment.command.toLowerCase() !== 'z')
-      || (segment.command === 'L' && previous === 'M')
-      || (segment.command === 'l' && previous === 'm'));
+    const implied =
+      compact &&
+      previous !== '' &&
+      ((segment.command === previous && segment.command.toLowerCase() !== 'm' && segment.command.toLowerCase() !== 'z') ||
+        (segment.command === 'L' && previous === 'M') ||
+        (segment.command === 'l' && previous === 'm'));
     const numbers = segment.args.map((n) => formatNumber(n, format.decimalPrecision, compact));
     if (compact) {
       let text = implied ? '' : segment.command;

@@ -51,7 +51,10 @@ export async function mergeTiffs(pages: readonly string[], output: string): Prom
       const entries = parsed.entries.filter((e) => !DROPPED.has(e.tag) && e.tag !== PAGE_NUMBER && e.tag !== NEW_SUBFILE_TYPE);
 
       // The image data: strips or tiles, copied in order and given new offsets.
-      for (const [offsetsTag, countsTag] of [[STRIP_OFFSETS, STRIP_BYTE_COUNTS], [TILE_OFFSETS, TILE_BYTE_COUNTS]] as const) {
+      for (const [offsetsTag, countsTag] of [
+        [STRIP_OFFSETS, STRIP_BYTE_COUNTS],
+        [TILE_OFFSETS, TILE_BYTE_COUNTS],
+      ] as const) {
         const offsets = entries.find((e) => e.tag === offsetsTag);
         const counts = entries.find((e) => e.tag === countsTag);
         if (!offsets) continue;

@@ -79,7 +79,10 @@ export async function runTool(tool: string, args: readonly string[], limits: Too
 
 /** The last diagnostic line, without file paths (they name the server's scratch directory). */
 function lastLine(stderr: string): string {
-  const lines = stderr.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0);
   const last = lines[lines.length - 1] ?? '';
   return last.replace(/\/[^\s'"]+/g, '<file>').slice(0, 200);
 }

@@ -32,10 +32,9 @@ export function applyWordRules(word: LayoutWord, rules: WordRules): LayoutWord[]
   const characters = [...word.text];
   if (characters.length === 0) return [];
   // Which characters are connectors inside a sequence (kept as word characters).
-  const joins = characters.map((c, i) => rules.extendedSequenceCharacters
-    && CONNECTORS.has(c)
-    && i > 0 && i < characters.length - 1
-    && WORD_CHARACTER.test(characters[i - 1]!) && WORD_CHARACTER.test(characters[i + 1]!));
+  const joins = characters.map(
+    (c, i) => rules.extendedSequenceCharacters && CONNECTORS.has(c) && i > 0 && i < characters.length - 1 && WORD_CHARACTER.test(characters[i - 1]!) && WORD_CHARACTER.test(characters[i + 1]!),
+  );
   const punctuation = characters.map((c, i) => PUNCTUATION.test(c) && !joins[i]);
 
   // Cut points: after closing punctuation that is followed by a character which is not itself punctuation.

@@ -7,11 +7,7 @@ import { PrintError } from './errors.js';
  * content it might render differently (fonts, transparency).
  */
 export async function rasterizePdf(input: string, output: string, options: { dpi: number; timeoutMs: number; gs?: string }): Promise<void> {
-  const args = [
-    '-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfimage24',
-    `-r${options.dpi}`, '-dTextAlphaBits=4', '-dGraphicsAlphaBits=4',
-    `-sOutputFile=${output}`, input,
-  ];
+  const args = ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfimage24', `-r${options.dpi}`, '-dTextAlphaBits=4', '-dGraphicsAlphaBits=4', `-sOutputFile=${output}`, input];
   let result;
   try {
     result = await run(options.gs ?? 'gs', args, { timeoutMs: options.timeoutMs, maxOutputBytes: 64 * 1024 });

@@ -80,8 +80,7 @@ export async function sweepLeftovers(dataDir: string): Promise<Sweep> {
     return live;
   };
   const engines = `${root}/engines/`;
-  const isLeftover = (proc: Proc): boolean =>
-    (proc.mark !== undefined && markedHere(proc.mark)) || proc.args.some((arg) => arg.includes(engines));
+  const isLeftover = (proc: Proc): boolean => (proc.mark !== undefined && markedHere(proc.mark)) || proc.args.some((arg) => arg.includes(engines));
 
   const doomed = new Set<number>();
   for (const proc of procs) {

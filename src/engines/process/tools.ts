@@ -40,10 +40,7 @@ interface ToolEntry extends ToolSettings {
 const GB = 1024 * 1024 * 1024;
 
 /** poppler's command-line tools. */
-const POPPLER_PROGRAMS = [
-  'pdftotext', 'pdftoppm', 'pdftocairo', 'pdfimages', 'pdfinfo', 'pdffonts', 'pdfseparate', 'pdfunite',
-  'pdfdetach', 'pdfattach', 'pdftohtml', 'pdftops', 'pdfsig',
-];
+const POPPLER_PROGRAMS = ['pdftotext', 'pdftoppm', 'pdftocairo', 'pdfimages', 'pdfinfo', 'pdffonts', 'pdfseparate', 'pdfunite', 'pdfdetach', 'pdfattach', 'pdftohtml', 'pdftops', 'pdfsig'];
 
 /**
  * Defaults, measured on Debian 12 (qpdf 11.3, poppler 22.12, Ghostscript 10.0; VmPeak sampled every
@@ -102,9 +99,7 @@ export interface ResolvedCommand {
  */
 export function resolveCommand(command: string, tool?: ToolName): ResolvedCommand {
   const base = path.basename(command);
-  const entry = tool !== undefined
-    ? entries.find((e) => e.name === tool)
-    : entries.find((e) => e.programs.includes(base) || (e.executable !== undefined && e.executable === command));
+  const entry = tool !== undefined ? entries.find((e) => e.name === tool) : entries.find((e) => e.programs.includes(base) || (e.executable !== undefined && e.executable === command));
   if (!entry) return { executable: command };
   const described = { name: entry.name, maxMemoryBytes: entry.maxMemoryBytes, setting: entry.setting, cancellable: entry.cancellable };
   const bare = !command.includes('/');
@@ -117,5 +112,9 @@ export function resolveCommand(command: string, tool?: ToolName): ResolvedComman
 /** The current settings of a tool (for health checks and the support page). */
 export function toolSettings(name: ToolName): Readonly<ToolSettings> {
   const entry = entries.find((e) => e.name === name)!;
-  return { ...(entry.executable === undefined ? {} : { executable: entry.executable }), ...(entry.directory === undefined ? {} : { directory: entry.directory }), maxMemoryBytes: entry.maxMemoryBytes };
+  return {
+    ...(entry.executable === undefined ? {} : { executable: entry.executable }),
+    ...(entry.directory === undefined ? {} : { directory: entry.directory }),
+    maxMemoryBytes: entry.maxMemoryBytes,
+  };
 }

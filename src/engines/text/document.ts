@@ -18,8 +18,10 @@ export interface HtmlDocumentParts {
 
 /** A complete UTF-8 HTML document (standards mode) from its parts. */
 export function htmlDocument(parts: HtmlDocumentParts): string {
-  return '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
-    + `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(parts.contentSecurityPolicy)}">`
-    + `<title>${escapeHtml(parts.title)}</title>\n<style>\n${parts.css}</style>\n${parts.head ?? ''}`
-    + `</head>\n<body>${parts.body}</body></html>\n`;
+  return (
+    '<!DOCTYPE html>\n<html><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(parts.contentSecurityPolicy)}">` +
+    `<title>${escapeHtml(parts.title)}</title>\n<style>\n${parts.css}</style>\n${parts.head ?? ''}` +
+    `</head>\n<body>${parts.body}</body></html>\n`
+  );
 }

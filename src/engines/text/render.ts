@@ -39,9 +39,7 @@ export function textToHtml(text: string, options: TextToHtmlOptions = {}): strin
 export function renderTextBlock(text: string, options?: TextRenderOptions): TextBlock {
   const resolved = resolveTextOptions(options);
   const escaped = escapeHtml(text);
-  const html = resolved.lineNumbers
-    ? `<div class="quire-text quire-numbered">${numberedLines(escaped)}</div>`
-    : `<div class="quire-text">${escaped}</div>`;
+  const html = resolved.lineNumbers ? `<div class="quire-text quire-numbered">${numberedLines(escaped)}</div>` : `<div class="quire-text">${escaped}</div>`;
   return { css: textCss(resolved), html };
 }
 
@@ -57,10 +55,12 @@ function numberedLines(escaped: string): string {
 
 function textCss(options: ResolvedTextOptions): string {
   const family = options.fontFamily === '' ? DEFAULT_FONT_STACK : `${options.fontFamily}, ${DEFAULT_FONT_STACK}`;
-  return `.quire-text { margin: 0; font-family: ${family}; font-size: ${options.fontSize}; `
-    + `line-height: ${options.lineHeight}; color: ${options.color}; tab-size: 8; ${WRAPPING[options.wordBreak]} }\n`
-    + '.quire-numbered { counter-reset: line; }\n'
-    + '.quire-numbered > span { display: block; position: relative; padding-left: 7ch; }\n'
-    + '.quire-numbered > span::before { counter-increment: line; content: counter(line); position: absolute; left: 0; '
-    + 'width: 6ch; text-align: right; color: #808080; user-select: none; }\n';
+  return (
+    `.quire-text { margin: 0; font-family: ${family}; font-size: ${options.fontSize}; ` +
+    `line-height: ${options.lineHeight}; color: ${options.color}; tab-size: 8; ${WRAPPING[options.wordBreak]} }\n` +
+    '.quire-numbered { counter-reset: line; }\n' +
+    '.quire-numbered > span { display: block; position: relative; padding-left: 7ch; }\n' +
+    '.quire-numbered > span::before { counter-increment: line; content: counter(line); position: absolute; left: 0; ' +
+    'width: 6ch; text-align: right; color: #808080; user-select: none; }\n'
+  );
 }

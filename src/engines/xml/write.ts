@@ -11,7 +11,7 @@ export type XmlOut = { '#text': string } | ({ [name: string]: XmlOut[] } & { ':@
 export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 
 /** XML 1.0 cannot carry these even escaped; they are dropped from text and attribute values. */
-// eslint-disable-next-line no-control-regex
+
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 
 export function xmlText(value: string): XmlOut {

@@ -17,7 +17,6 @@ export interface AsyncCallsOptions {
   documents: DocumentService;
 }
 
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set when the call was accepted as an asynchronous job (202): observers count the job's replay instead. */
@@ -61,7 +60,11 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     const asyncQuery = asyncParameter(query);
     const webservice = webserviceOf(route, request.method, restBase);
     if (webservice === undefined) {
-      if (asyncQuery) throw new QuireError('ASYNC_UNSUPPORTED', `${request.method} ${route} cannot run asynchronously: only web-service operations can (POST converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).`);
+      if (asyncQuery)
+        throw new QuireError(
+          'ASYNC_UNSUPPORTED',
+          `${request.method} ${route} cannot run asynchronously: only web-service operations can (POST converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).`,
+        );
       return;
     }
     if (request.headers[INTERNAL_SESSION_HEADER] !== undefined) return;

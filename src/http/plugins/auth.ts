@@ -45,7 +45,7 @@ export function registerAuth(app: FastifyInstance, sessions: SessionService): vo
     }
     const token = bearerToken(request);
     if (!token) {
-      const accepted = level === 'admin-or-basic' ? 'an administrator\'s access token (Authorization: Bearer <token>) or Basic credentials' : 'an access token: Authorization: Bearer <token>';
+      const accepted = level === 'admin-or-basic' ? "an administrator's access token (Authorization: Bearer <token>) or Basic credentials" : 'an access token: Authorization: Bearer <token>';
       throw new QuireError('TOKEN_MISSING', `This call needs ${accepted}.`);
     }
     const session = await sessions.authenticate(token);

@@ -16,10 +16,7 @@ const PARSER_PROBLEMS: Readonly<Record<string, string>> = {
  * `responses` tells whether an answer is already being written on the socket: then nothing may be
  * added to the byte stream, the socket is only closed (what Node itself does).
  */
-export function clientErrorHandler(
-  log: FastifyBaseLogger,
-  responses: WeakMap<Duplex, ServerResponse>,
-): (error: Error & { code?: string; reason?: string }, socket: Duplex) => void {
+export function clientErrorHandler(log: FastifyBaseLogger, responses: WeakMap<Duplex, ServerResponse>): (error: Error & { code?: string; reason?: string }, socket: Duplex) => void {
   return (error, socket) => {
     // A reset connection is gone: there is no one to answer.
     if (error.code === 'ECONNRESET' || socket.destroyed) return;

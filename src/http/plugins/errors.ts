@@ -14,9 +14,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { debug: bo
     return sendError(request, reply, definition, message, options.debug ? (error.stack ?? '') : '', headers);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint ${request.method} ${request.url.split('?')[0]}.`, '', {}),
-  );
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint ${request.method} ${request.url.split('?')[0]}.`, '', {}));
 
   // JSON is UTF-8 by definition (RFC 8259) and the clients want the bare media type: drop the charset Fastify adds.
   app.addHook('onSend', async (_request, reply, payload) => {
@@ -26,14 +24,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { debug: bo
   });
 }
 
-function sendError(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  definition: ErrorDefinition,
-  message: string,
-  stackTrace: string,
-  headers: Readonly<Record<string, string>>,
-): FastifyReply {
+function sendError(request: FastifyRequest, reply: FastifyReply, definition: ErrorDefinition, message: string, stackTrace: string, headers: Readonly<Record<string, string>>): FastifyReply {
   const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace };
   request.quireErrorCode = definition.errorCode;
   // A request whose body was not read (a refused upload) ends its connection, after a bounded drain

@@ -94,7 +94,6 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
       return { schema: transformed as typeof schema, url: documentedUrl };
     },
   });
-
 }
 
 /** The error statuses a route can answer with, all carrying Webservice_Exception (documented, not used for serialisation). */

@@ -38,7 +38,7 @@ export const adminDatastoreRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> 
       schema: {
         tags,
         operationId: 'updateDataStoreFile',
-        summary: 'Store a file in the data store, replacing the group\'s (or the named generic) file',
+        summary: "Store a file in the data store, replacing the group's (or the named generic) file",
         body: FileDataStoreBody,
         response: { 200: ref(FileDataStore) },
       },

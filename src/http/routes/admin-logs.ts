@@ -67,19 +67,14 @@ export const adminLogRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = asyn
       schema: {
         tags,
         operationId: 'headLog',
-        summary: 'The size of a day\'s server log in Content-Length',
+        summary: "The size of a day's server log in Content-Length",
         querystring: LogQuery,
         response: { 200: Type.Null({ description: 'no body; Content-Length is the size of the log' }), 404: ref(WebserviceException) },
       },
     },
     async (request, reply) => {
       const log = await dayLog(admin.logFiles, request.query.date);
-      return (reply as FastifyReply)
-        .header('content-type', TEXT)
-        .header('accept-ranges', 'bytes')
-        .header('cache-control', 'no-store')
-        .header('content-length', String(log.size))
-        .send();
+      return (reply as FastifyReply).header('content-type', TEXT).header('accept-ranges', 'bytes').header('cache-control', 'no-store').header('content-length', String(log.size)).send();
     },
   );
 

@@ -10,10 +10,7 @@ import { ref } from '../schemas/shared.js';
 const tags = ['administration'];
 
 /** Administration of sessions: the session table and closing a session. */
-export const adminSessionRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionService; documents: DocumentService }> = async (
-  app,
-  { sessions, documents },
-) => {
+export const adminSessionRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionService; documents: DocumentService }> = async (app, { sessions, documents }) => {
   app.get(
     '/admin/session/table',
     {

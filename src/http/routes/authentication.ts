@@ -34,10 +34,8 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
     async (request) => sessions.login(basicCredentials(request), request.body?.createRefreshToken === true, request.ip),
   );
 
-  app.get(
-    '/authentication/user/login',
-    { config: { auth: 'login' }, schema: { ...loginSchema, operationId: 'userLogin', deprecated: true } },
-    async (request) => sessions.login(basicCredentials(request), false, request.ip),
+  app.get('/authentication/user/login', { config: { auth: 'login' }, schema: { ...loginSchema, operationId: 'userLogin', deprecated: true } }, async (request) =>
+    sessions.login(basicCredentials(request), false, request.ip),
   );
 
   app.post(
@@ -60,36 +58,28 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
     },
   );
 
-  app.get(
-    '/authentication/user/logout',
-    { schema: { tags, operationId: 'logout', summary: 'End the session and delete its documents' } },
-    async (request, reply) => {
-      await sessions.logout(request.session!);
-      return reply.code(200).send();
-    },
-  );
+  app.get('/authentication/user/logout', { schema: { tags, operationId: 'logout', summary: 'End the session and delete its documents' } }, async (request, reply) => {
+    await sessions.logout(request.session!);
+    return reply.code(200).send();
+  });
 
-  app.get(
-    '/authentication/user/info',
-    { schema: { tags, operationId: 'info', summary: 'The session\'s user, roles and limits', response: { 200: ref(UserCredentials) } } },
-    async (request) => {
-      const session = request.session!;
-      const limits = sessions.limitsFor(session);
-      return {
-        userName: session.userName,
-        roles: [...session.roles],
-        userLimits: {
-          type: session.kind,
-          uploadLimit: toWireMegabytes(limits.uploadLimit),
-          maxFiles: limits.maxFiles,
-          diskSpaceLimit: toWireMegabytes(limits.diskSpaceLimit),
-        },
-        uniqueId: session.id,
-        isUser: true,
-        isAdmin: isAdmin(session),
-      };
-    },
-  );
+  app.get('/authentication/user/info', { schema: { tags, operationId: 'info', summary: "The session's user, roles and limits", response: { 200: ref(UserCredentials) } } }, async (request) => {
+    const session = request.session!;
+    const limits = sessions.limitsFor(session);
+    return {
+      userName: session.userName,
+      roles: [...session.roles],
+      userLimits: {
+        type: session.kind,
+        uploadLimit: toWireMegabytes(limits.uploadLimit),
+        maxFiles: limits.maxFiles,
+        diskSpaceLimit: toWireMegabytes(limits.diskSpaceLimit),
+      },
+      uniqueId: session.id,
+      isUser: true,
+      isAdmin: isAdmin(session),
+    };
+  });
 
   app.get(
     '/authentication/user/certificates',

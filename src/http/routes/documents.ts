@@ -24,13 +24,9 @@ declare module 'fastify' {
 }
 
 /** The session's document storage (webPDF §4): upload, replace, information, lists, download, rename, history, delete. */
-export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; describer: DocumentDescriber; restBase: string }> = async (
-  app,
-  { documents, describer, restBase },
-) => {
+export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentService; describer: DocumentDescriber; restBase: string }> = async (app, { documents, describer, restBase }) => {
   /** Lists report what is known without inspecting every document anew. */
-  const listed = (records: DocumentRecord[]) =>
-    Promise.all(records.map(async (r) => toDocumentFile(r, documents.isLocked(r), await describer.describe(r, { cachedMetadataOnly: true }))));
+  const listed = (records: DocumentRecord[]) => Promise.all(records.map(async (r) => toDocumentFile(r, documents.isLocked(r), await describer.describe(r, { cachedMetadataOnly: true }))));
 
   app.post(
     '/documents',
@@ -243,19 +239,12 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
       const raw = reply as FastifyReply;
       raw.code(result.statusCode).headers(result.headers);
       if (result.statusCode !== 304) raw.header('content-type', mimeType);
-      return raw
-        .header('content-disposition', attachment(fileName))
-        .header('cache-control', 'private, no-cache')
-        .send(result.stream);
+      return raw.header('content-disposition', attachment(fileName)).header('cache-control', 'private, no-cache').send(result.stream);
     },
   );
 
-  app.delete(
-    '/documents/:documentId',
-    { schema: { tags, operationId: 'deleteDocument', summary: 'Delete the document', params: DocumentIdParams } },
-    async (request, reply) => {
-      await documents.delete(request.session!, request.params.documentId);
-      return reply.code(200).send();
-    },
-  );
+  app.delete('/documents/:documentId', { schema: { tags, operationId: 'deleteDocument', summary: 'Delete the document', params: DocumentIdParams } }, async (request, reply) => {
+    await documents.delete(request.session!, request.params.documentId);
+    return reply.code(200).send();
+  });
 };

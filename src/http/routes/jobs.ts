@@ -39,7 +39,10 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ queue: WorkQueue; restBase: 
     },
     async (request) => {
       const entries = await queue.store.list({ kind: JOB, sessionId: request.session!.id });
-      return entries.reverse().slice(0, request.query.limit).map((entry) => toJobView(entry as QueueEntry<JobPayload>));
+      return entries
+        .reverse()
+        .slice(0, request.query.limit)
+        .map((entry) => toJobView(entry as QueueEntry<JobPayload>));
     },
   );
 

@@ -48,7 +48,10 @@ export const webServiceRoutes: FastifyPluginAsyncTypebox<WebServiceRoutes> = asy
           if (warnings.length > 0) {
             request.log.info({ documentId: answer.documentId, warnings }, `${module.name} report`);
             // RFC 7234 Warning fields (code 299, "miscellaneous persistent warning"), one per finding.
-            reply.header('warning', warnings.map((w) => `299 quire "${headerText(w)}"`));
+            reply.header(
+              'warning',
+              warnings.map((w) => `299 quire "${headerText(w)}"`),
+            );
           }
           return seeDocumentInfo(reply, restBase, answer.documentId);
         },

@@ -14,7 +14,7 @@ export const FileDataStore = component(
     {
       fileGroup: Type.Enum(DATASTORE_GROUPS, { description: groupDescription }),
       fileContent: Type.String({ description: 'the file, Base64-encoded' }),
-      fileName: Type.Optional(Type.String({ description: 'generic only: the file\'s name' })),
+      fileName: Type.Optional(Type.String({ description: "generic only: the file's name" })),
     },
     { $id: 'Admin_FileDataStore' },
   ),

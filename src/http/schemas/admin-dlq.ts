@@ -25,7 +25,7 @@ export const DlqEntry = component(
       lastError: Type.String({ description: 'why the last attempt failed' }),
       history: Type.Array(
         Type.Object({ at: time('when'), event: Type.String({ description: 'enqueued, retry scheduled, failed permanently, requeued, interrupted, ...' }), detail: Type.Optional(Type.String()) }),
-        { description: 'the entry\'s latest events, oldest first' },
+        { description: "the entry's latest events, oldest first" },
       ),
       summary: Type.Object(
         {
@@ -43,10 +43,7 @@ export const DlqEntry = component(
 );
 
 export const DlqCleanUpResponse = component(
-  Type.Object(
-    { removed: Type.Integer({ format: 'int32', default: 0, description: 'entries removed (and archived, when asked)' }) },
-    { $id: 'DLQ_CleanUpResponse' },
-  ),
+  Type.Object({ removed: Type.Integer({ format: 'int32', default: 0, description: 'entries removed (and archived, when asked)' }) }, { $id: 'DLQ_CleanUpResponse' }),
 );
 
 /** The reference's defaults of the optional query parameters. */
@@ -64,7 +61,7 @@ export const DlqPurgeQuery = Type.Object({
 export const DlqIdParams = Type.Object({ id: Type.String({ description: 'a replay queue entry id' }) });
 
 export const DlqRequeueQuery = Type.Object({
-  reason: Type.Optional(Type.String({ default: DLQ_DEFAULTS.reason, maxLength: 1000, description: 'recorded in the entry\'s history' })),
+  reason: Type.Optional(Type.String({ default: DLQ_DEFAULTS.reason, maxLength: 1000, description: "recorded in the entry's history" })),
 });
 
 const iso = (epochMs: number) => new Date(epochMs).toISOString();

@@ -8,9 +8,7 @@ export const LogQuery = Type.Object({
 });
 
 export const SupportQuery = Type.Object({
-  group: Type.Optional(
-    Type.Array(Type.Enum([...SUPPORT_GROUPS]), { default: ['logs'], description: 'Admin_SupportEntryGroup values, the parameter repeated per value' }),
-  ),
+  group: Type.Optional(Type.Array(Type.Enum([...SUPPORT_GROUPS]), { default: ['logs'], description: 'Admin_SupportEntryGroup values, the parameter repeated per value' })),
   start: Type.Optional(Type.String({ pattern: DATE, default: '', description: 'first day of the logs (yyyy-MM-dd); empty: today' })),
   end: Type.Optional(Type.String({ pattern: DATE, default: '', description: 'last day of the logs (yyyy-MM-dd); empty: today' })),
 });

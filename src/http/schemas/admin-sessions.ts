@@ -27,7 +27,7 @@ export const SessionTable = component(
       expiredSessions: Type.Integer({ format: 'int64', description: 'sessions that expired since the server started' }),
       sessionCount: Type.Integer({ format: 'int64' }),
       sessionDiskUsage: Type.Integer({ format: 'int64', description: 'bytes stored by all sessions' }),
-      sessionId: Type.String({ description: 'the caller\'s own session' }),
+      sessionId: Type.String({ description: "the caller's own session" }),
       sessionList: Type.Array(ref(SessionTableEntry)),
       timestamp: Type.Integer({ format: 'int64', description: 'epoch milliseconds (UTC) of the query' }),
       unstableSessions: Type.Integer({ format: 'int64' }),

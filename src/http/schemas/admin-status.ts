@@ -12,7 +12,10 @@ function map<T extends TSchema>(value: T) {
 }
 
 export const AdminJavaStatusGC = component(
-  Type.Object({ collectionCount: int64(), collectionTime: int64('milliseconds'), name: Type.String({ description: 'V8 collection kind: minor, major, incremental, weakcb' }) }, { $id: 'Admin_JavaStatusGC' }),
+  Type.Object(
+    { collectionCount: int64(), collectionTime: int64('milliseconds'), name: Type.String({ description: 'V8 collection kind: minor, major, incremental, weakcb' }) },
+    { $id: 'Admin_JavaStatusGC' },
+  ),
 );
 
 export const AdminJavaStatus = component(
@@ -28,7 +31,7 @@ export const AdminJavaStatus = component(
       memoryTotalFree: int64('heap limit minus used heap, bytes'),
       memoryUsed: int64('used heap, bytes'),
     },
-    { $id: 'Admin_JavaStatus', description: 'The runtime of the server (Node.js for Quire), in the shape of the reference\'s JVM status.' },
+    { $id: 'Admin_JavaStatus', description: "The runtime of the server (Node.js for Quire), in the shape of the reference's JVM status." },
   ),
 );
 
@@ -54,13 +57,9 @@ export const AdminOsStatus = component(
   ),
 );
 
-export const AdminConfigurationStatusEntry = component(
-  Type.Object({ flags: Type.Array(Type.Enum(['readOnly', 'containsVariables', 'changed'])) }, { $id: 'Admin_ConfigurationStatusEntry' }),
-);
+export const AdminConfigurationStatusEntry = component(Type.Object({ flags: Type.Array(Type.Enum(['readOnly', 'containsVariables', 'changed'])) }, { $id: 'Admin_ConfigurationStatusEntry' }));
 
-export const AdminProviderEntry = component(
-  Type.Object({ fileName: Type.String(), format: Type.Enum(['plain', 'json', 'yaml', 'xml']), name: Type.String() }, { $id: 'Admin_ProviderEntry' }),
-);
+export const AdminProviderEntry = component(Type.Object({ fileName: Type.String(), format: Type.Enum(['plain', 'json', 'yaml', 'xml']), name: Type.String() }, { $id: 'Admin_ProviderEntry' }));
 
 export const AdminProviders = component(
   Type.Object(
@@ -87,9 +86,7 @@ export const AdminServerVersionInfo = component(
   ),
 );
 
-export const AdminExecutableStatus = component(
-  Type.Object({ enabled: Type.Boolean(), status: Type.Enum(['unknown', 'ok', 'disabled', 'error']) }, { $id: 'Admin_ExecutableStatus' }),
-);
+export const AdminExecutableStatus = component(Type.Object({ enabled: Type.Boolean(), status: Type.Enum(['unknown', 'ok', 'disabled', 'error']) }, { $id: 'Admin_ExecutableStatus' }));
 
 export const AdminPoolServerState = component(
   Type.Object(
@@ -105,9 +102,7 @@ export const AdminPoolServerState = component(
   ),
 );
 
-export const AdminErrorCountServerState = component(
-  Type.Object({ code: int32(), count: int32(), description: Type.String() }, { $id: 'Admin_ErrorCountServerState' }),
-);
+export const AdminErrorCountServerState = component(Type.Object({ code: int32(), count: int32(), description: Type.String() }, { $id: 'Admin_ErrorCountServerState' }));
 
 export const AdminJobServerState = component(
   Type.Object(
@@ -123,9 +118,7 @@ export const AdminJobServerState = component(
   ),
 );
 
-export const AdminServerState = component(
-  Type.Object({ instances: ref(AdminPoolServerState), jobs: ref(AdminJobServerState), lastUpdate: int64() }, { $id: 'Admin_ServerState' }),
-);
+export const AdminServerState = component(Type.Object({ instances: ref(AdminPoolServerState), jobs: ref(AdminJobServerState), lastUpdate: int64() }, { $id: 'Admin_ServerState' }));
 
 export const AdminWebserviceStatus = component(
   Type.Object(
@@ -142,10 +135,7 @@ export const AdminWebserviceStatus = component(
 );
 
 export const AdminServerStatus = component(
-  Type.Object(
-    { java: ref(AdminJavaStatus), os: ref(AdminOsStatus), server: ref(AdminServerVersionInfo), webservices: map(ref(AdminWebserviceStatus)) },
-    { $id: 'Admin_ServerStatus' },
-  ),
+  Type.Object({ java: ref(AdminJavaStatus), os: ref(AdminOsStatus), server: ref(AdminServerVersionInfo), webservices: map(ref(AdminWebserviceStatus)) }, { $id: 'Admin_ServerStatus' }),
 );
 
 export const WebserviceResult = component(

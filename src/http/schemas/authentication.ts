@@ -1,12 +1,7 @@
 import Type from 'typebox';
 import { component, ref } from './shared.js';
 
-export const LoginOptions = component(
-  Type.Object(
-    { createRefreshToken: Type.Optional(Type.Boolean({ default: false, description: 'also issue a refresh token' })) },
-    { $id: 'Auth_LoginOptions' },
-  ),
-);
+export const LoginOptions = component(Type.Object({ createRefreshToken: Type.Optional(Type.Boolean({ default: false, description: 'also issue a refresh token' })) }, { $id: 'Auth_LoginOptions' }));
 
 export const SessionToken = component(
   Type.Object(
@@ -61,19 +56,9 @@ export const CertificateEntry = component(
   ),
 );
 
-export const KeyStoreEntry = component(
-  Type.Object(
-    { isKeyStoreAccessible: Type.Boolean(), keyStoreName: Type.String(), keyStoreOrigin: KeyStoreOrigin },
-    { $id: 'KeyStore_Entry' },
-  ),
-);
+export const KeyStoreEntry = component(Type.Object({ isKeyStoreAccessible: Type.Boolean(), keyStoreName: Type.String(), keyStoreOrigin: KeyStoreOrigin }, { $id: 'KeyStore_Entry' }));
 
-export const UserCertificates = component(
-  Type.Object(
-    { certificates: Type.Array(ref(CertificateEntry)), keyStores: Type.Array(ref(KeyStoreEntry)) },
-    { $id: 'Auth_UserCertificates' },
-  ),
-);
+export const UserCertificates = component(Type.Object({ certificates: Type.Array(ref(CertificateEntry)), keyStores: Type.Array(ref(KeyStoreEntry)) }, { $id: 'Auth_UserCertificates' }));
 
 export const KeyStorePassword = component(
   Type.Object(

@@ -75,7 +75,7 @@ export const DocumentRename = Type.Object(
 );
 
 export const UploadQuery = Type.Object({
-  history: Type.Boolean({ default: false, description: 'keep a history of the document\'s states' }),
+  history: Type.Boolean({ default: false, description: "keep a history of the document's states" }),
 });
 
 /** What the upload body looks like, for the OpenAPI document only (the multipart stream is parsed by hand). */
@@ -83,7 +83,7 @@ export const UploadBodyDoc = {
   type: 'object',
   required: ['filedata'],
   properties: {
-    filedata: { type: 'string', format: 'binary', description: 'the file; its name is taken from the part\'s filename' },
+    filedata: { type: 'string', format: 'binary', description: "the file; its name is taken from the part's filename" },
     name: { type: 'string', description: 'file name, used when the file part carries none' },
   },
 } as const;

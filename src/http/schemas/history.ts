@@ -9,7 +9,7 @@ export const HistoryEntry = component(
       operation: Type.String({ description: 'what produced this state: "" for the upload, else the web service' }),
       fileName: Type.String({ description: 'file name of this state, with extension' }),
       dateTime: Type.String({ description: 'when the state was made (ISO 8601, UTC)' }),
-      active: Type.Boolean({ description: 'whether this state is the document\'s content; setting it true reverts to it' }),
+      active: Type.Boolean({ description: "whether this state is the document's content; setting it true reverts to it" }),
     },
     { $id: 'Document_HistoryEntry' },
   ),

@@ -46,9 +46,7 @@ async function runCheck(type: ConfigurationType, check: ConfigurationCheck, cont
     case 'application/license':
       return OK; // Quire needs no license.
     case 'server/user':
-      return (await context.users.authenticate(check.name ?? '', check.password ?? ''))
-        ? OK
-        : { ok: false, message: `the local users do not accept "${check.name ?? ''}" with this password` };
+      return (await context.users.authenticate(check.name ?? '', check.password ?? '')) ? OK : { ok: false, message: `the local users do not accept "${check.name ?? ''}" with this password` };
     case 'server/connector':
       return connector(context);
     case 'cluster/connect':
@@ -100,7 +98,12 @@ async function executables(names: readonly string[], context: CheckContext): Pro
 
 /** The path of an executable file: as given when it names a path, else looked up in PATH (as the engines start it). */
 async function findExecutable(file: string): Promise<string | undefined> {
-  const candidates = file.includes('/') ? [file] : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, file));
+  const candidates = file.includes('/')
+    ? [file]
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((dir) => path.join(dir, file));
   for (const candidate of candidates) {
     try {
       await access(candidate, constants.X_OK);

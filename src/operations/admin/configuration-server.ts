@@ -70,7 +70,11 @@ function providerWire(p: OAuthProviderConfig): ProviderWire {
   };
 }
 
-const roleList = (wire: string) => wire.split(',').map((r) => r.trim()).filter(Boolean);
+const roleList = (wire: string) =>
+  wire
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
 
 /**
  * The OAuth providers: the claim and role mapping and the clock skew of a configured provider can be

@@ -13,14 +13,7 @@ import { logSection } from './configuration-log.js';
 import { providerSection } from './configuration-provider.js';
 import { serverSection } from './configuration-server.js';
 import { userSection } from './configuration-user.js';
-import type {
-  ConfigurationEnvelope,
-  ConfigurationMode,
-  ConfigurationProblem,
-  ConfigurationResult,
-  ConfigurationType,
-  ConfigurationView,
-} from './configuration-wire.js';
+import type { ConfigurationEnvelope, ConfigurationMode, ConfigurationProblem, ConfigurationResult, ConfigurationType, ConfigurationView } from './configuration-wire.js';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -83,8 +76,7 @@ export class ConfigurationService {
     const changes = await SECTIONS[type].changes(envelope.configuration, this.context(), mode);
     const problems = [...changes.problems, ...conflicts(changes.edits)];
     const file = this.file;
-    const result = (error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult> = {}) =>
-      this.result(mode, file, error, description, { problems, ...extra });
+    const result = (error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult> = {}) => this.result(mode, file, error, description, { problems, ...extra });
 
     let after: string;
     try {
@@ -95,7 +87,11 @@ export class ConfigurationService {
     if (changes.edits.length > 0) {
       // A field the section already objected to is not reported a second time in the loader's words.
       const reported = new Set(problems.map((p) => p.field));
-      problems.push(...checkConfigText(after).map((issue) => problemOf(issue, changes)).filter((p) => !p.field || !reported.has(p.field)));
+      problems.push(
+        ...checkConfigText(after)
+          .map((issue) => problemOf(issue, changes))
+          .filter((p) => !p.field || !reported.has(p.field)),
+      );
     }
 
     const checks = await runChecks(type, envelope.configurationChecks ?? [], {
@@ -155,9 +151,7 @@ export class ConfigurationService {
     const created = this.deps.config.configFile === undefined;
     this.deps.config.configFile = next.configFile;
     const notes = [
-      created
-        ? `Created ${file}; Quire reads it at start while QUIRE_CONFIG is unset.`
-        : `Written to ${file}${backup ? ` (the previous version is ${backup})` : ''}.`,
+      created ? `Created ${file}; Quire reads it at start while QUIRE_CONFIG is unset.` : `Written to ${file}${backup ? ` (the previous version is ${backup})` : ''}.`,
       live.length > 0 ? `Applied at once: ${live.join(', ')}.` : '',
       restartKeys.length > 0 ? `Takes effect after a restart (GET admin/server/restart): ${restartKeys.join(', ')}.` : '',
       overridden.length > 0 ? `Set by the environment, which wins over the file: ${overridden.map((o) => `${o.key} (${o.variable})`).join(', ')}.` : '',
@@ -192,13 +186,7 @@ export class ConfigurationService {
     }
   }
 
-  private result(
-    mode: ConfigurationMode,
-    file: string,
-    error: ErrorName | undefined,
-    description: string,
-    extra: Partial<ConfigurationResult>,
-  ): ConfigurationResult {
+  private result(mode: ConfigurationMode, file: string, error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult>): ConfigurationResult {
     return {
       operation: mode,
       error: { code: error ? Errors[error].errorCode : 0, description, exitCode: 0, hideException: false },

@@ -92,7 +92,11 @@ async function probe(executable: string, args: string[]): Promise<string | null>
   try {
     const result = await run(executable, args, { timeoutMs: PROBE_TIMEOUT_MS, maxOutputBytes: 4096 });
     if (result.timedOut) return null;
-    const line = (text: string) => text.split('\n').find((l) => /\d+\.\d+/.test(l))?.trim();
+    const line = (text: string) =>
+      text
+        .split('\n')
+        .find((l) => /\d+\.\d+/.test(l))
+        ?.trim();
     return line(result.stdout.toString('utf8')) ?? line(result.stderr) ?? null;
   } catch {
     return null;

@@ -247,7 +247,6 @@ export class ServerStatusService {
     const info = await stat(file).catch(() => undefined);
     return info !== undefined && info.mtimeMs > this.loadedAt;
   }
-
 }
 
 /** The operations of one web service since this instance started. */

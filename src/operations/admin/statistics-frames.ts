@@ -142,7 +142,10 @@ export class FrameTable {
         if (from !== undefined && frameEnd(start, aggregation) <= from) continue;
         rows.push([start, { ...totals }]);
       }
-      result.set(webservice, rows.sort((a, b) => a[0] - b[0]));
+      result.set(
+        webservice,
+        rows.sort((a, b) => a[0] - b[0]),
+      );
     }
     return result;
   }

@@ -84,7 +84,10 @@ export class SupportPackage {
         ...(groups.has('logs') ? { logs: { start, end, days: logs.map((log) => log.date) } } : {}),
       };
       sources.unshift(await writeJson(folder, 'manifest.json', manifest));
-      const stamp = new Date(this.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+      const stamp = new Date(this.now())
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d{3}/, '');
       return {
         fileName: `quire-support-${stamp}.zip`,
         write: async (destination) => {

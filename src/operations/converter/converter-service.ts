@@ -229,26 +229,27 @@ export class ConverterService {
       }
       const renderer = this.engines.renderers[kind];
       if (!renderer) throw engineUnavailable(kind, type);
-      const result = (await renderer({
-        input,
-        output,
-        workDir,
-        type,
-        settings,
-        key: job.key,
-        depth: job.depth,
-        deadline: job.deadline,
-        convertNested: async (nestedInput, nestedType, nestedOutput) => {
-          const nestedKind = inputKindOf(nestedType);
-          if (!nestedKind) throw unsupportedType(nestedType);
-          job.deadline.check();
-          const nested = await this.render({ ...job, source: nestedInput, type: nestedType, kind: nestedKind, depth: job.depth + 1, password: undefined });
-          // Attachments are converted whole: `pages` applies to the message only.
-          let finished = await this.finish({ ...nested, pagesApplied: true }, workDir, settings, nestedKind, job.deadline);
-          if (nested.encryption) finished = await this.reencrypt(finished, nested.encryption, workDir, job.deadline);
-          await rename(finished, nestedOutput);
-        },
-      })) ?? {};
+      const result =
+        (await renderer({
+          input,
+          output,
+          workDir,
+          type,
+          settings,
+          key: job.key,
+          depth: job.depth,
+          deadline: job.deadline,
+          convertNested: async (nestedInput, nestedType, nestedOutput) => {
+            const nestedKind = inputKindOf(nestedType);
+            if (!nestedKind) throw unsupportedType(nestedType);
+            job.deadline.check();
+            const nested = await this.render({ ...job, source: nestedInput, type: nestedType, kind: nestedKind, depth: job.depth + 1, password: undefined });
+            // Attachments are converted whole: `pages` applies to the message only.
+            let finished = await this.finish({ ...nested, pagesApplied: true }, workDir, settings, nestedKind, job.deadline);
+            if (nested.encryption) finished = await this.reencrypt(finished, nested.encryption, workDir, job.deadline);
+            await rename(finished, nestedOutput);
+          },
+        })) ?? {};
       return { file: output, ...result };
     } catch (error) {
       throw fromConversionEngine(error, { accessPassword: settings.accessPassword !== '' });

@@ -23,8 +23,7 @@ export const converterModule: WebServiceModule<ConverterService> = {
       writes: same('engines.libreoffice.queueTimeout'),
     },
   ],
-  create: ({ documents, credentials, engines, config, steps }) =>
-    new ConverterService({ documents, credentials }, engines.converter, { timeoutMs: config.converter.timeoutMs, steps }),
+  create: ({ documents, credentials, engines, config, steps }) => new ConverterService({ documents, credentials }, engines.converter, { timeoutMs: config.converter.timeoutMs, steps }),
   routes: [
     converterRoute({
       method: 'POST',

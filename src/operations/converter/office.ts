@@ -36,11 +36,7 @@ export function delimitedImport(kind: 'csv' | 'tsv'): Pick<UnoJob, 'inputFilter'
   return { inputFilter: 'Text - txt - csv (StarCalc)', inputFilterOptions: `${kind === 'tsv' ? 9 : 44},34,76,1,,0,false,true,true` };
 }
 
-export async function convertOffice(
-  engine: OfficeConverter,
-  job: UnoJob,
-  key: string,
-): Promise<void> {
+export async function convertOffice(engine: OfficeConverter, job: UnoJob, key: string): Promise<void> {
   try {
     await engine.convert(job, { key });
   } catch (error) {

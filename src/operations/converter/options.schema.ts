@@ -27,10 +27,7 @@ const WrapMode = withDefault(Type.Enum(['auto', 'none', 'word', 'all'], { defaul
 const FontOrigin = withDefault(Type.Enum(['system', 'folder'], { default: 'system' }));
 
 function fileData<E extends Record<string, TSchema>>(id: string, extra: E) {
-  return Type.Object(
-    { source: opt(FileSource), uri: defaulted(Type.String({ default: '' })), value: opt(Type.String({ description: 'Base64 content' })), ...extra },
-    { $id: id },
-  );
+  return Type.Object({ source: opt(FileSource), uri: defaulted(Type.String({ default: '' })), value: opt(Type.String({ description: 'Base64 content' })), ...extra }, { $id: id });
 }
 
 const HeaderFooterHtml = { value: opt(Type.String({ description: 'Base64 of the HTML of the header or footer' })) };
@@ -124,10 +121,7 @@ export const ConverterText = Type.Object(
       ),
     ),
     textHighlight: opt(
-      Type.Object(
-        { ...textStyle, color: defaulted(Type.String({ default: '#000000' })), lineNumbers: defaulted(Type.Boolean({ default: false })) },
-        { description: 'Operation_TextHighlight' },
-      ),
+      Type.Object({ ...textStyle, color: defaulted(Type.String({ default: '#000000' })), lineNumbers: defaulted(Type.Boolean({ default: false })) }, { description: 'Operation_TextHighlight' }),
     ),
     useSyntaxDetection: defaulted(Type.Boolean({ default: false })),
   },

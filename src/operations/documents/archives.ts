@@ -4,16 +4,7 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { Config } from '../../config/load.js';
 import { QuireError } from '../../core/errors.js';
-import {
-  compileFilter,
-  extractEntries,
-  openEntry,
-  uniqueEntryNames,
-  writeZip,
-  type ArchiveEntry,
-  type ArchiveLimits,
-  type FileFilter,
-} from '../../engines/archive/index.js';
+import { compileFilter, extractEntries, openEntry, uniqueEntryNames, writeZip, type ArchiveEntry, type ArchiveLimits, type FileFilter } from '../../engines/archive/index.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
 import { discardPartialFile } from '../../storage/atomic.js';
@@ -173,10 +164,7 @@ export class DocumentArchives {
     const limits = this.documents.limitsOf(session);
     const usage = await this.documents.usage(session.id);
     if (limits.maxFiles > 0 && usage.files + entries.length > limits.maxFiles) {
-      throw new QuireError(
-        'MAX_FILES',
-        `Extracting ${entries.length} documents would exceed the session's limit of ${limits.maxFiles} documents (it holds ${usage.files}).`,
-      );
+      throw new QuireError('MAX_FILES', `Extracting ${entries.length} documents would exceed the session's limit of ${limits.maxFiles} documents (it holds ${usage.files}).`);
     }
   }
 }

@@ -113,7 +113,12 @@ export class DocumentDescriber {
     const remembered = this.credentials.get(record.sessionId, record.id);
     if (security.kind === 'certificate') {
       // Verified key material opens the document for this session; qpdf cannot decrypt it for metadata.
-      return remembered?.keyPair ? { error: NO_ERROR, password } : { error: asException(new QuireError('PDF_CERTIFICATE_REQUIRED', 'The PDF is encrypted for certificates; supply a recipient\'s key pair with PUT documents/{id}/security/password.')), password };
+      return remembered?.keyPair
+        ? { error: NO_ERROR, password }
+        : {
+            error: asException(new QuireError('PDF_CERTIFICATE_REQUIRED', "The PDF is encrypted for certificates; supply a recipient's key pair with PUT documents/{id}/security/password.")),
+            password,
+          };
     }
     if (security.kind === 'openPassword' && !remembered?.password) {
       return { error: asException(new QuireError('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its password with PUT documents/{id}/security/password.')), password };
@@ -130,13 +135,7 @@ export class DocumentDescriber {
    * The cached metadata, or computes it; answers undefined when that takes longer than the budget.
    * With `peek`, nothing new is computed.
    */
-  private async withinBudget(
-    record: DocumentRecord,
-    key: string,
-    path: string,
-    peek: boolean,
-    compute: () => Promise<DocumentDescription['metadata']>,
-  ): Promise<DocumentDescription['metadata']> {
+  private async withinBudget(record: DocumentRecord, key: string, path: string, peek: boolean, compute: () => Promise<DocumentDescription['metadata']>): Promise<DocumentDescription['metadata']> {
     // The hot path: known metadata is answered without a timer or a race.
     const known = this.settled.get(key);
     if (known) return known;
@@ -188,9 +187,12 @@ export class DocumentDescriber {
       checking = true;
       void this.store
         .content(record.sessionId, record.id)
-        .then((file) => {
-          if (file?.path !== path) work.controller.abort(new Error('the document was deleted or replaced'));
-        }, () => undefined)
+        .then(
+          (file) => {
+            if (file?.path !== path) work.controller.abort(new Error('the document was deleted or replaced'));
+          },
+          () => undefined,
+        )
         .finally(() => (checking = false));
     }, WATCH_INTERVAL_MS);
     watcher.unref();
@@ -219,9 +221,7 @@ async function archiveMetadata(path: string): Promise<DocumentDescription['metad
     const listing = await listEntries(path, { maxEntries: ARCHIVE_LISTING_LIMIT });
     const metadata: DocumentDescription['metadata'] & { files: unknown[] } = {
       metadataType: 'archive',
-      files: listing.entries
-        .filter((e) => !e.isDirectory)
-        .map((e) => ({ path: e.path, size: e.size, lastModifiedDate: e.lastModified })),
+      files: listing.entries.filter((e) => !e.isDirectory).map((e) => ({ path: e.path, size: e.size, lastModifiedDate: e.lastModified })),
     };
     return metadata;
   } catch (error) {

@@ -9,14 +9,7 @@ import { newId } from '../../core/ids.js';
 import { KeyedSerializer } from '../../core/serial.js';
 import { detectFormat, documentNames, sanitizeClientFileName } from '../../engines/format/detect-format.js';
 import type { Session } from '../../sessions/session.js';
-import {
-  activeVersion,
-  type ContentFile,
-  type DocumentRecord,
-  type DocumentStore,
-  type DocumentVersion,
-  type StorageUsage,
-} from '../../storage/document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from '../../storage/document-store.js';
 import { discardPartialFile } from '../../storage/atomic.js';
 import { DocumentLocks } from './locks.js';
 import { QuotaReservations, type Reservation } from './quota.js';
@@ -263,9 +256,10 @@ export class DocumentService {
   historyEntry(record: DocumentRecord, historyId: number): DocumentVersion {
     const version = record.history ? record.versions.find((v) => v.id === historyId) : undefined;
     if (!version) {
-      throw new QuireError('HISTORY_NOT_FOUND', record.history
-        ? `The document "${record.id}" has no history entry ${historyId}.`
-        : `The document "${record.id}" was not stored in history mode; it has no history.`);
+      throw new QuireError(
+        'HISTORY_NOT_FOUND',
+        record.history ? `The document "${record.id}" has no history entry ${historyId}.` : `The document "${record.id}" was not stored in history mode; it has no history.`,
+      );
     }
     return version;
   }
@@ -277,9 +271,7 @@ export class DocumentService {
     return this.locks.with(session.id, documentId, () =>
       this.commits.run(session.id, async () => {
         const current = await this.info(session, documentId);
-        const versions = current.versions.map((v) =>
-          v.id === historyId && change.operation !== undefined ? { ...v, operation: change.operation } : v,
-        );
+        const versions = current.versions.map((v) => (v.id === historyId && change.operation !== undefined ? { ...v, operation: change.operation } : v));
         const activate = change.active === true && current.activeVersion !== historyId;
         const next: DocumentRecord = {
           ...current,
@@ -294,14 +286,7 @@ export class DocumentService {
   }
 
   /** Streams content into a temporary file, enforcing the limits as bytes arrive, and detects its type. */
-  private async receive(
-    session: Session,
-    source: Readable,
-    reservation: Reservation,
-    limits: Limits,
-    freedBytes: number,
-    clientFileName: string | undefined,
-  ): Promise<Received> {
+  private async receive(session: Session, source: Readable, reservation: Reservation, limits: Limits, freedBytes: number, clientFileName: string | undefined): Promise<Received> {
     const temp = this.store.tempPath();
     const store = this.store;
     const space = this.space;
@@ -315,10 +300,7 @@ export class DocumentService {
             reservation.add(chunk.length);
             if (limits.uploadLimit > 0 && reservation.bytes > limits.uploadLimit) throw uploadLimitError(limits.uploadLimit);
             // Stored bytes are read afresh: uploads of the session that finished meanwhile count too.
-            if (
-              limits.diskSpaceLimit > 0 &&
-              (await store.usage(session.id)).bytes - freedBytes + reservation.sessionTotal() > limits.diskSpaceLimit
-            ) {
+            if (limits.diskSpaceLimit > 0 && (await store.usage(session.id)).bytes - freedBytes + reservation.sessionTotal() > limits.diskSpaceLimit) {
               throw diskSpaceError(limits.diskSpaceLimit);
             }
             yield chunk;

@@ -76,12 +76,7 @@ export class DocumentProtection {
     }
   }
 
-  private async check(
-    kind: string,
-    path: string,
-    supplied: SuppliedCredentials,
-    remember: (working: DocumentCredentials) => void,
-  ): Promise<ExceptionBody> {
+  private async check(kind: string, path: string, supplied: SuppliedCredentials, remember: (working: DocumentCredentials) => void): Promise<ExceptionBody> {
     if (kind === 'none') return NO_ERROR;
     if (kind === 'certificate') {
       if (!supplied.keyPair) return asException(fromPdfEngine(new PdfEngineError('certificateRequired', 'certificate encryption')));
@@ -102,8 +97,6 @@ export class DocumentProtection {
     }
     if (candidates.length > 0) return asException(new QuireError('PDF_PASSWORD_WRONG', 'The password does not open the PDF.'));
     // Nothing supplied: a document that opens without a password is fine, one that needs it is not.
-    return kind === 'openPassword'
-      ? asException(new QuireError('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its open password.'))
-      : NO_ERROR;
+    return kind === 'openPassword' ? asException(new QuireError('PDF_PASSWORD_REQUIRED', 'The PDF is password protected; supply its open password.')) : NO_ERROR;
   }
 }

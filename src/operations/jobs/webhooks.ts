@@ -81,7 +81,10 @@ export class Webhooks {
       run: (entry) => this.deliver(entry),
       settled: (entry) => {
         if (entry.state === 'FAILED_PERMANENT') {
-          this.deps.logger?.warn({ delivery: entry.id, url: withoutQuery(entry.payload.url), attempts: entry.attempts, lastError: entry.lastError }, 'webhook delivery failed permanently; it is in the replay queue');
+          this.deps.logger?.warn(
+            { delivery: entry.id, url: withoutQuery(entry.payload.url), attempts: entry.attempts, lastError: entry.lastError },
+            'webhook delivery failed permanently; it is in the replay queue',
+          );
         }
       },
     };

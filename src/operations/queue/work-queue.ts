@@ -294,11 +294,7 @@ export class WorkQueue {
           progress = Math.max(0, Math.min(100, Math.round(percent)));
         });
         const now = this.now();
-        next = withEvent(
-          { ...entry, state: 'DONE', result, progress: 100, finishedAt: now, updatedAt: now, ...(handler.keepDoneMs > 0 ? { expiresAt: now + handler.keepDoneMs } : {}) },
-          now,
-          'done',
-        );
+        next = withEvent({ ...entry, state: 'DONE', result, progress: 100, finishedAt: now, updatedAt: now, ...(handler.keepDoneMs > 0 ? { expiresAt: now + handler.keepDoneMs } : {}) }, now, 'done');
       } catch (error) {
         const now = this.now();
         const message = error instanceof Error ? error.message : String(error);

@@ -5,8 +5,27 @@ import type { ToolboxEngines } from './engines.js';
 
 /** The 22 toolbox operations of webPDF (reference §10.9), in the order the reference lists them. */
 export const TOOLBOX_OPERATIONS = [
-  'annotation', 'attachment', 'delete', 'description', 'extraction', 'forms', 'image', 'merge', 'move', 'options',
-  'print', 'rotate', 'security', 'split', 'watermark', 'xmp', 'outline', 'redact', 'portfolio', 'scale', 'compress',
+  'annotation',
+  'attachment',
+  'delete',
+  'description',
+  'extraction',
+  'forms',
+  'image',
+  'merge',
+  'move',
+  'options',
+  'print',
+  'rotate',
+  'security',
+  'split',
+  'watermark',
+  'xmp',
+  'outline',
+  'redact',
+  'portfolio',
+  'scale',
+  'compress',
   'transcribe',
 ] as const;
 

@@ -16,16 +16,15 @@ export const str = (description?: string) => withDefault(Type.String({ default: 
 export const bool = (value: boolean, description?: string) => withDefault(Type.Boolean({ default: value, ...(description ? { description } : {}) }));
 
 /** `#RRGGBB` (the reference's pattern, anchored). */
-export const color = (value: string, description?: string) =>
-  withDefault(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, ...(description ? { description } : {}) }));
+export const color = (value: string, description?: string) => withDefault(Type.String({ pattern: '^#[0-9a-fA-F]{6}$', default: value, ...(description ? { description } : {}) }));
 
-export const Metrics = (value: 'mm' | 'px' = 'mm') =>
-  withDefault(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: value, description: 'Operation_Metrics: unit of the numbers (px = 1/96 in)' }));
+export const Metrics = (value: 'mm' | 'px' = 'mm') => withDefault(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: value, description: 'Operation_Metrics: unit of the numbers (px = 1/96 in)' }));
 
 export const Coordinates = withDefault(
   Type.Enum(['pdf', 'user'], {
     default: 'user',
-    description: 'Operation_Coordinates: user = origin at the top-left corner of the page as displayed (rotation applied), y downwards; pdf = origin at the bottom-left corner of the unrotated page, y upwards',
+    description:
+      'Operation_Coordinates: user = origin at the top-left corner of the page as displayed (rotation applied), y downwards; pdf = origin at the bottom-left corner of the unrotated page, y upwards',
   }),
 );
 
@@ -68,7 +67,7 @@ export const FileData = (name: string) =>
 
 export const AnnotationSelection = Type.Object(
   {
-    index: defaulted(int({ default: 0, minimum: 0, description: 'position in the page\'s annotation list (0 = first), used when name is empty' })),
+    index: defaulted(int({ default: 0, minimum: 0, description: "position in the page's annotation list (0 = first), used when name is empty" })),
     name: opt(str('the annotation name (/NM)')),
     page: defaulted(int({ default: 1, minimum: 1 })),
   },
@@ -100,23 +99,15 @@ export const DestinationEvent = Type.Object(
           leftOffset: offset('distance from the left page edge'),
           topOffset: offset('distance from the top page edge'),
           metrics: opt(Metrics('px')),
-          zoom: defaulted(int({ default: 100, minimum: 0, maximum: 6400, description: 'percent; 0 keeps the viewer\'s zoom' })),
+          zoom: defaulted(int({ default: 100, minimum: 0, maximum: 6400, description: "percent; 0 keeps the viewer's zoom" })),
         },
         { description: 'Operation_ZoomDestination.zoomPage (/XYZ)' },
       ),
     ),
     fitPage: opt(Type.Object({ page: page() }, { description: 'Operation_FitPageDestination.fitPage (/Fit)' })),
-    fitWidth: opt(
-      Type.Object(
-        { page: page(), topOffset: offset('distance from the top page edge'), metrics: opt(Metrics('px')) },
-        { description: 'Operation_FitWidthDestination.fitWidth (/FitH)' },
-      ),
-    ),
+    fitWidth: opt(Type.Object({ page: page(), topOffset: offset('distance from the top page edge'), metrics: opt(Metrics('px')) }, { description: 'Operation_FitWidthDestination.fitWidth (/FitH)' })),
     fitHeight: opt(
-      Type.Object(
-        { page: page(), leftOffset: offset('distance from the left page edge'), metrics: opt(Metrics('px')) },
-        { description: 'Operation_FitHeightDestination.fitHeight (/FitV)' },
-      ),
+      Type.Object({ page: page(), leftOffset: offset('distance from the left page edge'), metrics: opt(Metrics('px')) }, { description: 'Operation_FitHeightDestination.fitHeight (/FitV)' }),
     ),
     fitRectangle: opt(
       Type.Object(
@@ -150,17 +141,9 @@ export const ActionEvent = Type.Object(
     goTo: opt(Type.Object({ destination: opt(DestinationEvent) }, { description: 'Operation_GoToDestinationAction.goTo' })),
     resolveURI: opt(Type.Object({ uri: opt(str('http, https, mailto, ftp or tel address')) }, { description: 'Operation_URIAction.resolveURI' })),
     executeNamed: opt(
-      Type.Object(
-        { namedOperation: opt(str('a viewer command: NextPage, PrevPage, FirstPage, LastPage, GoBack, GoForward, Print, ...')) },
-        { description: 'Operation_NamedAction.executeNamed' },
-      ),
+      Type.Object({ namedOperation: opt(str('a viewer command: NextPage, PrevPage, FirstPage, LastPage, GoBack, GoForward, Print, ...')) }, { description: 'Operation_NamedAction.executeNamed' }),
     ),
-    hideAnnotation: opt(
-      Type.Object(
-        { annotation: opt(Type.Array(AnnotationSelection)), hide: opt(bool(true)) },
-        { description: 'Operation_HideAction.hideAnnotation' },
-      ),
-    ),
+    hideAnnotation: opt(Type.Object({ annotation: opt(Type.Array(AnnotationSelection)), hide: opt(bool(true)) }, { description: 'Operation_HideAction.hideAnnotation' })),
     submitForm: opt(
       Type.Object(
         {
@@ -183,9 +166,7 @@ export const ActionEvent = Type.Object(
         { description: 'Operation_SubmitFormAction.submitForm' },
       ),
     ),
-    resetForm: opt(
-      Type.Object({ field: opt(Type.Array(FormFieldSelection)), exclude: opt(bool(false)) }, { description: 'Operation_ResetFormAction.resetForm' }),
-    ),
+    resetForm: opt(Type.Object({ field: opt(Type.Array(FormFieldSelection)), exclude: opt(bool(false)) }, { description: 'Operation_ResetFormAction.resetForm' })),
     importSchema: opt(Type.Object({ file: opt(FileSpecification) }, { description: 'Operation_ImportDataAction.importSchema (file required)' })),
     setLayerState: opt(
       Type.Object(
@@ -247,9 +228,7 @@ export const ActionEvent = Type.Object(
         { description: 'Operation_SoundAction.playSound' },
       ),
     ),
-    executeJavaScript: opt(
-      Type.Object({ jsAction: opt(str()) }, { description: 'Operation_JavaScriptAction.executeJavaScript: refused (-104): the server does not put scripts into documents' }),
-    ),
+    executeJavaScript: opt(Type.Object({ jsAction: opt(str()) }, { description: 'Operation_JavaScriptAction.executeJavaScript: refused (-104): the server does not put scripts into documents' })),
     launchApplication: opt(
       Type.Object(
         {

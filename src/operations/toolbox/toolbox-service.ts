@@ -104,7 +104,10 @@ export class ToolboxService {
     // Encryption must come last: the operations after it would get an encrypted document.
     const encrypting = steps.findIndex((s) => s.name === 'security' && typeof s.options === 'object' && s.options !== null && ('encrypt' in s.options || 'encryptCertificate' in s.options));
     if (encrypting >= 0 && encrypting < steps.length - 1) {
-      throw new QuireError('PARAMETER', `Invalid parameter body.toolbox[${encrypting}].security: encryption must be the last operation of the array (the operations after it would get an encrypted document).`);
+      throw new QuireError(
+        'PARAMETER',
+        `Invalid parameter body.toolbox[${encrypting}].security: encryption must be the last operation of the array (the operations after it would get an encrypted document).`,
+      );
     }
     return steps;
   }

@@ -119,9 +119,7 @@ export async function runInPlace<P, R extends StepsResult>(
         let protection: OpenedProtection | undefined;
         const plain = options.plainInput;
         if (plain && storedType.key === 'pdf') {
-          const opened = await mapped(plain.mapError, () =>
-            openPlainPdf(plain.tool, original, { password, emptyPasswordOpens: false, scratch: () => scratch.file('pdf'), deadline: deadline.at }),
-          );
+          const opened = await mapped(plain.mapError, () => openPlainPdf(plain.tool, original, { password, emptyPasswordOpens: false, scratch: () => scratch.file('pdf'), deadline: deadline.at }));
           input = { path: opened.file, type: storedType };
           protection = opened.protection;
         }

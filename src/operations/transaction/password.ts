@@ -11,11 +11,6 @@ export interface CallPassword {
  * else the one remembered for the document by `PUT documents/{id}/security/password`. Empty strings
  * count as absent, as the clients send them for "none".
  */
-export function resolvePassword(
-  credentials: Pick<RememberedCredentials, 'get'>,
-  sessionId: string,
-  documentId: string,
-  call: CallPassword | undefined,
-): string | undefined {
+export function resolvePassword(credentials: Pick<RememberedCredentials, 'get'>, sessionId: string, documentId: string, call: CallPassword | undefined): string | undefined {
   return call?.open || call?.permission || credentials.get(sessionId, documentId)?.password;
 }

@@ -36,10 +36,7 @@ export async function openPlainPdf(
   let protection: OpenedProtection | undefined;
   if (await tool.isEncrypted(input, { deadline })) {
     if (!password && !options.emptyPasswordOpens) {
-      throw new QuireError(
-        'PDF_PASSWORD_REQUIRED',
-        'The PDF is password protected; supply its password (the call\'s password member or PUT documents/{id}/security/password).',
-      );
+      throw new QuireError('PDF_PASSWORD_REQUIRED', "The PDF is password protected; supply its password (the call's password member or PUT documents/{id}/security/password).");
     }
     plain = options.scratch('decrypted');
     await tool.decrypt(input, plain, { password: password ?? '', deadline });

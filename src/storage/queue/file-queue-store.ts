@@ -509,7 +509,10 @@ export class FileQueueStore implements QueueStore {
       try {
         const lines = batch.filter((waiter) => waiter.line !== '');
         if (lines.length > 0) {
-          this.journalBytes += await writeLines(this.handle!, lines.map((waiter) => waiter.line));
+          this.journalBytes += await writeLines(
+            this.handle!,
+            lines.map((waiter) => waiter.line),
+          );
           await this.handle!.datasync();
           this.counters.writes++;
           this.counters.syncs++;
@@ -524,11 +527,7 @@ export class FileQueueStore implements QueueStore {
   }
 
   private compactionDue(): boolean {
-    return (
-      this.journalBytes > this.compactAfterBytes &&
-      this.journalBytes > COMPACT_RATIO * this.liveBytes &&
-      this.journalBytes >= this.compactRetryAt
-    );
+    return this.journalBytes > this.compactAfterBytes && this.journalBytes > COMPACT_RATIO * this.liveBytes && this.journalBytes >= this.compactRetryAt;
   }
 
   /**

@@ -100,12 +100,15 @@ describe('zip bombs', () => {
             planned = true;
           },
           onEntry: async (_entry, content) => {
-            await pipeline(content, new Writable({
-              write(chunk: Buffer, _encoding, callback) {
-                received += chunk.length;
-                callback();
-              },
-            }));
+            await pipeline(
+              content,
+              new Writable({
+                write(chunk: Buffer, _encoding, callback) {
+                  received += chunk.length;
+                  callback();
+                },
+              }),
+            );
           },
         }),
       ).rejects.toMatchObject({ kind: 'sizeMismatch', message: expect.stringMatching(/"liar.txt" inflates to more than the 1000000 bytes/) });
@@ -151,7 +154,10 @@ describe('entry counts', () => {
   beforeAll(() => {
     file = path.join(dir, 'hundred-thousand.zip');
     const started = performance.now();
-    writeRawZip(file, Array.from({ length: 100_000 }, (_, i) => ({ name: `d${i % 100}/f${i}.txt`, data: Buffer.from(String(i)) })));
+    writeRawZip(
+      file,
+      Array.from({ length: 100_000 }, (_, i) => ({ name: `d${i % 100}/f${i}.txt`, data: Buffer.from(String(i)) })),
+    );
     console.info(`100,000-entry zip (${(fs.statSync(file).size / MiB).toFixed(1)} MiB) built in ${Math.round(performance.now() - started)} ms`);
   });
 
@@ -177,7 +183,10 @@ describe('entry counts', () => {
   });
 
   it('extracts 10,000 tiny entries (the recommended maximum) in reasonable time', async () => {
-    const tenThousand = writeRawZip(path.join(dir, 'ten-thousand.zip'), Array.from({ length: 10_000 }, (_, i) => ({ name: `f${i}.txt`, data: Buffer.from(`entry ${i}`) })));
+    const tenThousand = writeRawZip(
+      path.join(dir, 'ten-thousand.zip'),
+      Array.from({ length: 10_000 }, (_, i) => ({ name: `f${i}.txt`, data: Buffer.from(`entry ${i}`) })),
+    );
     let count = 0;
     const started = performance.now();
     await extractEntries(tenThousand, {
@@ -228,7 +237,13 @@ describe('ZIP64 sizes', () => {
     const target = path.join(dir, 'five-gib.zip');
     let started = performance.now();
     let peak = 0;
-    const result = await writeZip([{ name: 'zeros.jpg', file: source }, { name: 'after.txt', file: after }], fs.createWriteStream(target));
+    const result = await writeZip(
+      [
+        { name: 'zeros.jpg', file: source },
+        { name: 'after.txt', file: after },
+      ],
+      fs.createWriteStream(target),
+    );
     peak = Math.max(peak, process.memoryUsage.rss());
     const writeMs = performance.now() - started;
     try {
@@ -236,7 +251,10 @@ describe('ZIP64 sizes', () => {
       expect(result.bytes).toBeGreaterThan(5 * GiB);
       started = performance.now();
       const listing = await listEntries(target);
-      expect(listing.entries.map(({ path: name, size }) => [name, size])).toEqual([['zeros.jpg', 5 * GiB], ['after.txt', 21]]);
+      expect(listing.entries.map(({ path: name, size }) => [name, size])).toEqual([
+        ['zeros.jpg', 5 * GiB],
+        ['after.txt', 21],
+      ]);
       const opened = await openEntry(target, 'after.txt');
       expect((await readAll(opened.stream)).toString()).toBe('behind the 4 GiB mark');
       expect(execFileSync('unzip', ['-p', target, 'after.txt'], { encoding: 'utf8' })).toBe('behind the 4 GiB mark');
@@ -248,4 +266,3 @@ describe('ZIP64 sizes', () => {
     }
   });
 });
-

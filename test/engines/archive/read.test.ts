@@ -98,7 +98,10 @@ describe('listEntries', () => {
   });
 
   it('lists hostile names as data (judging them is for extraction) and reports encryption', async () => {
-    const file = raw([{ name: '../evil.txt', data: Buffer.from('x') }, { name: 'a\\b', data: Buffer.from('y') }]);
+    const file = raw([
+      { name: '../evil.txt', data: Buffer.from('x') },
+      { name: 'a\\b', data: Buffer.from('y') },
+    ]);
     expect((await listEntries(file)).entries.map((entry) => entry.path)).toEqual(['../evil.txt', 'a\\b']);
     const encrypted = next();
     fs.writeFileSync(path.join(dir, 'secret.txt'), 'secret content');
@@ -159,7 +162,10 @@ describe('extractEntries', () => {
   it('refuses zip-slip names, whatever is selected', async () => {
     const names = ['../evil.txt', '/etc/passwd', 'C:\\x', 'C:/x', 'a/../../b', '..\\..\\evil', 'a\u0000b', '', 'a//b'];
     for (const name of names) {
-      const file = raw([{ name: 'good.txt', data: Buffer.from('ok') }, { name, data: Buffer.from('evil') }]);
+      const file = raw([
+        { name: 'good.txt', data: Buffer.from('ok') },
+        { name, data: Buffer.from('evil') },
+      ]);
       const error = await refused(file, 'unsafePath', { filter: { includeRules: [{ rulePattern: 'good.txt', ruleType: 'glob' }] } });
       expect(error.message).toContain(JSON.stringify(name));
       expect(error.entryName).toBe(name);
@@ -172,7 +178,15 @@ describe('extractEntries', () => {
   });
 
   it('refuses duplicate file names (case-sensitive), but not duplicate directories or case variants', async () => {
-    await refused(raw([{ name: 'a.txt', data: Buffer.from('1') }, { name: 'a.txt', data: Buffer.from('2') }]), 'duplicate', {}, /"a.txt" more than once/);
+    await refused(
+      raw([
+        { name: 'a.txt', data: Buffer.from('1') },
+        { name: 'a.txt', data: Buffer.from('2') },
+      ]),
+      'duplicate',
+      {},
+      /"a.txt" more than once/,
+    );
     const fine = raw([{ name: 'd/' }, { name: 'd/' }, { name: 'A.txt', data: Buffer.from('1') }, { name: 'a.txt', data: Buffer.from('2') }]);
     expect([...(await extract(fine)).contents.keys()]).toEqual(['A.txt', 'a.txt']);
   });
@@ -203,12 +217,23 @@ describe('extractEntries', () => {
 
   it('refuses nested archives by name and by content, unless allowed; zip-based documents pass', async () => {
     const inner = buildZip([{ name: 'x.txt', data: Buffer.from('x') }]);
-    await refused(raw([{ name: 'a.txt', data: Buffer.from('a') }, { name: 'inner.zip', data: inner }]), 'nested', {}, /"inner.zip" is itself an archive/);
+    await refused(
+      raw([
+        { name: 'a.txt', data: Buffer.from('a') },
+        { name: 'inner.zip', data: inner },
+      ]),
+      'nested',
+      {},
+      /"inner.zip" is itself an archive/,
+    );
     await refused(raw([{ name: 'innocent.dat', data: inner, method: 8 }]), 'nested', {}, /zip content/);
     await refused(raw([{ name: 'data.bin', data: gzipSync(Buffer.from('hello')) }]), 'nested', {}, /gzip content/);
     await refused(raw([{ name: 'tarball.tgz', data: Buffer.from('not really') }]), 'nested');
     // Only the selected entries count.
-    const mixed = raw([{ name: 'a.txt', data: Buffer.from('a') }, { name: 'inner.zip', data: inner }]);
+    const mixed = raw([
+      { name: 'a.txt', data: Buffer.from('a') },
+      { name: 'inner.zip', data: inner },
+    ]);
     expect([...(await extract(mixed, { filter: { excludeRules: [{ rulePattern: '.zip', ruleType: 'suffix' }] } })).contents.keys()]).toEqual(['a.txt']);
     expect([...(await extract(mixed, { limits: { allowNested: true } })).contents.keys()]).toEqual(['a.txt', 'inner.zip']);
     // A .docx is a zip by design: the caller's format detection re-checks it.
@@ -288,7 +313,11 @@ describe('extractEntries', () => {
 
   it('refuses overlapping members (non-recursive zip bomb)', async () => {
     const data = Buffer.alloc(100_000, 'q');
-    const file = raw([{ name: 'kernel.txt', data, method: 8 }, { name: 'copy1.txt', data, method: 8, sameDataAs: 0 }, { name: 'copy2.txt', data, method: 8, sameDataAs: 0 }]);
+    const file = raw([
+      { name: 'kernel.txt', data, method: 8 },
+      { name: 'copy1.txt', data, method: 8, sameDataAs: 0 },
+      { name: 'copy2.txt', data, method: 8, sameDataAs: 0 },
+    ]);
     await refused(file, 'corrupt', {}, /overlap/);
   });
 
@@ -331,7 +360,14 @@ describe('extractEntries', () => {
       },
     });
     expect(flowing).toHaveLength(5);
-    await expect(extractEntries(file, { onPlan: () => { throw new Error('quota'); }, onEntry: async () => undefined })).rejects.toThrow('quota');
+    await expect(
+      extractEntries(file, {
+        onPlan: () => {
+          throw new Error('quota');
+        },
+        onEntry: async () => undefined,
+      }),
+    ).rejects.toThrow('quota');
     await refused(raw([{ name: '../x', data: Buffer.from('x') }]), 'unsafePath');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(openFdCount()).toBe(before);
@@ -358,7 +394,15 @@ describe('openEntry', () => {
 
   it('applies the same safety checks', async () => {
     const inner = buildZip([{ name: 'x.txt', data: Buffer.from('x') }]);
-    await expect(openEntry(raw([{ name: 'a.txt', data: Buffer.from('a') }, { name: '../b', data: Buffer.from('b') }]), 'a.txt')).rejects.toMatchObject({ kind: 'unsafePath' });
+    await expect(
+      openEntry(
+        raw([
+          { name: 'a.txt', data: Buffer.from('a') },
+          { name: '../b', data: Buffer.from('b') },
+        ]),
+        'a.txt',
+      ),
+    ).rejects.toMatchObject({ kind: 'unsafePath' });
     await expect(openEntry(raw([{ name: 'x.dat', data: inner }]), 'x.dat')).rejects.toMatchObject({ kind: 'nested' });
     expect(await readAll((await openEntry(raw([{ name: 'x.dat', data: inner }]), 'x.dat', { allowNested: true })).stream)).toEqual(inner);
     await expect(openEntry(raw([{ name: 'z', data: Buffer.alloc(4 << 20), method: 8 }]), 'z')).rejects.toMatchObject({ kind: 'ratio' });

@@ -34,7 +34,10 @@ describe('writeZip', () => {
   it('uses the native CRC-32 for yazl, with results identical to buffer-crc32', async () => {
     expect(useNativeCrc32()).toBe(true);
     const { createRequire } = await import('node:module');
-    const bufferCrc32 = createRequire(createRequire(import.meta.url).resolve('yazl'))('buffer-crc32') as { unsigned(data: unknown, previous?: unknown): number; signed(data: unknown, previous?: unknown): number };
+    const bufferCrc32 = createRequire(createRequire(import.meta.url).resolve('yazl'))('buffer-crc32') as {
+      unsigned(data: unknown, previous?: unknown): number;
+      signed(data: unknown, previous?: unknown): number;
+    };
     for (let i = 0; i < 200; i++) {
       const data = Buffer.from(Array.from({ length: i * 3 }, () => Math.floor(Math.random() * 256)));
       const previous = Math.floor(Math.random() * 2 ** 32);
@@ -56,7 +59,10 @@ describe('writeZip', () => {
       { name: 'Umlaute äöü €.txt', file: source('f.txt', 'utf-8 name') },
     ];
     const zipFile = next();
-    const bytes = await writeTo(zipFile, members.map((member) => ({ ...member, mtime: new Date(2023, 4, 6, 7, 8, 10) })));
+    const bytes = await writeTo(
+      zipFile,
+      members.map((member) => ({ ...member, mtime: new Date(2023, 4, 6, 7, 8, 10) })),
+    );
     expect(bytes).toBe(fs.statSync(zipFile).size);
 
     expect(execFileSync('unzip', ['-t', zipFile], { encoding: 'utf8' })).toMatch(/No errors detected/);
@@ -84,7 +90,10 @@ describe('writeZip', () => {
     expect(readme.lastModified).toBe(new Date(2023, 4, 6, 7, 8, 10).getTime());
 
     // python: compression method per member (0 = stored, 8 = deflated) and unix mode.
-    const methods = JSON.parse(python('import json\nprint(json.dumps({i.filename: [i.compress_type, i.external_attr >> 16] for i in zipfile.ZipFile(sys.argv[1]).infolist()}))', zipFile)) as Record<string, [number, number]>;
+    const methods = JSON.parse(python('import json\nprint(json.dumps({i.filename: [i.compress_type, i.external_attr >> 16] for i in zipfile.ZipFile(sys.argv[1]).infolist()}))', zipFile)) as Record<
+      string,
+      [number, number]
+    >;
     expect(methods['report.pdf']).toEqual([0, 0o100644]);
     expect(methods['images/logo.png']![0]).toBe(0);
     expect(methods['docs/notes/readme.txt']![0]).toBe(8);
@@ -101,7 +110,10 @@ describe('writeZip', () => {
     const file = source('same.pdf', MINIMAL_PDF);
     const names = uniqueEntryNames(['doc.pdf', 'doc.pdf', 'DOC.pdf']);
     const zipFile = next();
-    await writeTo(zipFile, names.map((name) => ({ name, file })));
+    await writeTo(
+      zipFile,
+      names.map((name) => ({ name, file })),
+    );
     expect((await listEntries(zipFile)).entries.map((entry) => entry.path)).toEqual(['doc.pdf', 'doc (2).pdf', 'DOC (3).pdf']);
   });
 
@@ -115,12 +127,28 @@ describe('writeZip', () => {
           callback();
         },
       });
-      await expect(writeZip([{ name: 'ok.txt', file }, { name, file }], sink)).rejects.toMatchObject({ kind: 'unsafePath', entryName: name });
+      await expect(
+        writeZip(
+          [
+            { name: 'ok.txt', file },
+            { name, file },
+          ],
+          sink,
+        ),
+      ).rejects.toMatchObject({ kind: 'unsafePath', entryName: name });
       expect(written).toBe(0);
       // Still usable, e.g. for an error response.
       expect(sink.destroyed || sink.writableEnded).toBe(false);
     }
-    await expect(writeZip([{ name: 'a.txt', file }, { name: 'a.txt', file }], new Writable())).rejects.toMatchObject({ kind: 'duplicate' });
+    await expect(
+      writeZip(
+        [
+          { name: 'a.txt', file },
+          { name: 'a.txt', file },
+        ],
+        new Writable(),
+      ),
+    ).rejects.toMatchObject({ kind: 'duplicate' });
     await expect(prepareZip([{ name: 'd', file: dir }])).rejects.toThrow(/not a regular file/);
   });
 
@@ -144,7 +172,15 @@ describe('writeZip', () => {
         callback(total > 1000 ? new Error('disk full') : null);
       },
     });
-    await expect(writeZip([{ name: 'big.jpg', file: big }, { name: 'big2.jpg', file: big }], failing)).rejects.toThrow('disk full');
+    await expect(
+      writeZip(
+        [
+          { name: 'big.jpg', file: big },
+          { name: 'big2.jpg', file: big },
+        ],
+        failing,
+      ),
+    ).rejects.toThrow('disk full');
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(openFdCount()).toBe(before);
   });
@@ -160,7 +196,15 @@ describe('writeZip', () => {
         callback();
       },
     });
-    await expect(writeZip([{ name: 'first.jpg', file: source('first.jpg', Buffer.alloc(2 << 20)) }, { name: 'shrinking.txt', file }], sink)).rejects.toThrow(/unexpected number of bytes/);
+    await expect(
+      writeZip(
+        [
+          { name: 'first.jpg', file: source('first.jpg', Buffer.alloc(2 << 20)) },
+          { name: 'shrinking.txt', file },
+        ],
+        sink,
+      ),
+    ).rejects.toThrow(/unexpected number of bytes/);
   });
 
   it('honours an abort signal', async () => {
@@ -172,7 +216,16 @@ describe('writeZip', () => {
         setTimeout(callback, 5);
       },
     });
-    await expect(writeZip([{ name: 'a.jpg', file }, { name: 'b.jpg', file }], sink, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(
+      writeZip(
+        [
+          { name: 'a.jpg', file },
+          { name: 'b.jpg', file },
+        ],
+        sink,
+        { signal: controller.signal },
+      ),
+    ).rejects.toMatchObject({ name: 'AbortError' });
   });
 
   // yazl's bookkeeping is quadratic in the entry count: this takes ~35 s, so it runs on request only.
@@ -195,12 +248,15 @@ describe('writeZip', () => {
   it('streams into any Writable (e.g. an HTTP response)', async () => {
     const file = source('s.txt', 'stream me');
     const chunks: Buffer[] = [];
-    const result = await writeZip([{ name: 's.txt', file }], new Writable({
-      write(chunk: Buffer, _encoding, callback) {
-        chunks.push(chunk);
-        callback();
-      },
-    }));
+    const result = await writeZip(
+      [{ name: 's.txt', file }],
+      new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          chunks.push(chunk);
+          callback();
+        },
+      }),
+    );
     expect(result).toMatchObject({ entries: 1, bytes: Buffer.concat(chunks).length });
     const zipFile = next();
     fs.writeFileSync(zipFile, Buffer.concat(chunks));

@@ -3,10 +3,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../src/engines/format/detect-format.js';
-import {
-  GIF_1X1, JPEG_1X1, PNG_1X1, WEBP_1X1, bmp1x1, icoMinimal, makeTempDir, minimalPdf, odfEntries, ooxmlEntries,
-  tiffMinimal, writeFixture, writeTar, writeZip,
-} from './fixtures.js';
+import { GIF_1X1, JPEG_1X1, PNG_1X1, WEBP_1X1, bmp1x1, icoMinimal, makeTempDir, minimalPdf, odfEntries, ooxmlEntries, tiffMinimal, writeFixture, writeTar, writeZip } from './fixtures.js';
 
 let dir: string;
 beforeAll(() => {
@@ -56,7 +53,12 @@ describe('detectFormat: binary formats', () => {
   });
 
   it('detects archives', async () => {
-    expect(await detectZip([['a.txt', 'hello'], ['b.txt', 'world']])).toBe('zip');
+    expect(
+      await detectZip([
+        ['a.txt', 'hello'],
+        ['b.txt', 'world'],
+      ]),
+    ).toBe('zip');
     expect(await detect(gzipSync(Buffer.from('hello world')))).toBe('gz');
     expect(await detect(gzipSync(fs.readFileSync(writeTar(path.join(dir, 'inner.tar'), 'a.txt', 'hi'))))).toBe('gz');
     expect(await detect(fs.readFileSync(writeTar(path.join(dir, 'plain.tar'), 'a.txt', 'hi')))).toBe('tar');
@@ -68,7 +70,9 @@ describe('detectFormat: binary formats', () => {
     const junk = Buffer.alloc(4096);
     let x = 0x12345678;
     for (let i = 0; i < junk.length; i++) {
-      x ^= x << 13; x ^= x >>> 17; x ^= x << 5;
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
       junk[i] = x & 0xff;
     }
     junk[0] = 0x13; // make sure no magic number matches by accident

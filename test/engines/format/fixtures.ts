@@ -20,11 +20,7 @@ export function writeFixture(dir: string, name: string, content: string | Uint8A
 
 /** A minimal but well-formed PDF: one empty page, with a correct xref table. */
 export function minimalPdf(): Buffer {
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
-  ];
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>'];
   let body = '%PDF-1.7\n%\xe2\xe3\xcf\xd3\n';
   const offsets: number[] = [];
   objects.forEach((object, index) => {
@@ -68,7 +64,10 @@ export function tiffMinimal(): Buffer {
   b.writeUInt16LE(42, 2);
   b.writeUInt32LE(8, 4);
   b.writeUInt16LE(2, 8);
-  [[256, 1], [257, 1]].forEach(([tag, value], index) => {
+  [
+    [256, 1],
+    [257, 1],
+  ].forEach(([tag, value], index) => {
     const at = 10 + index * 12;
     b.writeUInt16LE(tag!, at);
     b.writeUInt16LE(3, at + 2); // SHORT
@@ -127,16 +126,22 @@ with tarfile.open(sys.argv[1], 'w') as archive:
 
 /** An OOXML package whose [Content_Types].xml declares `mainContentType` for `partName`. */
 export function ooxmlEntries(partName: string, mainContentType: string): ZipEntry[] {
-  const contentTypes = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
-    + '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
-    + '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
-    + '<Default Extension="xml" ContentType="application/xml"/>'
-    + `<Override PartName="/${partName}" ContentType="${mainContentType}"/>`
-    + '</Types>';
-  const rels = '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
-    + `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${partName}"/>`
-    + '</Relationships>';
-  return [['[Content_Types].xml', contentTypes], ['_rels/.rels', rels], [partName, '<?xml version="1.0"?><root/>']];
+  const contentTypes =
+    '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
+    '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+    '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+    '<Default Extension="xml" ContentType="application/xml"/>' +
+    `<Override PartName="/${partName}" ContentType="${mainContentType}"/>` +
+    '</Types>';
+  const rels =
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+    `<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="${partName}"/>` +
+    '</Relationships>';
+  return [
+    ['[Content_Types].xml', contentTypes],
+    ['_rels/.rels', rels],
+    [partName, '<?xml version="1.0"?><root/>'],
+  ];
 }
 
 /** An ODF package: the `mimetype` entry first and stored, as the spec demands. */
@@ -273,7 +278,7 @@ function buildCfb(children: readonly CfbNode[], options: CfbOptions): CfbImage {
   const chain = Array.from({ length: dirSectorCount }, (_, i) => dirSectorCount - i);
   chain.forEach((sectorNumber, position) => {
     sectors.set(sectorNumber, Buffer.concat(entries.slice(position * perSector, (position + 1) * perSector)));
-    const next = options.cyclicDirectory && position === chain.length - 1 ? chain[0]! : chain[position + 1] ?? ENDOFCHAIN;
+    const next = options.cyclicDirectory && position === chain.length - 1 ? chain[0]! : (chain[position + 1] ?? ENDOFCHAIN);
     fat0.writeUInt32LE(next, sectorNumber * 4);
   });
   header.writeUInt32LE(1, 0x2c);

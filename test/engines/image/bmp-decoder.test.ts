@@ -32,7 +32,10 @@ describe('BMP decoder against ImageMagick-written files', () => {
 
   it.each(files)('%s decodes to the pixels ImageMagick reads', async (name) => {
     const bmp = decodeBmp(readFileSync(path.join(FIXTURES, name)), LIMIT);
-    const ref = await sharp(path.join(FIXTURES, `ref-${name.replace('.bmp', '.png')}`)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const ref = await sharp(path.join(FIXTURES, `ref-${name.replace('.bmp', '.png')}`))
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([bmp.width, bmp.height]).toEqual([ref.info.width, ref.info.height]);
     const tolerance = name.startsWith('rgb5') ? 1 : 0;
     let worst = 0;

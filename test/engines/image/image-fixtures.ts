@@ -34,8 +34,7 @@ function noise(width: number, height: number): Buffer {
 /** The colour of frame `i` (0-based) of forty.gif: distinct, and exact in a GIF palette. */
 export const manyColour = (i: number): [number, number, number] => [i * 6, 255 - i * 6, i % 2 === 0 ? 0 : 255];
 
-const solid = (width: number, height: number, colour: [number, number, number]) =>
-  sharp({ create: { width, height, channels: 3, background: { r: colour[0], g: colour[1], b: colour[2] } } });
+const solid = (width: number, height: number, colour: [number, number, number]) => sharp({ create: { width, height, channels: 3, background: { r: colour[0], g: colour[1], b: colour[2] } } });
 
 export async function makeImageFixtures(dir: string) {
   const file = (name: string) => path.join(dir, name);
@@ -48,7 +47,9 @@ export async function makeImageFixtures(dir: string) {
   // Left half transparent, right half opaque blue.
   const rgba = Buffer.alloc(40 * 20 * 4);
   for (let i = 0; i < 40 * 20; i++) rgba.set(i % 40 < 20 ? [255, 0, 0, 0] : [0, 0, 255, 255], i * 4);
-  await sharp(rgba, { raw: { width: 40, height: 20, channels: 4 } }).png().toFile(file('alpha.png'));
+  await sharp(rgba, { raw: { width: 40, height: 20, channels: 4 } })
+    .png()
+    .toFile(file('alpha.png'));
   await split(40, 20).ensureAlpha().png().toFile(file('opaque-rgba.png'));
 
   await split(320, 240).jpeg({ quality: 90 }).toFile(file('photo.jpg'));
@@ -60,17 +61,33 @@ export async function makeImageFixtures(dir: string) {
   await solid(64, 64, RED).toColourspace('cmyk').jpeg({ quality: 95 }).toFile(file('cmyk.jpg'));
 
   const frames = await Promise.all([RED, GREEN, BLUE].map((c) => solid(40, 30, c).png().toBuffer()));
-  await sharp(frames, { join: { animated: true } }).gif().toFile(file('anim.gif'));
-  await sharp(frames, { join: { animated: true } }).tiff().toFile(file('three.tif'));
-  await sharp(frames, { join: { animated: true } }).webp({ lossless: true }).toFile(file('anim.webp'));
+  await sharp(frames, { join: { animated: true } })
+    .gif()
+    .toFile(file('anim.gif'));
+  await sharp(frames, { join: { animated: true } })
+    .tiff()
+    .toFile(file('three.tif'));
+  await sharp(frames, { join: { animated: true } })
+    .webp({ lossless: true })
+    .toFile(file('anim.webp'));
   // 40 frames of 0.8 MP: decoded in batches of 20 (16 MP), so frames 20 and 21 sit on either side of a boundary.
   const many = await Promise.all(Array.from({ length: 40 }, (_, i) => solid(1000, 800, manyColour(i)).png().toBuffer()));
-  await sharp(many, { join: { animated: true } }).gif().toFile(file('forty.gif'));
+  await sharp(many, { join: { animated: true } })
+    .gif()
+    .toFile(file('forty.gif'));
   await split(200, 100).webp({ lossless: true }).toFile(file('lossless.webp'));
-  await sharp(rgba, { raw: { width: 40, height: 20, channels: 4 } }).webp({ lossless: true }).toFile(file('alpha.webp'));
+  await sharp(rgba, { raw: { width: 40, height: 20, channels: 4 } })
+    .webp({ lossless: true })
+    .toFile(file('alpha.webp'));
   // A fax page: 204 × 98 dpi (sharp takes pixels per mm), 2 × 2 inches.
-  await split(408, 196).toColourspace('b-w').tiff({ xres: 204 / 25.4, yres: 98 / 25.4, resolutionUnit: 'inch' }).toFile(file('fax.tif'));
-  await split(408, 196).toColourspace('b-w').tiff({ xres: 204 / 25.4, yres: 98 / 25.4, resolutionUnit: 'inch', bigtiff: true }).toFile(file('fax-big.tif'));
+  await split(408, 196)
+    .toColourspace('b-w')
+    .tiff({ xres: 204 / 25.4, yres: 98 / 25.4, resolutionUnit: 'inch' })
+    .toFile(file('fax.tif'));
+  await split(408, 196)
+    .toColourspace('b-w')
+    .tiff({ xres: 204 / 25.4, yres: 98 / 25.4, resolutionUnit: 'inch', bigtiff: true })
+    .toFile(file('fax-big.tif'));
 
   writeFileSync(file('topdown.bmp'), writeBmp({ width: 200, height: 100, bitsPerPixel: 24, topDown: true, pixelsPerMetre: 2835, value: (x) => (x < 100 ? 0xff0000 : 0x0000ff) }));
   writeFileSync(file('rle.bmp'), writeBmp({ width: 1, height: 1, bitsPerPixel: 8, compression: 1, palette: [[0, 0, 0]], value: () => 0 }));

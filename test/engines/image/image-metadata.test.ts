@@ -14,11 +14,18 @@ describe('imageMetadata', () => {
       .jpeg()
       .withMetadata({ density: 150, orientation: 6 })
       .toFile(file('rotated.jpg'));
-    await sharp({ create: { width: 30, height: 20, channels: 4, background: '#00ff0080' } }).png().toFile(file('alpha.png'));
+    await sharp({ create: { width: 30, height: 20, channels: 4, background: '#00ff0080' } })
+      .png()
+      .toFile(file('alpha.png'));
     // A two-page TIFF: two frames stacked, written as pages.
-    const page = (color: string) => sharp({ create: { width: 40, height: 30, channels: 3, background: color } }).raw().toBuffer();
+    const page = (color: string) =>
+      sharp({ create: { width: 40, height: 30, channels: 3, background: color } })
+        .raw()
+        .toBuffer();
     const frames = Buffer.concat([await page('#0000ff'), await page('#ffff00')]);
-    await sharp(frames, { raw: { width: 40, height: 60, channels: 3, pageHeight: 30 } as never }).tiff().toFile(file('two-pages.tiff'));
+    await sharp(frames, { raw: { width: 40, height: 60, channels: 3, pageHeight: 30 } as never })
+      .tiff()
+      .toFile(file('two-pages.tiff'));
   });
 
   it('reads size, resolution, orientation and colour depth from the headers', async () => {

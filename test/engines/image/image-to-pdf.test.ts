@@ -138,7 +138,11 @@ describe('imageToPdf: page size', () => {
 
 describe('imageToPdf: JPEG', () => {
   it('embeds a plain JPEG as its original bytes', async () => {
-    for (const [name, color] of [['photo.jpg', 'rgb'], ['progressive.jpg', 'rgb'], ['grey.jpg', 'gray']]) {
+    for (const [name, color] of [
+      ['photo.jpg', 'rgb'],
+      ['progressive.jpg', 'rgb'],
+      ['grey.jpg', 'gray'],
+    ]) {
       const pdf = await convert(file(name!));
       expect(listImages(pdf)).toMatchObject([{ encoding: 'jpeg', width: 320, height: 240, color }]);
       const [extracted] = extractImages(pdf, '-j');
@@ -146,7 +150,7 @@ describe('imageToPdf: JPEG', () => {
     }
   });
 
-  it('leaves out what phones append after the image (a motion photo\'s video, an MPO\'s second image)', async () => {
+  it("leaves out what phones append after the image (a motion photo's video, an MPO's second image)", async () => {
     const jpeg = readFileSync(file('photo.jpg'));
     const video = Buffer.concat([Buffer.from('\0\0\0\x18ftypmp42'), Buffer.alloc(50_000, 0xd9), Buffer.from([0xff, 0xd9]), jpeg]);
     writeFileSync(file('motion.jpg'), Buffer.concat([jpeg, video]));
@@ -185,8 +189,14 @@ describe('imageToPdf: lossless sources', () => {
   /** The pixels pdfimages extracts equal the source's, exactly. */
   async function expectSamePixels(pdf: string, source: string, channels: 1 | 3): Promise<void> {
     const [png] = extractImages(pdf, '-png');
-    const extracted = await sharp(png!).toColourspace(channels === 1 ? 'b-w' : 'srgb').raw().toBuffer();
-    const original = await sharp(source).toColourspace(channels === 1 ? 'b-w' : 'srgb').raw().toBuffer();
+    const extracted = await sharp(png!)
+      .toColourspace(channels === 1 ? 'b-w' : 'srgb')
+      .raw()
+      .toBuffer();
+    const original = await sharp(source)
+      .toColourspace(channels === 1 ? 'b-w' : 'srgb')
+      .raw()
+      .toBuffer();
     expect(extracted.equals(original)).toBe(true);
   }
 
@@ -199,7 +209,14 @@ describe('imageToPdf: lossless sources', () => {
     const gif = await convert(file('anim.gif'), { frames: [1] });
     expect(listImages(gif)).toMatchObject([{ encoding: 'image', width: 40, height: 30 }]);
     const tiff = await convert(file('three.tif'), { frames: [3] });
-    await expectSamePixels(tiff, await sharp(file('three.tif'), { page: 2 }).png().toFile(path.join(dir, 'page3.png')).then(() => path.join(dir, 'page3.png')), 3);
+    await expectSamePixels(
+      tiff,
+      await sharp(file('three.tif'), { page: 2 })
+        .png()
+        .toFile(path.join(dir, 'page3.png'))
+        .then(() => path.join(dir, 'page3.png')),
+      3,
+    );
     const bmp = await convert(file('topdown.bmp'));
     expect(pageSizes(bmp)).toEqual([[200, 100]]); // 2835 px/m = 72 dpi
     expect(near((await renderPage(bmp)).at(50, 50), RED)).toBe(true);

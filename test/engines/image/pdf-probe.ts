@@ -24,7 +24,18 @@ export function listImages(pdf: string): ListedImage[] {
   const lines = execFileSync('pdfimages', ['-list', pdf], { encoding: 'utf8' }).trim().split('\n').slice(2);
   return lines.map((line) => {
     const c = line.trim().split(/\s+/);
-    return { page: Number(c[0]), type: c[2]!, width: Number(c[3]), height: Number(c[4]), color: c[5]!, components: Number(c[6]), bitsPerComponent: Number(c[7]), encoding: c[8]!, xPpi: Number(c[12]), yPpi: Number(c[13]) };
+    return {
+      page: Number(c[0]),
+      type: c[2]!,
+      width: Number(c[3]),
+      height: Number(c[4]),
+      color: c[5]!,
+      components: Number(c[6]),
+      bitsPerComponent: Number(c[7]),
+      encoding: c[8]!,
+      xPpi: Number(c[12]),
+      yPpi: Number(c[13]),
+    };
   });
 }
 
@@ -43,7 +54,9 @@ export function qpdfCheck(pdf: string): void {
 export function extractImages(pdf: string, mode: '-j' | '-png'): Buffer[] {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-pdfimages-'));
   execFileSync('pdfimages', [mode, pdf, path.join(dir, 'img')]);
-  return readdirSync(dir).sort().map((f) => readFileSync(path.join(dir, f)));
+  return readdirSync(dir)
+    .sort()
+    .map((f) => readFileSync(path.join(dir, f)));
 }
 
 /** Renders one page at 72 dpi (one pixel per point) and returns an RGB reader, origin top-left. */

@@ -55,9 +55,7 @@ const PKG_REL = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const CT = 'http://schemas.openxmlformats.org/package/2006/content-types';
 
 function relationships(rels: { id: string; type: string; target: string; external?: boolean }[]): string {
-  const items = rels.map(
-    (r) => `<Relationship Id="${r.id}" Type="${REL}/${r.type}" Target="${escapeXml(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
-  );
+  const items = rels.map((r) => `<Relationship Id="${r.id}" Type="${REL}/${r.type}" Target="${escapeXml(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`);
   return `${XML}<Relationships xmlns="${PKG_REL}">${items.join('')}</Relationships>`;
 }
 
@@ -65,8 +63,12 @@ function contentTypes(overrides: Record<string, string>, defaults: Record<string
   const all = { rels: 'application/vnd.openxmlformats-package.relationships+xml', xml: 'application/xml', ...defaults };
   return (
     `${XML}<Types xmlns="${CT}">` +
-    Object.entries(all).map(([ext, type]) => `<Default Extension="${ext}" ContentType="${type}"/>`).join('') +
-    Object.entries(overrides).map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`).join('') +
+    Object.entries(all)
+      .map(([ext, type]) => `<Default Extension="${ext}" ContentType="${type}"/>`)
+      .join('') +
+    Object.entries(overrides)
+      .map(([part, type]) => `<Override PartName="${part}" ContentType="${type}"/>`)
+      .join('') +
     '</Types>'
   );
 }
@@ -168,12 +170,17 @@ export async function hostileXlsx(t: HostileTargets): Promise<HostileDocument> {
     '</sheetData><drawing r:id="rIdDrawing"/></worksheet>';
   const drawing =
     `${XML}<xdr:wsDr xmlns:xdr="http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" xmlns:r="${REL}">` +
-    [['rIdImg', 2], ['rIdFileImg', 3]]
+    [
+      ['rIdImg', 2],
+      ['rIdFileImg', 3],
+    ]
       .map(
         ([rid, id], i) =>
           `<xdr:twoCellAnchor><xdr:from><xdr:col>${3 + i * 4}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>4</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>` +
           `<xdr:to><xdr:col>${6 + i * 4}</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>14</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to>` +
-          linkedPicture(String(rid), Number(id)).replace(/pic:/g, 'xdr:').replace(/ xmlns:xdr="[^"]*"/, '') +
+          linkedPicture(String(rid), Number(id))
+            .replace(/pic:/g, 'xdr:')
+            .replace(/ xmlns:xdr="[^"]*"/, '') +
           '<xdr:clientData/></xdr:twoCellAnchor>',
       )
       .join('') +

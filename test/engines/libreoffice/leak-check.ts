@@ -61,7 +61,9 @@ export function secretTargets(base: string): HostileTargets {
 }
 
 export async function writeSecrets(targets: HostileTargets): Promise<void> {
-  await sharp({ create: { width: 61, height: 43, channels: 3, background: '#c03' } }).png().toFile(targets.secretPng);
+  await sharp({ create: { width: 61, height: 43, channels: 3, background: '#c03' } })
+    .png()
+    .toFile(targets.secretPng);
   writeFileSync(targets.secretText, `${SECRET_TEXT}\n`);
   writeFileSync(targets.secretCsv, `${SECRET_CSV},2\n`);
 }

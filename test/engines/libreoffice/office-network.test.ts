@@ -152,9 +152,7 @@ describe('the kernel walls alone: a plain LibreOffice (no Quire settings, no gua
     ];
     listener.hits.length = 0;
     await new Promise<void>((resolve, reject) =>
-      execFile(command[0]!, command.slice(1), { env: { ...process.env, TMPDIR: path.join(dir, 'tmp'), HOME: dir }, timeout: 170_000 }, (error) =>
-        error ? reject(error) : resolve(),
-      ),
+      execFile(command[0]!, command.slice(1), { env: { ...process.env, TMPDIR: path.join(dir, 'tmp'), HOME: dir }, timeout: 170_000 }, (error) => (error ? reject(error) : resolve())),
     );
     expect(listener.hits).toEqual([]);
     for (const { document, file } of inputs) {
@@ -169,7 +167,10 @@ describe('the kernel walls alone: a plain LibreOffice (no Quire settings, no gua
     await engine.start();
     try {
       const profileRoot = path.join(scratch);
-      const pids = execFileSync('pgrep', ['-f', `^[^ ]*soffice[.]bin .*${profileRoot}/ns-`], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+      const pids = execFileSync('pgrep', ['-f', `^[^ ]*soffice[.]bin .*${profileRoot}/ns-`], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .filter(Boolean);
       expect(pids).toHaveLength(1);
       expect(readlinkSync(`/proc/${pids[0]}/ns/net`)).not.toBe(readlinkSync('/proc/self/ns/net'));
     } finally {

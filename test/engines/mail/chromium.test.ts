@@ -82,8 +82,10 @@ describe.skipIf(!fs.existsSync(CHROMIUM))('rendered HTML in Chromium, JavaScript
   });
 
   it('lets the Content-Security-Policy of a mail document block script that got past the sanitiser', async () => {
-    const html = mailToHtml({ subject: 's', from: '', to: '', cc: '', html: '<p>x</p>', attachments: [] })
-      .replace('<div class="quire-mail-body">', '<div class="quire-mail-body"><script>alert("inline")</script><img src="data:," onerror="alert(\'handler\')">');
+    const html = mailToHtml({ subject: 's', from: '', to: '', cc: '', html: '<p>x</p>', attachments: [] }).replace(
+      '<div class="quire-mail-body">',
+      '<div class="quire-mail-body"><script>alert("inline")</script><img src="data:," onerror="alert(\'handler\')">',
+    );
     await load(html);
     expect(dialogs).toEqual([]);
   });

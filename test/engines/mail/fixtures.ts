@@ -7,8 +7,8 @@ export const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1Pe
 
 /** A one-page PDF, small enough to read in a failure message. */
 export const MINIMAL_PDF = Buffer.from(
-  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n'
-  + '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
+  '%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n' +
+    '3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 595 842]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n',
   'latin1',
 );
 
@@ -20,7 +20,9 @@ export function makeTempDir(): string {
 
 /** Base64 in 76-character lines, as MIME writes it. */
 export function base64Lines(content: Buffer | string): string {
-  return Buffer.from(content).toString('base64').replace(/.{76}(?=.)/g, '$&\r\n');
+  return Buffer.from(content)
+    .toString('base64')
+    .replace(/.{76}(?=.)/g, '$&\r\n');
 }
 
 /** Joins lines with CRLF, as RFC 5322 requires on the wire. */
@@ -29,15 +31,16 @@ export function crlf(lines: string[]): string {
 }
 
 /** The HTML body of the full sample: hostile parts next to the harmless ones. */
-export const SAMPLE_HTML = '<html><head><title>Ignored title</title><meta http-equiv="refresh" content="0;url=https://evil.example/">'
-  + '<style>p.greeting { color: #204080; }</style><script>alert("head")</script></head>'
-  + '<body onload="steal()" style="background-color: #ffffee"><p class="greeting" onclick="alert(1)">Grüße aus <b>München</b></p>'
-  + '<p><img src="cid:logo@example.test" alt="Logo" width="16" height="16"></p>'
-  + '<p><a href=" javascript:alert(2)">bad link</a> <a href="https://example.com/">good link</a></p>'
-  + '<iframe src="https://evil.example/"></iframe><object data="x.swf"><p>object fallback</p></object><embed src="x.swf">'
-  + '<form action="https://evil.example/"><label>Name <input name="q"></label></form>'
-  + '<img src="https://images.example.com/remote.png" alt="remote">'
-  + '</body></html>';
+export const SAMPLE_HTML =
+  '<html><head><title>Ignored title</title><meta http-equiv="refresh" content="0;url=https://evil.example/">' +
+  '<style>p.greeting { color: #204080; }</style><script>alert("head")</script></head>' +
+  '<body onload="steal()" style="background-color: #ffffee"><p class="greeting" onclick="alert(1)">Grüße aus <b>München</b></p>' +
+  '<p><img src="cid:logo@example.test" alt="Logo" width="16" height="16"></p>' +
+  '<p><a href=" javascript:alert(2)">bad link</a> <a href="https://example.com/">good link</a></p>' +
+  '<iframe src="https://evil.example/"></iframe><object data="x.swf"><p>object fallback</p></object><embed src="x.swf">' +
+  '<form action="https://evil.example/"><label>Name <input name="q"></label></form>' +
+  '<img src="https://images.example.com/remote.png" alt="remote">' +
+  '</body></html>';
 
 /**
  * A message as mail clients send one with an HTML body, an embedded image and an attachment:

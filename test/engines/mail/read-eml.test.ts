@@ -23,7 +23,10 @@ function file(content: string | Buffer): string {
 const LIMITS = { maxBytes: 1024 * 1024, maxAttachments: 10 };
 
 async function failure(promise: Promise<unknown>): Promise<MailEngineError> {
-  const error: unknown = await promise.then(() => undefined, (e: unknown) => e);
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(MailEngineError);
   return error as MailEngineError;
 }

@@ -74,12 +74,15 @@ describe('mailToHtml with an HTML body', () => {
     }
     expect(html.match(/<script/gi)).toBeNull();
 
-    expect(mail.attachments.map((a) => [a.fileName, a.inline])).toEqual([['logo.png', true], ['report.pdf', false]]);
+    expect(mail.attachments.map((a) => [a.fileName, a.inline])).toEqual([
+      ['logo.png', true],
+      ['report.pdf', false],
+    ]);
   });
 
   it('runs nothing even with JavaScript on: a Content-Security-Policy without script', async () => {
     const html = mailToHtml(await sampleMessage());
-    expect(html).toContain("<meta http-equiv=\"Content-Security-Policy\" content=\"script-src &#39;none&#39;; object-src &#39;none&#39;;");
+    expect(html).toContain('<meta http-equiv="Content-Security-Policy" content="script-src &#39;none&#39;; object-src &#39;none&#39;;');
     expect(html).toContain('form-action &#39;none&#39;; base-uri &#39;none&#39;">');
   });
 
@@ -96,10 +99,12 @@ describe('mailToHtml with an HTML body', () => {
   it('inlines a referenced image even when the mail did not mark it as inline, and lists unreferenced ones', () => {
     const used = attachment({ fileName: 'used.png', contentId: '<Image001@Example>' });
     const unused = attachment({ fileName: 'unused.png', contentId: 'other@example' });
-    const html = mailToHtml(message({
-      html: '<p><img src="cid:image001%40example"><img background="cid:missing@example" src="cid:missing@example"></p>',
-      attachments: [used, unused],
-    }));
+    const html = mailToHtml(
+      message({
+        html: '<p><img src="cid:image001%40example"><img background="cid:missing@example" src="cid:missing@example"></p>',
+        attachments: [used, unused],
+      }),
+    );
     expect(body(html)).toContain(`<img src="${PNG_DATA_URL}">`);
     expect(body(html)).toContain('<img background="cid:missing@example" src="cid:missing@example">');
     expect(used.inline).toBe(true);
@@ -124,12 +129,14 @@ describe('mailToHtml with an HTML body', () => {
   });
 
   it('escapes the header fields and attachment names', () => {
-    const html = mailToHtml(message({
-      subject: '<script>alert(1)</script>',
-      from: '"Evil" <evil@example.test>',
-      text: 'x',
-      attachments: [attachment({ fileName: '<img src=x onerror=alert(1)>.pdf', contentType: 'application/pdf' })],
-    }));
+    const html = mailToHtml(
+      message({
+        subject: '<script>alert(1)</script>',
+        from: '"Evil" <evil@example.test>',
+        text: 'x',
+        attachments: [attachment({ fileName: '<img src=x onerror=alert(1)>.pdf', contentType: 'application/pdf' })],
+      }),
+    );
     expect(html).toContain('<title>&lt;script&gt;alert(1)&lt;/script&gt;</title>');
     expect(header(html)).toContain('<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>');
     expect(header(html)).toContain('&lt;img src=x onerror=alert(1)&gt;.pdf (69 B)');

@@ -31,19 +31,20 @@ describe('sanitizeHtml', () => {
   });
 
   it('removes frames, plug-ins and templates with their content', () => {
-    expect(clean('a<iframe src="https://evil.example/">f</iframe><object data="x"><p>fallback</p></object><embed src="x"><applet>j</applet><template><p>t</p></template>b'))
-      .toBe('ab');
+    expect(clean('a<iframe src="https://evil.example/">f</iframe><object data="x"><p>fallback</p></object><embed src="x"><applet>j</applet><template><p>t</p></template>b')).toBe('ab');
   });
 
   it('unwraps forms: the controls stay, nothing can be submitted', () => {
-    expect(clean('<form action="https://evil.example/" method="post"><label>Name <input name="q"></label><button formaction="javascript:x()">Send</button></form>'))
-      .toBe('<label>Name <input name="q"></label><button>Send</button>');
+    expect(clean('<form action="https://evil.example/" method="post"><label>Name <input name="q"></label><button formaction="javascript:x()">Send</button></form>')).toBe(
+      '<label>Name <input name="q"></label><button>Send</button>',
+    );
   });
 
   it('removes meta, base, title, comments, doctype and non-stylesheet links; keeps style sheets', () => {
-    const html = '<!DOCTYPE html><html><head><meta charset="iso-8859-1"><meta http-equiv="refresh" content="0;url=https://evil.example/">'
-      + '<base href="https://evil.example/"><title>T</title><link rel="stylesheet" href="https://example.com/a.css"><link rel="prefetch" href="https://example.com/x">'
-      + '<style>p { color: red; }</style></head><body><!--[if mso]><p>outlook only</p><![endif]--><p>x</p></body></html>';
+    const html =
+      '<!DOCTYPE html><html><head><meta charset="iso-8859-1"><meta http-equiv="refresh" content="0;url=https://evil.example/">' +
+      '<base href="https://evil.example/"><title>T</title><link rel="stylesheet" href="https://example.com/a.css"><link rel="prefetch" href="https://example.com/x">' +
+      '<style>p { color: red; }</style></head><body><!--[if mso]><p>outlook only</p><![endif]--><p>x</p></body></html>';
     expect(clean(html)).toBe('<link rel="stylesheet" href="https://example.com/a.css"><style>p { color: red; }</style><div><p>x</p></div>');
   });
 
@@ -61,8 +62,9 @@ describe('sanitizeHtml', () => {
   });
 
   it('keeps external images and links for the Chromium job to allow or block', () => {
-    expect(clean('<img src="https://images.example.com/a.png" alt="a"><a href="mailto:x@example.com">m</a>'))
-      .toBe('<img src="https://images.example.com/a.png" alt="a"><a href="mailto:x@example.com">m</a>');
+    expect(clean('<img src="https://images.example.com/a.png" alt="a"><a href="mailto:x@example.com">m</a>')).toBe(
+      '<img src="https://images.example.com/a.png" alt="a"><a href="mailto:x@example.com">m</a>',
+    );
   });
 
   it('flattens nesting deeper than Chromium builds, keeping the content', () => {

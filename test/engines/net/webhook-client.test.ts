@@ -200,10 +200,27 @@ describe('postWebhook over https', () => {
   beforeAll(async () => {
     // A self-signed certificate for receiver.test: the handshake reaches the server, the client's check fails.
     dir = mkdtempSync(path.join(os.tmpdir(), 'quire-webhook-tls-'));
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=receiver.test',
-      '-addext', 'subjectAltName=DNS:receiver.test', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    ], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=receiver.test',
+        '-addext',
+        'subjectAltName=DNS:receiver.test',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
     const context = tls.createSecureContext({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) });
     server = https.createServer(
       {

@@ -50,11 +50,19 @@ describe('AnnotationEditor', () => {
     const pdf = { coordinates: 'pdf' as const, metrics: 'pt' as const };
     await editPdf(plain, output, async (document) => {
       const editor = new AnnotationEditor(document);
-      await editor.add('square', { page: 1, color: '#FF0000', interiorColor: '#00FF00', drawMode: 'fillAndStroke', contents: 'a square', position: { rectangle: { ...pdf, x: 100, y: 100, width: 100, height: 50 } } }, 'square');
+      await editor.add(
+        'square',
+        { page: 1, color: '#FF0000', interiorColor: '#00FF00', drawMode: 'fillAndStroke', contents: 'a square', position: { rectangle: { ...pdf, x: 100, y: 100, width: 100, height: 50 } } },
+        'square',
+      );
       await editor.add('circle', { page: 1, color: '#0000FF', drawMode: 'stroke', position: { rectangle: { ...pdf, x: 300, y: 100, width: 80, height: 80 } } }, 'circle');
       await editor.add('line', { page: 1, color: '#000000', start: { ...pdf, x: 100, y: 300 }, end: { ...pdf, x: 400, y: 300 } }, 'line');
       await editor.add('markup', { page: 1, markupType: 'highlight', color: '#FFFF00', position: { pathElement: [{ ...pdf, x: 45, y: 735, width: 110, height: 30 }] } }, 'markup');
-      await editor.add('freetext', { page: 2, contents: 'Free text here', font: { name: 'Helvetica', size: 14, color: '#000000' }, position: { rectangle: { ...pdf, x: 100, y: 400, width: 200, height: 40 } } }, 'freetext');
+      await editor.add(
+        'freetext',
+        { page: 2, contents: 'Free text here', font: { name: 'Helvetica', size: 14, color: '#000000' }, position: { rectangle: { ...pdf, x: 100, y: 400, width: 200, height: 40 } } },
+        'freetext',
+      );
       await editor.add('text', { page: 2, contents: 'A note', name: 'note-1', position: { ...pdf, x: 400, y: 600, width: 20, height: 20 } }, 'text');
       await editor.add('rubberstamp', { page: 2, icon: 'approved', position: { rectangle: { ...pdf, x: 100, y: 200, width: 150, height: 50 } } }, 'stamp');
       editor.finish();
@@ -160,7 +168,12 @@ describe('OutlineEditor', () => {
       editor.finish();
     });
     qpdfCheck(built);
-    expect(outline(built)).toEqual([['Preface', 0], ['Chapter 1', 1], ['Chapter 2', 2, [['Section 2.1', 2]]], ['Grüße ✓', 1]]);
+    expect(outline(built)).toEqual([
+      ['Preface', 0],
+      ['Chapter 1', 1],
+      ['Chapter 2', 2, [['Section 2.1', 2]]],
+      ['Grüße ✓', 1],
+    ]);
 
     const objects = qpdfObjects(built);
     const root = objectDict(objects, objectDict(objects, (objects['trailer']!.value as QDict)['/Root'])!['/Outlines'])!;
@@ -174,7 +187,11 @@ describe('OutlineEditor', () => {
       editor.remove('/Preface', 'remove');
       editor.finish();
     });
-    expect(outline(removed)).toEqual([['Chapter 1', 1], ['Chapter 2', 2], ['Grüße ✓', 1]]);
+    expect(outline(removed)).toEqual([
+      ['Chapter 1', 1],
+      ['Chapter 2', 2],
+      ['Grüße ✓', 1],
+    ]);
     expect(await readPdf(removed, (document) => new OutlineEditor(document).itemCount)).toBe(3);
 
     const cleared = out();

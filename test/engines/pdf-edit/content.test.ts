@@ -76,13 +76,18 @@ describe('addWatermark', () => {
   });
 
   it('places an image watermark that pdfimages finds on the page', async () => {
-    const png = await sharp({ create: { width: 60, height: 40, channels: 3, background: { r: 0, g: 128, b: 255 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 60, height: 40, channels: 3, background: { r: 0, g: 128, b: 255 } } })
+      .png()
+      .toBuffer();
     const output = out();
     await editDocument(plain, output, (document) =>
       addWatermark(document, { pages: [1], angle: 0, scratchPath: scratch.file('wm-3.img'), image: { bytes: png, opacity: 0.3, scale: 0, position: centre } }),
     );
     qpdfCheck(output);
-    const list = execFileSync('pdfimages', ['-list', output], { encoding: 'utf8' }).split('\n').slice(2).filter((l) => l.trim() !== '');
+    const list = execFileSync('pdfimages', ['-list', output], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim() !== '');
     expect(list).toHaveLength(1);
     expect(list[0]).toMatch(/^\s*1\s+0\s+image\s+60\s+40\s+rgb/);
   });

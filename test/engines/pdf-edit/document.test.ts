@@ -124,7 +124,10 @@ for e in root.iter():
         if k.startswith('{' + ns + '}'): found[k[len(ns) + 2:]] = v
     if e.tag.startswith('{' + ns + '}'): found[e.tag[len(ns) + 2:]] = e.text
 print(json.dumps(found))`;
-    const values = JSON.parse(execFileSync('python3', ['-c', script], { input: xml.slice(xml.indexOf('<x:xmpmeta'), xml.lastIndexOf('</x:xmpmeta>') + 12), encoding: 'utf8' })) as Record<string, string>;
+    const values = JSON.parse(execFileSync('python3', ['-c', script], { input: xml.slice(xml.indexOf('<x:xmpmeta'), xml.lastIndexOf('</x:xmpmeta>') + 12), encoding: 'utf8' })) as Record<
+      string,
+      string
+    >;
     expect(values).toEqual({ invoice: 'RE-1 <&>', copies: '3' });
     expect(xml).toContain('http://www.aiim.org/pdfa/ns/extension/');
   });

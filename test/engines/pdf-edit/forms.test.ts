@@ -85,16 +85,20 @@ describe('import', () => {
   });
 
   it('reads FDF and the XML data formats to the same field data', async () => {
-    const fdf = Buffer.from('%FDF-1.2\n1 0 obj\n<< /FDF << /Fields [ << /T (person) /Kids [ << /T (name) /V (Anna) >> ] >> << /T (agree) /V /Off >> ] >> >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n');
+    const fdf = Buffer.from(
+      '%FDF-1.2\n1 0 obj\n<< /FDF << /Fields [ << /T (person) /Kids [ << /T (name) /V (Anna) >> ] >> << /T (agree) /V /Off >> ] >> >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n',
+    );
     expect(await parseFormData('fdf', fdf, 'data')).toEqual([
       { name: 'person.name', values: ['Anna'] },
       { name: 'agree', values: ['Off'] },
     ]);
     const xml = Buffer.from('<?xml version="1.0"?><fields><person><name>Anna</name></person><agree>Off</agree></fields>');
-    expect(await parseFormData('xml', xml, 'data')).toEqual(expect.arrayContaining([
-      expect.objectContaining({ name: expect.stringMatching(/person\.name$/), values: ['Anna'] }),
-      expect.objectContaining({ name: expect.stringMatching(/agree$/), values: ['Off'] }),
-    ]));
+    expect(await parseFormData('xml', xml, 'data')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: expect.stringMatching(/person\.name$/), values: ['Anna'] }),
+        expect.objectContaining({ name: expect.stringMatching(/agree$/), values: ['Off'] }),
+      ]),
+    );
   });
 
   it('refuses data naming a field the form does not have, and a value a field cannot take', async () => {
@@ -116,7 +120,15 @@ describe('export', () => {
   it('writes the values of a filled form as XFDF and XML that another parser reads back', async () => {
     const filled = out();
     await editPdf(form, filled, (document) =>
-      applyFieldData(openForm(document, 'f')!, [{ name: 'person.name', values: ['Zoë <x>'] }, { name: 'colour', values: ['blue'] }], 'data', false),
+      applyFieldData(
+        openForm(document, 'f')!,
+        [
+          { name: 'person.name', values: ['Zoë <x>'] },
+          { name: 'colour', values: ['blue'] },
+        ],
+        'data',
+        false,
+      ),
     );
     const fields = await readPdf(filled, (document) => readFieldData(openForm(document, 'export')));
     expect(fields.map((f) => [f.name, f.values])).toEqual([
@@ -148,7 +160,15 @@ describe('flattenForm', () => {
     const output = out();
     const flattened = await editPdf(form, output, (document) => {
       const opened = openForm(document, 'flatten')!;
-      applyFieldData(opened, [{ name: 'person.name', values: ['FLATNAME'] }, { name: 'colour', values: ['red'] }], 'data', false);
+      applyFieldData(
+        opened,
+        [
+          { name: 'person.name', values: ['FLATNAME'] },
+          { name: 'colour', values: ['red'] },
+        ],
+        'data',
+        false,
+      );
       return flattenForm(document, opened, 'flatten');
     });
     expect(flattened).toBe(4);

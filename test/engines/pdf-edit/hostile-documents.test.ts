@@ -25,10 +25,16 @@ const write = (name: string, bytes: Buffer): string => {
 const pdfinfoPages = (pdf: string): number => Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' }))![1]);
 const declared = (pdf: string): number => Number(execFileSync('qpdf', ['--show-npages', pdf], { encoding: 'utf8' }).trim());
 /** qpdf's page count (exit 3, warnings about the repairs it made, is fine). */
-const qpdfPages = (pdf: string): number => spawnSync('qpdf', ['--show-pages', pdf], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.startsWith('page ')).length;
+const qpdfPages = (pdf: string): number =>
+  spawnSync('qpdf', ['--show-pages', pdf], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter((l) => l.startsWith('page ')).length;
 
 async function unreadable(file: string): Promise<string> {
-  const error = await loadPdf(file).then(() => undefined, (e: unknown) => e);
+  const error = await loadPdf(file).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PdfLibError);
   expect((error as PdfLibError).kind).toBe('unreadable');
   return (error as PdfLibError).message;
@@ -128,7 +134,12 @@ describe('form field trees', () => {
     objects[200] = '<</T(a)/Parent 201 0 R/Kids[201 0 R]>>';
     objects[201] = '<</T(b)/FT/Tx/Parent 200 0 R/Kids[200 0 R]/V(x)>>';
     const document = await loadPdf(write('loop-form.pdf', buildPdf(objects)));
-    expect(document.getForm().getFields().map((f) => f.getName())).toEqual(['a.b']);
+    expect(
+      document
+        .getForm()
+        .getFields()
+        .map((f) => f.getName()),
+    ).toEqual(['a.b']);
   });
 });
 
@@ -151,11 +162,15 @@ describe('decompression bombs', () => {
   it('decodes streams only up to a bound', async () => {
     const document = await PDFDocument.create();
     const big = document.context.flateStream(new Uint8Array(3 * 1024 * 1024));
-    const raw = (await PDFDocument.load(await (async () => {
-      const ref = document.context.register(big);
-      document.catalog.set(PDFName.of('Big'), ref);
-      return document.save({ useObjectStreams: false });
-    })())).catalog.lookup(PDFName.of('Big'));
+    const raw = (
+      await PDFDocument.load(
+        await (async () => {
+          const ref = document.context.register(big);
+          document.catalog.set(PDFName.of('Big'), ref);
+          return document.save({ useObjectStreams: false });
+        })(),
+      )
+    ).catalog.lookup(PDFName.of('Big'));
     expect(() => decodeBounded(raw as never, 1024 * 1024)).toThrow(/expands to more than 1 MB/);
     expect(decodeBounded(raw as never, 4 * 1024 * 1024)).toHaveLength(3 * 1024 * 1024);
   });

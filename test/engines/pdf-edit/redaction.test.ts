@@ -85,7 +85,14 @@ describe('sanitize', () => {
       output,
       {
         sanitize: {
-          actions: true, annotations: true, attachments: true, forms: true, layers: true, metadata: true, outlines: true, tags: true,
+          actions: true,
+          annotations: true,
+          attachments: true,
+          forms: true,
+          layers: true,
+          metadata: true,
+          outlines: true,
+          tags: true,
           pages: { pageIndexes: [1], dpi: 50 },
         },
       },
@@ -99,7 +106,10 @@ describe('sanitize', () => {
     expect(objects.some((value) => value?.['/Subtype'] === '/Redact')).toBe(false);
     // Page 2 is an image now: no text, one image of about 50 dpi.
     expect(textOf(output, 2, 2).trim()).toBe('');
-    const images = execFileSync('pdfimages', ['-list', '-f', '2', '-l', '2', output], { encoding: 'utf8' }).split('\n').slice(2).filter((l) => l.trim() !== '');
+    const images = execFileSync('pdfimages', ['-list', '-f', '2', '-l', '2', output], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim() !== '');
     expect(images).toHaveLength(1);
     expect(images[0]).toMatch(/^\s*2\s+0\s+image\s+41\d\s+58\d\s/);
     // Page 1 keeps its text (sanitising is not redaction).

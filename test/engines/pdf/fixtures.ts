@@ -13,11 +13,11 @@ export function makeTempDir(): string {
 }
 
 export const XMP_PDFA_2B = Buffer.from(
-  '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>\n'
-  + '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
-  + '<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:xmp="http://ns.adobe.com/xap/1.0/">'
-  + '<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance><xmp:CreatorTool>Quire Fixture Writer</xmp:CreatorTool>'
-  + '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>',
+  '<?xpacket begin="\uFEFF" id="W5M0MpCehiHzreSzNTczkc9d"?>\n' +
+    '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+    '<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" xmlns:xmp="http://ns.adobe.com/xap/1.0/">' +
+    '<pdfaid:part>2</pdfaid:part><pdfaid:conformance>B</pdfaid:conformance><xmp:CreatorTool>Quire Fixture Writer</xmp:CreatorTool>' +
+    '</rdf:Description></rdf:RDF></x:xmpmeta>\n<?xpacket end="w"?>',
   'utf8',
 );
 

@@ -19,7 +19,9 @@ afterAll(() => {
 
 describe('PDF object syntax', () => {
   it('parses dictionaries, arrays, strings, names and references', () => {
-    const parser = new PdfParser(Buffer.from('7 0 obj\n<< /Filter /Adobe#2EPubSec /V 4 /Length 128 /Neg -3.5 /R [1 0 R (a\\(b\\)c\\101\\n) <48 65 6c6>] /D << /X true /Y null >> % comment\n>>\nendobj\n', 'latin1'));
+    const parser = new PdfParser(
+      Buffer.from('7 0 obj\n<< /Filter /Adobe#2EPubSec /V 4 /Length 128 /Neg -3.5 /R [1 0 R (a\\(b\\)c\\101\\n) <48 65 6c6>] /D << /X true /Y null >> % comment\n>>\nendobj\n', 'latin1'),
+    );
     expect(parser.readObjectHeader()).toEqual({ num: 7, gen: 0 });
     const value = parser.readValue();
     expect(isDict(value)).toBe(true);
@@ -81,7 +83,10 @@ describe('trailer reader', () => {
   });
 
   it('finds the /Recipients of the committed certificate-encrypted files', async () => {
-    for (const [name, count] of [['cert-encrypted.pdf', 1], ['cert-encrypted-rc4.pdf', 2]] as const) {
+    for (const [name, count] of [
+      ['cert-encrypted.pdf', 1],
+      ['cert-encrypted-rc4.pdf', 2],
+    ] as const) {
       const found = await readEncryptDictionary(path.join(COMMITTED, name));
       expect(found.status).toBe('found');
       if (found.status === 'found') expect(encryptionParameters(found.dict).recipients).toHaveLength(count);
@@ -91,7 +96,16 @@ describe('trailer reader', () => {
 
 describe('permissions', () => {
   it('maps /P bits, revision 2 and 3+', () => {
-    expect(permissionsFromBits(-4, 6)).toEqual({ canPrint: true, canModify: true, canExtractContent: true, canModifyAnnotations: true, canFillInForm: true, canExtractForAccessibility: true, canAssemble: true, canPrintHighRes: true });
+    expect(permissionsFromBits(-4, 6)).toEqual({
+      canPrint: true,
+      canModify: true,
+      canExtractContent: true,
+      canModifyAnnotations: true,
+      canFillInForm: true,
+      canExtractForAccessibility: true,
+      canAssemble: true,
+      canPrintHighRes: true,
+    });
     // qpdf --print=low: bit 3 set, bit 12 clear.
     expect(permissionsFromBits(-4 & ~(1 << 11), 6)).toMatchObject({ canPrint: true, canPrintHighRes: false });
     expect(permissionsFromBits(-64, 2)).toMatchObject({ canPrint: false, canModify: false, canExtractContent: false, canModifyAnnotations: false, canPrintHighRes: false });
@@ -120,7 +134,7 @@ describe('metadata helpers', () => {
   });
 
   it('reads open actions', () => {
-    const pages = (ref: string): number | undefined => ({ '5 0 R': 3 } as Record<string, number>)[ref];
+    const pages = (ref: string): number | undefined => (({ '5 0 R': 3 }) as Record<string, number>)[ref];
     expect(openView(['5 0 R', '/Fit'], pages)).toEqual({ initialPage: 3, magnification: 'fitPage', magnificationZoom: 100 });
     expect(openView({ '/S': '/GoTo', '/D': ['5 0 R', '/FitH', 700] }, pages)).toMatchObject({ initialPage: 3, magnification: 'fitWidth' });
     expect(openView(['5 0 R', '/XYZ', null, null, 0.75], pages)).toMatchObject({ magnification: 'zoom', magnificationZoom: 75 });
@@ -140,7 +154,9 @@ describe('metadata helpers', () => {
 
 describe('XMP', () => {
   it('reads pdfaid in attribute form under another prefix', () => {
-    const packet = Buffer.from('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:id="http://www.aiim.org/pdfa/ns/id/" id:part="3" id:conformance="U"/></rdf:RDF></x:xmpmeta>');
+    const packet = Buffer.from(
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:id="http://www.aiim.org/pdfa/ns/id/" id:part="3" id:conformance="U"/></rdf:RDF></x:xmpmeta>',
+    );
     expect(readXmp(packet)).toEqual({ pdfaPart: '3', pdfaConformance: 'U', creatorTool: '' });
     expect(readXmp(Buffer.from('no xmp at all'))).toEqual({ pdfaPart: '', pdfaConformance: '', creatorTool: '' });
   });

@@ -32,7 +32,14 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 describe('page count', () => {
   it('is the number of pages the tree has, whatever the root declares', async () => {
-    const cases: [string, string | number][] = [['huge', 2147483647], ['negative', -5], ['real', 1.5], ['overflow', '99999999999999999999999'], ['small', 1], ['big', 40]];
+    const cases: [string, string | number][] = [
+      ['huge', 2147483647],
+      ['negative', -5],
+      ['real', 1.5],
+      ['overflow', '99999999999999999999999'],
+      ['small', 1],
+      ['big', 40],
+    ];
     for (const [name, count] of cases) {
       const pdf = write(`count-${name}.pdf`, lyingCountPdf(count, 3));
       expect(await countPages(qpdf, pdf, {}), name).toBe(name === 'overflow' ? 0 : 3);
@@ -65,7 +72,10 @@ describe('PdfRewriter.repaired', () => {
   });
 
   it('writes a root that lies about its count with the real count, content unchanged', async () => {
-    for (const [name, count] of [['huge', 2147483647], ['negative', -5]] as const) {
+    for (const [name, count] of [
+      ['huge', 2147483647],
+      ['negative', -5],
+    ] as const) {
       const input = write(`lying-${name}.pdf`, lyingCountPdf(count, 2));
       // poppler cannot read the input at all (its page count is the declared one)
       if (name === 'huge') expect(() => execFileSync('pdfinfo', [input], { stdio: 'pipe' })).toThrow();
@@ -113,11 +123,14 @@ describe('PdfRewriter.repaired', () => {
   });
 });
 
-describe('outlines and pages read without qpdf\'s looping JSON keys', () => {
+describe("outlines and pages read without qpdf's looping JSON keys", () => {
   it('reads a cyclic outline once per item', async () => {
     const pdf = write('outline-cycle.pdf', outlineCyclePdf());
     const outlines = await readOutlines(qpdf, pdf, {});
-    expect(outlines.map((item) => [item.title, item.page, item.kids.length])).toEqual([['A', 1, 0], ['B', 1, 0]]);
+    expect(outlines.map((item) => [item.title, item.page, item.kids.length])).toEqual([
+      ['A', 1, 0],
+      ['B', 1, 0],
+    ]);
     const document = await readDocumentJson(qpdf, pdf, {}, { pages: true, outlines: true });
     expect(document.pages).toEqual(['10 0 R']);
   });
@@ -183,7 +196,7 @@ describe('outlines and pages read without qpdf\'s looping JSON keys', () => {
   });
 });
 
-describe('numbers qpdf\'s JSON spells as the file does', () => {
+describe("numbers qpdf's JSON spells as the file does", () => {
   it('inspects a page whose media box says "612." (valid PDF, invalid JSON in qpdf 11.3\'s output)', async () => {
     const objects = documentObjects();
     objects[10] = String(objects[10]).replace('/MediaBox[0 0 612 792]', '/MediaBox[0 0 612. 792]/Extra +3/Half .5/Padded 007');

@@ -14,7 +14,10 @@ const committed = (name: string): string => path.join(COMMITTED, name);
 const inspector = createPdfInspector();
 
 async function failure(promise: Promise<unknown>): Promise<PdfEngineErrorKind> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(PdfEngineError);
   return (error as PdfEngineError).kind;
 }
@@ -60,7 +63,17 @@ describe('what qpdf 11.3 itself does (the reasons for the design)', () => {
 describe('security', () => {
   it('reports an unencrypted file as none', async () => {
     const info = await inspector.security(file('rich.pdf'));
-    expect(info).toMatchObject({ kind: 'none', encrypted: false, hasOpenPassword: false, hasPermissionPassword: false, hasCertificate: false, keyAlgorithm: 'none', keyLength: 0, recipients: [], repaired: false });
+    expect(info).toMatchObject({
+      kind: 'none',
+      encrypted: false,
+      hasOpenPassword: false,
+      hasPermissionPassword: false,
+      hasCertificate: false,
+      keyAlgorithm: 'none',
+      keyLength: 0,
+      recipients: [],
+      repaired: false,
+    });
   });
 
   it('reports an open password with AES-256', async () => {
@@ -78,8 +91,14 @@ describe('security', () => {
     const info = await inspector.security(file('owner-only.pdf'));
     expect(info).toMatchObject({ kind: 'permissionOnly', hasOpenPassword: false, hasPermissionPassword: true });
     expect(info.permissions).toEqual({
-      canPrint: false, canPrintHighRes: false, canModify: false, canAssemble: false, canFillInForm: false,
-      canModifyAnnotations: false, canExtractContent: true, canExtractForAccessibility: true,
+      canPrint: false,
+      canPrintHighRes: false,
+      canModify: false,
+      canAssemble: false,
+      canFillInForm: false,
+      canModifyAnnotations: false,
+      canExtractContent: true,
+      canExtractForAccessibility: true,
     });
     // Independent reading: qpdf's own capabilities.
     const json = JSON.parse((await run('qpdf', ['--json=2', '--json-key=encrypt', file('owner-only.pdf')])).stdout.toString()) as {
@@ -87,8 +106,14 @@ describe('security', () => {
     };
     const caps = json.encrypt.capabilities;
     expect(info.permissions).toMatchObject({
-      canPrint: caps.printlow, canPrintHighRes: caps.printhigh, canModify: caps.modifyother, canAssemble: caps.modifyassembly,
-      canFillInForm: caps.modifyforms, canModifyAnnotations: caps.modifyannotations, canExtractContent: caps.extract, canExtractForAccessibility: caps.accessibility,
+      canPrint: caps.printlow,
+      canPrintHighRes: caps.printhigh,
+      canModify: caps.modifyother,
+      canAssemble: caps.modifyassembly,
+      canFillInForm: caps.modifyforms,
+      canModifyAnnotations: caps.modifyannotations,
+      canExtractContent: caps.extract,
+      canExtractForAccessibility: caps.accessibility,
     });
   });
 
@@ -98,7 +123,16 @@ describe('security', () => {
 
   it('detects certificate encryption (AES-256) and lists the recipient', async () => {
     const info = await inspector.security(committed('cert-encrypted.pdf'));
-    expect(info).toMatchObject({ kind: 'certificate', encrypted: true, hasCertificate: true, hasOpenPassword: false, filter: 'Adobe.PubSec', subFilter: 'adbe.pkcs7.s5', keyAlgorithm: 'aes', keyLength: 256 });
+    expect(info).toMatchObject({
+      kind: 'certificate',
+      encrypted: true,
+      hasCertificate: true,
+      hasOpenPassword: false,
+      filter: 'Adobe.PubSec',
+      subFilter: 'adbe.pkcs7.s5',
+      keyAlgorithm: 'aes',
+      keyLength: 256,
+    });
     expect(info.recipients).toEqual([{ issuer: 'CN=Quire recipient,O=Quire Tests,C=DE', serialNumber: '11950311482569858102', serialNumberHex: 'a5d808fa59d91c36' }]);
     // Independent: the certificate's own serial and issuer, as openssl prints them.
     const x509 = new (await import('node:crypto')).X509Certificate(fs.readFileSync(committed('recipient.cert.pem')));
@@ -204,17 +238,45 @@ describe('metadata', () => {
     expect(meta.metadataType).toBe('pdf');
     const info = meta.information;
     expect(info).toMatchObject({
-      pages: 3, encrypted: false, fileSize: fs.statSync(file('rich.pdf')).size, formType: 'acroForm', language: 'de-DE',
-      attachments: 1, signatures: 0, portfolio: false, docMDP: 'none', version: '1.7',
+      pages: 3,
+      encrypted: false,
+      fileSize: fs.statSync(file('rich.pdf')).size,
+      formType: 'acroForm',
+      language: 'de-DE',
+      attachments: 1,
+      signatures: 0,
+      portfolio: false,
+      docMDP: 'none',
+      version: '1.7',
       pdfa: { part: '2', conformance: 'B' },
-      pageLayout: 'twoColumnLeft', initialView: 'outlines', initialPage: 2, magnification: 'zoom', magnificationZoom: 150,
+      pageLayout: 'twoColumnLeft',
+      initialView: 'outlines',
+      initialPage: 2,
+      magnification: 'zoom',
+      magnificationZoom: 150,
     });
     expect(info.description).toEqual({
-      title: 'Quire test', author: [{ name: 'Ada Lovelace' }], subject: 'Fixtures', keywords: [{ keyword: 'alpha beta' }],
-      creator: 'quire-tests', producer: 'pdf-lib', application: 'Quire Fixture Writer',
-      creationDate: '2024-01-02T03:04:05Z', modificationDate: '2024-02-03T04:05:06Z', custom: [{ key: 'Department', value: 'QA' }],
+      title: 'Quire test',
+      author: [{ name: 'Ada Lovelace' }],
+      subject: 'Fixtures',
+      keywords: [{ keyword: 'alpha beta' }],
+      creator: 'quire-tests',
+      producer: 'pdf-lib',
+      application: 'Quire Fixture Writer',
+      creationDate: '2024-01-02T03:04:05Z',
+      modificationDate: '2024-02-03T04:05:06Z',
+      custom: [{ key: 'Department', value: 'QA' }],
     });
-    expect(info.viewerPreferences).toMatchObject({ hideToolbar: true, displayDocTitle: true, textDirection: 'rightToLeft', duplex: 'duplexFlipLongEdge', numCopies: 2, printScaling: 'noPrintScaling', hideMenuBar: false, viewArea: 'cropBox' });
+    expect(info.viewerPreferences).toMatchObject({
+      hideToolbar: true,
+      displayDocTitle: true,
+      textDirection: 'rightToLeft',
+      duplex: 'duplexFlipLongEdge',
+      numCopies: 2,
+      printScaling: 'noPrintScaling',
+      hideMenuBar: false,
+      viewArea: 'cropBox',
+    });
 
     const pages = meta.pages.page;
     expect(meta.pages.truncated).toBe(false);
@@ -232,7 +294,11 @@ describe('metadata', () => {
     });
     expect(pages[2]!.boxes.artBox).toEqual({ x: 5, y: 5, width: 290, height: 390 });
 
-    expect(meta.security).toMatchObject({ canPrint: true, canModify: true, password: { hasOpenPassword: false, hasPermissionPassword: false, hasAsymmetricEncryption: false, keyAlgorithm: 'none', keyLength: 0 } });
+    expect(meta.security).toMatchObject({
+      canPrint: true,
+      canModify: true,
+      password: { hasOpenPassword: false, hasPermissionPassword: false, hasAsymmetricEncryption: false, keyAlgorithm: 'none', keyLength: 0 },
+    });
 
     const fields = meta.form.field;
     expect(meta.form.formType).toBe('acroForm');
@@ -253,7 +319,13 @@ describe('metadata', () => {
       const size = new RegExp(`^Page\\s+${page.number} size:\\s+([\\d.]+) x ([\\d.]+) pts`, 'm').exec(text)!;
       expect([Number(size[1]), Number(size[2])]).toEqual([page.width, page.height]);
       expect(Number(new RegExp(`^Page\\s+${page.number} rot:\\s+(\\d+)`, 'm').exec(text)![1])).toBe(page.rotation);
-      for (const [name, key] of [['MediaBox', 'mediaBox'], ['CropBox', 'cropBox'], ['BleedBox', 'bleedBox'], ['TrimBox', 'trimBox'], ['ArtBox', 'artBox']] as const) {
+      for (const [name, key] of [
+        ['MediaBox', 'mediaBox'],
+        ['CropBox', 'cropBox'],
+        ['BleedBox', 'bleedBox'],
+        ['TrimBox', 'trimBox'],
+        ['ArtBox', 'artBox'],
+      ] as const) {
         const box = new RegExp(`^Page\\s+${page.number} ${name}:\\s+([\\d.-]+)\\s+([\\d.-]+)\\s+([\\d.-]+)\\s+([\\d.-]+)`, 'm').exec(text)!;
         const [x1, y1, x2, y2] = box.slice(1).map(Number) as [number, number, number, number];
         const ours = page.boxes[key];
@@ -353,12 +425,12 @@ describe('formFields', () => {
     expect(form.fields[3]!.values).toEqual(['apple', 'cherry']);
     const xml = form.xfdf.toString('utf8');
     expect(xml).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve"><fields>'
-      + '<field name="person"><field name="name"><value>Grace &lt;Hopper&gt; &amp; Co</value></field></field>'
-      + '<field name="agree"><value>Yes</value></field>'
-      + '<field name="color"><value>green</value></field>'
-      + '<field name="fruits"><value>apple</value><value>cherry</value></field>'
-      + '</fields></xfdf>\n',
+      '<?xml version="1.0" encoding="UTF-8"?>\n<xfdf xmlns="http://ns.adobe.com/xfdf/" xml:space="preserve"><fields>' +
+        '<field name="person"><field name="name"><value>Grace &lt;Hopper&gt; &amp; Co</value></field></field>' +
+        '<field name="agree"><value>Yes</value></field>' +
+        '<field name="color"><value>green</value></field>' +
+        '<field name="fruits"><value>apple</value><value>cherry</value></field>' +
+        '</fields></xfdf>\n',
     );
   });
 
@@ -366,7 +438,10 @@ describe('formFields', () => {
     const none = await inspector.formFields(file('plain.pdf'));
     expect(none).toMatchObject({ formType: 'none', xfa: false, fields: [] });
 
-    for (const [name, dynamic] of [['xfa-static.pdf', false], ['xfa-dynamic.pdf', true]] as const) {
+    for (const [name, dynamic] of [
+      ['xfa-static.pdf', false],
+      ['xfa-dynamic.pdf', true],
+    ] as const) {
       const doc = await PDFDocument.load(fs.readFileSync(file('rich.pdf')), { preserveXFA: true });
       const xfa = doc.context.register(doc.context.stream('<xdp:xdp xmlns:xdp="http://ns.adobe.com/xdp/"></xdp:xdp>'));
       doc.getForm().acroForm.dict.set(PDFName.of('XFA'), xfa);

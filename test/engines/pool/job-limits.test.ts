@@ -75,9 +75,7 @@ describe('WorkerPool: the hard memory cap of a running job', () => {
     const error = await rejection(pool.run({ op: 'grow-forever', mb: 20, ms: 20 }, { key: 'doc-1' }));
     clearInterval(sampler);
     expect(error).toBeInstanceOf(MemoryLimitError);
-    expect((error as Error).message).toBe(
-      'The test engine needed more memory than the 300 MB it may use (engines.test.memoryLimit); the document is too complex or malformed.',
-    );
+    expect((error as Error).message).toBe('The test engine needed more memory than the 300 MB it may use (engines.test.memoryLimit); the document is too complex or malformed.');
     expect(await until(() => isGone(first.pid))).toBe(true);
     // Stopped near the cap, not at many GB (the job grows by ~1 GB/s).
     expect(peak).toBeLessThan(1024 * MB);

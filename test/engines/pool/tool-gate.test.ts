@@ -19,7 +19,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   throw new Error('expected a rejection');
 }
 
-describe('ToolGate: the pools\' rules for per-call tools', () => {
+describe("ToolGate: the pools' rules for per-call tools", () => {
   it('runs at most `concurrency` at once; the others wait in order and start as slots free', async () => {
     const gate = new ToolGate({ name: 'qpdf', concurrency: 2, queueLimit: 10, queueTimeoutMs: 60_000 });
     const holds = [held(), held(), held(), held()];

@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PoolError, type PoolErrorKind } from '../../../src/engines/pool/pool-errors.js';
 import { WorkerPool, type JobOutcome, type PoolEvents, type WorkerPoolOptions } from '../../../src/engines/pool/worker-pool.js';
-import {
-  JobFailedError,
-  ProcessWorkerFactory,
-  groupMembers,
-  isGone,
-  liveWorkers,
-  type Job,
-  type JobResult,
-  type ProcessWorker,
-  type ProcessWorkerOptions,
-} from './process-worker.js';
+import { JobFailedError, ProcessWorkerFactory, groupMembers, isGone, liveWorkers, type Job, type JobResult, type ProcessWorker, type ProcessWorkerOptions } from './process-worker.js';
 
 // The supervisor's rules, exercised with real child processes (see process-worker.ts and child.mjs).
 // Waits are on events or on conditions polled every few milliseconds, never on a guessed delay.
@@ -496,9 +486,7 @@ describe('WorkerPool with real processes: close', () => {
 
   it('waits for a worker that was still starting', async () => {
     // Slot 0 closes slowly; slot 1's replacement comes up during that time and closes slowly too.
-    const { pool, factory } = setup({ size: 2 }, (slot, slotCall) =>
-      slot === 0 ? { lingerOnCloseMs: 400 } : slotCall === 0 ? {} : { startDelayMs: 100, lingerOnCloseMs: 600 },
-    );
+    const { pool, factory } = setup({ size: 2 }, (slot, slotCall) => (slot === 0 ? { lingerOnCloseMs: 400 } : slotCall === 0 ? {} : { startDelayMs: 100, lingerOnCloseMs: 600 }));
     await pool.start();
     const restart = nextEvent(pool, 'restart');
     process.kill(slotWorker(factory, 1).pid, 'SIGKILL');

@@ -26,8 +26,12 @@ beforeAll(async () => {
   three.setRotation(degrees(270));
 
   // Images on page 1: a PNG (stored Flate, extracted as PNG) and a JPEG (stored as DCT, extracted as is).
-  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer();
-  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg().toBuffer();
+  const png = await sharp({ create: { width: 40, height: 30, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+    .png()
+    .toBuffer();
+  const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+    .jpeg()
+    .toBuffer();
   one.drawImage(await document.embedPng(png), { x: 100, y: 100, width: 40, height: 30 });
   one.drawImage(await document.embedJpg(jpeg), { x: 200, y: 100, width: 128, height: 96 });
 
@@ -35,8 +39,7 @@ beforeAll(async () => {
   const { context } = document;
   const dests = context.obj({ chapter: context.obj([two.ref, PDFName.of('Fit')]) });
   document.catalog.set(PDFName.of('Dests'), context.register(dests));
-  const link = (rect: number[], entries: Record<string, unknown>) =>
-    context.register(context.obj({ Type: 'Annot', Subtype: 'Link', Rect: rect, Border: [0, 0, 0], ...entries } as never));
+  const link = (rect: number[], entries: Record<string, unknown>) => context.register(context.obj({ Type: 'Annot', Subtype: 'Link', Rect: rect, Border: [0, 0, 0], ...entries } as never));
   const annots = [
     link([10, 10, 110, 30], { A: context.obj({ S: 'URI', URI: PDFString.of('https://example.org/quire') }) }),
     link([10, 40, 110, 60], { Dest: context.obj([three.ref, PDFName.of('XYZ'), 0, 300, 0]) }),

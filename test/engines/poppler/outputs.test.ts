@@ -51,7 +51,13 @@ describe('zipFiles and nameFromTemplate', () => {
     const names = [1, 2].map((n) => nameFromTemplate('page[%d].tif', n));
     expect(names).toEqual([{ name: 'page[1].tif' }, { name: 'page[2].tif' }]);
     const output = scratch.file('result.zip');
-    await zipFiles([{ name: 'text/a.txt', file: a }, { name: 'page[1].tif', file: pages[0]! }], output);
+    await zipFiles(
+      [
+        { name: 'text/a.txt', file: a },
+        { name: 'page[1].tif', file: pages[0]! },
+      ],
+      output,
+    );
     const listing = execFileSync('unzip', ['-Z1', output], { encoding: 'utf8' }).trim().split('\n');
     expect(listing).toEqual(['text/a.txt', 'page[1].tif']);
     expect(execFileSync('unzip', ['-p', output, 'text/a.txt'], { encoding: 'utf8' })).toBe('first member ✓');
@@ -67,7 +73,14 @@ describe('zipFiles and nameFromTemplate', () => {
 describe('structured results', () => {
   const value = {
     page: [
-      { number: 1, text: 'A & B <c> "quoted" ✓', word: [{ x: 1.5, text: 'A' }, { x: 3, text: '&' }] },
+      {
+        number: 1,
+        text: 'A & B <c> "quoted" ✓',
+        word: [
+          { x: 1.5, text: 'A' },
+          { x: 3, text: '&' },
+        ],
+      },
       { number: 2, text: '', word: [] },
     ],
   };
@@ -79,7 +92,14 @@ root = ET.fromstring(sys.stdin.buffer.read())
 print(json.dumps([{'number': p.get('number'), 'text': p.text, 'words': [(w.get('x'), w.text) for w in p.findall('word')]} for p in root.findall('page')]))`;
     const parsed = JSON.parse(execFileSync('python3', ['-c', script], { input: xml, encoding: 'utf8' })) as unknown;
     expect(parsed).toEqual([
-      { number: '1', text: 'A & B <c> "quoted" ✓', words: [['1.5', 'A'], ['3', '&']] },
+      {
+        number: '1',
+        text: 'A & B <c> "quoted" ✓',
+        words: [
+          ['1.5', 'A'],
+          ['3', '&'],
+        ],
+      },
       { number: '2', text: null, words: [] },
     ]);
   });

@@ -132,11 +132,12 @@ describe('cancellation of child processes', () => {
   it('kills children still running when this process exits', async () => {
     // A Node process starts a long child through run() and exits without waiting for it.
     const file = path.join(dir, 'exit-hook.mts');
-    writeFileSync(file, [
-      `import { run } from ${JSON.stringify(path.resolve('src/engines/process/run.ts'))};`,
-      "void run('sleep', ['300']).catch(() => undefined);",
-      'setTimeout(() => process.exit(0), 500);',
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [`import { run } from ${JSON.stringify(path.resolve('src/engines/process/run.ts'))};`, "void run('sleep', ['300']).catch(() => undefined);", 'setTimeout(() => process.exit(0), 500);'].join(
+        '\n',
+      ),
+    );
     const node = spawn(process.execPath, ['--import', 'tsx', file], { stdio: 'ignore' });
     const exited = new Promise<void>((resolve) => node.on('close', () => resolve()));
     // The sleep's parent is that Node process: find it before the process exits.

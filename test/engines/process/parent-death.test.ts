@@ -74,7 +74,11 @@ describe('children of a killed process', () => {
     parent.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
     const exited = new Promise<void>((resolve) => parent.once('exit', () => resolve()));
     try {
-      await until(() => output.includes('"chromium"') || parent.exitCode !== null, 180_000, () => `the children to start:\n${output}`);
+      await until(
+        () => output.includes('"chromium"') || parent.exitCode !== null,
+        180_000,
+        () => `the children to start:\n${output}`,
+      );
       expect(parent.exitCode, output).toBeNull();
       const tree = (): ProcInfo[] => descendantsOf(parent.pid!);
       const named = (comm: string): ProcInfo[] => tree().filter((p) => p.comm === comm);
@@ -82,9 +86,16 @@ describe('children of a killed process', () => {
       await until(
         () => named('soffice.bin').filter((p) => cpuTicks(p.pid) > 150).length === 2 && named('gs').length === 1 && named('sleep').length === 1 && named('python3').length === 1,
         180_000,
-        () => `busy children: ${tree().map((p) => `${p.comm}:${cpuTicks(p.pid)}`).join(' ')}`,
+        () =>
+          `busy children: ${tree()
+            .map((p) => `${p.comm}:${cpuTicks(p.pid)}`)
+            .join(' ')}`,
       );
-      await until(() => named('chromium').some((p) => cpuTicks(p.pid) > 100), 60_000, () => 'a busy renderer');
+      await until(
+        () => named('chromium').some((p) => cpuTicks(p.pid) > 100),
+        60_000,
+        () => 'a busy renderer',
+      );
 
       const before = tree();
       parent.kill('SIGKILL');

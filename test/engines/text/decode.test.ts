@@ -23,7 +23,10 @@ function file(bytes: Uint8Array): string {
 const LIMIT = { maxBytes: 1024 * 1024 };
 
 async function expectError(promise: Promise<unknown>, kind: TextEngineError['kind'], message: RegExp): Promise<void> {
-  const error: unknown = await promise.then(() => undefined, (e: unknown) => e);
+  const error: unknown = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(TextEngineError);
   expect((error as TextEngineError).kind).toBe(kind);
   expect((error as TextEngineError).message).toMatch(message);
@@ -60,9 +63,20 @@ describe('decodeText', () => {
   it('decodes the windows-1252 punctuation in 0x80-0x9F that Node 20 gets wrong', async () => {
     // “Preis: 5 €” – ok…  (0x93 0x94 quotes, 0x80 euro, 0x96 en dash, 0x85 ellipsis)
     const bytes = Buffer.concat([
-      Buffer.from([0x93]), Buffer.from('Preis: 5 '), Buffer.from([0x80, 0x94, 0x20, 0x96]), Buffer.from(' ok'), Buffer.from([0x85]),
-      Buffer.from(' Gr'), Buffer.from([0xfc, 0xdf, 0x65]), Buffer.from(' aus M'), Buffer.from([0xfc]), Buffer.from('nchen, sch'), Buffer.from([0xf6]), Buffer.from('ne '),
-      Buffer.from([0xc4]), Buffer.from('pfel.\n'),
+      Buffer.from([0x93]),
+      Buffer.from('Preis: 5 '),
+      Buffer.from([0x80, 0x94, 0x20, 0x96]),
+      Buffer.from(' ok'),
+      Buffer.from([0x85]),
+      Buffer.from(' Gr'),
+      Buffer.from([0xfc, 0xdf, 0x65]),
+      Buffer.from(' aus M'),
+      Buffer.from([0xfc]),
+      Buffer.from('nchen, sch'),
+      Buffer.from([0xf6]),
+      Buffer.from('ne '),
+      Buffer.from([0xc4]),
+      Buffer.from('pfel.\n'),
     ]);
     const decoded = await decodeText(file(bytes), LIMIT);
     expect(decoded.encoding).toBe('windows-1252');

@@ -50,8 +50,7 @@ function client(rest: string, token: string) {
     },
     get: (type: string): Promise<Response> => fetch(`${rest}/admin/configuration/${type}`, { headers }),
     readText: async (type: string): Promise<string> => (await fetch(`${rest}/admin/configuration/${type}`, { headers })).text(),
-    post: (envelope: Json): Promise<Response> =>
-      fetch(`${rest}/admin/configuration/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(envelope) }),
+    post: (envelope: Json): Promise<Response> => fetch(`${rest}/admin/configuration/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(envelope) }),
     submit: async (envelope: Json): Promise<Json> => {
       const response = await fetch(`${rest}/admin/configuration/`, {
         method: 'POST',
@@ -131,8 +130,7 @@ describe('admin configuration', () => {
     const anonymous = (await login(server.rest)).token;
     const alice = (await login(server.rest, { name: 'alice', password: ALICE_PASSWORD })).token;
     const body = JSON.stringify({ configurationType: 'log', configurationMode: 'validate', configuration: {} });
-    const post = (headers: Record<string, string>) =>
-      fetch(`${server.rest}/admin/configuration/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+    const post = (headers: Record<string, string>) => fetch(`${server.rest}/admin/configuration/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
     await expectError(await fetch(`${server.rest}/admin/configuration/user`), 401, -61);
     await expectError(await post({}), 401, -61);
     for (const token of [anonymous, alice]) {
@@ -145,11 +143,7 @@ describe('admin configuration', () => {
     await expectError(await admin.get('portal'), 400, -14);
     await expectError(await admin.post({ configurationType: 'portal', configurationMode: 'write', configuration: {} }), 400, -14);
     const read = await admin.read('server');
-    await expectError(
-      await admin.post(envelope(read, 'validate', (c) => (at(c, 'localAuth.rest.accessToken').expiration = 'soon'))),
-      400,
-      -14,
-    );
+    await expectError(await admin.post(envelope(read, 'validate', (c) => (at(c, 'localAuth.rest.accessToken').expiration = 'soon'))), 400, -14);
   });
 
   it('validate reports each bad value by field and key, and changes nothing on disk', async () => {
@@ -190,9 +184,7 @@ describe('admin configuration', () => {
     const noAdmin = await admin.submit(envelope(users, 'write', (c) => (c.user = [(c.user as Json[])[1]])));
     expect(code(noAdmin)).toBe(-130);
     expect(JSON.stringify(noAdmin.problems)).toMatch(/role admin/);
-    const newWithoutPassword = await admin.submit(
-      envelope(users, 'validate', (c) => (c.user as Json[]).push({ username: 'carol', password: '', roles: 'user' })),
-    );
+    const newWithoutPassword = await admin.submit(envelope(users, 'validate', (c) => (c.user as Json[]).push({ username: 'carol', password: '', roles: 'user' })));
     expect(newWithoutPassword.problems).toEqual([expect.objectContaining({ field: 'configuration.user.2.password' })]);
   });
 
@@ -219,9 +211,7 @@ describe('admin configuration', () => {
   });
 
   it('write says which keys wait for a restart and which the environment overrides', async () => {
-    const application = await admin.submit(
-      envelope(await admin.read('application'), 'write', (c) => (at(c, 'webservices.converter').queueSize = 42)),
-    );
+    const application = await admin.submit(envelope(await admin.read('application'), 'write', (c) => (at(c, 'webservices.converter').queueSize = 42)));
     expect(code(application)).toBe(0);
     expect(application).toMatchObject({ restartRequired: true, restartKeys: ['engines.libreoffice.queueSize'] });
     expect(YAML.parse(readFileSync(file, 'utf8')).engines).toEqual({ libreoffice: { queueSize: 42 } });
@@ -249,9 +239,7 @@ describe('admin configuration', () => {
         maxTimeSkew: 30,
       },
     ]);
-    const added = await admin.submit(
-      envelope(read, 'write', (c) => (at(c, 'oauth.providers').provider as Json[]).push({ id: 'other', claimRoles: 'groups' })),
-    );
+    const added = await admin.submit(envelope(read, 'write', (c) => (at(c, 'oauth.providers').provider as Json[]).push({ id: 'other', claimRoles: 'groups' })));
     expect(code(added)).toBe(-130);
     expect(added.problems).toEqual([expect.objectContaining({ field: 'configuration.oauth.providers.provider.1.id' })]);
 
@@ -278,9 +266,7 @@ describe('admin configuration', () => {
 
   it('adds and removes a user: the change is live, the file holds only a hash, and it survives a restart', async () => {
     const users = await admin.read('user');
-    const added = await admin.submit(
-      envelope(users, 'write', (c) => (c.user as Json[]).push({ username: 'bob', password: 'bob-secret-pw', roles: 'user', uniqueId: '' })),
-    );
+    const added = await admin.submit(envelope(users, 'write', (c) => (c.user as Json[]).push({ username: 'bob', password: 'bob-secret-pw', roles: 'user', uniqueId: '' })));
     expect(code(added)).toBe(0);
     expect(await loginStatus(server.rest, 'bob', 'bob-secret-pw')).toBe(200);
     const written = readFileSync(file, 'utf8');
@@ -298,9 +284,7 @@ describe('admin configuration', () => {
     expect(await loginStatus(server.rest, 'alice', ALICE_PASSWORD)).toBe(200);
     admin = client(server.rest, (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);
 
-    const removed = await admin.submit(
-      envelope(await admin.read('user'), 'write', (c) => (c.user = (c.user as Json[]).filter((u) => u.username !== 'bob'))),
-    );
+    const removed = await admin.submit(envelope(await admin.read('user'), 'write', (c) => (c.user = (c.user as Json[]).filter((u) => u.username !== 'bob'))));
     expect(code(removed)).toBe(0);
     expect(await loginStatus(server.rest, 'bob', 'bob-secret-pw')).toBe(401);
     // The removed user's session ended with the change.
@@ -338,14 +322,10 @@ describe('admin configuration', () => {
     expect(code(missing)).toBe(-131);
     expect(missing.executableError).toMatchObject({ applicationName: 'officeBridge', isSuccessful: false });
 
-    const chromium = await admin.submit(
-      envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/nonexistent/chromium'), [{ checkType: 'executable', executables: ['chromium'] }]),
-    );
+    const chromium = await admin.submit(envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/nonexistent/chromium'), [{ checkType: 'executable', executables: ['chromium'] }]));
     expect(code(chromium)).toBe(-131);
     expect(chromium.executableError).toMatchObject({ applicationName: 'chromium', commandLine: ['/nonexistent/chromium'] });
-    const sh = await admin.submit(
-      envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/bin/sh'), [{ checkType: 'executable', executables: ['chromium'] }]),
-    );
+    const sh = await admin.submit(envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/bin/sh'), [{ checkType: 'executable', executables: ['chromium'] }]));
     expect(code(sh)).toBe(0);
 
     expect(code(await admin.submit(envelope(application, 'validate', undefined, [{ checkType: 'tsa' }])))).toBe(-132);
@@ -370,9 +350,7 @@ describe('admin configuration without a configuration file', () => {
     const users = await admin.read('user');
     // The generated admin is the one user; posting it back keeps its password.
     expect((users.configuration as Json).user).toEqual([{ username: 'admin', password: '', roles: 'admin', uniqueId: 'admin' }]);
-    const result = await admin.submit(
-      envelope(users, 'write', (c) => (c.user as Json[]).push({ username: 'dave', password: 'dave-secret-pw', roles: 'user' })),
-    );
+    const result = await admin.submit(envelope(users, 'write', (c) => (c.user as Json[]).push({ username: 'dave', password: 'dave-secret-pw', roles: 'user' })));
     const file = path.join(server.dataDir, 'quire.yaml');
     expect(code(result)).toBe(0);
     expect(result.configFile).toBe(file);

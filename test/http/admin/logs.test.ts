@@ -31,14 +31,17 @@ describe('admin/server/log', () => {
     for (let i = 0; i < 3; i++) expect((await fetch(`${server.rest}/authentication/user/info/`, { headers: bearer(admin.token) })).status).toBe(200);
   });
 
-  it('streams today\'s log as text: JSON lines of the requests made, the same bytes as the file', async () => {
+  it("streams today's log as text: JSON lines of the requests made, the same bytes as the file", async () => {
     const response = await log();
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/plain; charset=UTF-8');
     expect(response.headers.get('accept-ranges')).toBe('bytes');
     const text = await response.text();
     expect(Number(response.headers.get('content-length'))).toBe(Buffer.byteLength(text));
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines.some((line) => line.msg === 'request completed' && line.path === '/webPDF/rest/authentication/user/info/')).toBe(true);
     expect(lines.every((line) => typeof line.level === 'number' && typeof line.time === 'string')).toBe(true);
     // The file only grows: what was sent is its beginning.
@@ -77,7 +80,7 @@ describe('admin/server/log', () => {
     expect(response.headers.get('accept-ranges')).toBe('bytes');
   });
 
-  it('honours an open range bytes=5- (and the clients\' default bytes=0-)', async () => {
+  it("honours an open range bytes=5- (and the clients' default bytes=0-)", async () => {
     const response = await log({ range: 'bytes=5-' });
     expect(response.status).toBe(206);
     const size = totalOf(response);
@@ -127,7 +130,7 @@ describe('admin/server/log', () => {
     await expectError(await log({}, '?date=2001-02-30'), 400, -14);
   });
 
-  it('reads an empty log with the clients\' default bytes=0- (200, no body); ignores ranges it does not support', async () => {
+  it("reads an empty log with the clients' default bytes=0- (200, no body); ignores ranges it does not support", async () => {
     writeFileSync(path.join(server.dataDir, 'logs', 'quire-2001-02-06.log'), '');
     const empty = await log({ range: 'bytes=0-' }, '?date=2001-02-06');
     expect(empty.status).toBe(200);

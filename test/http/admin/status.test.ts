@@ -67,12 +67,30 @@ describe('admin/server/status and admin/cluster/status', () => {
     expect(keys(status)).toEqual(['java', 'os', 'server', 'webservices']);
     expect(keys(status.java)).toEqual(['gc', 'javaName', 'javaVendor', 'javaVersion', 'memoryAllocated', 'memoryFree', 'memoryMax', 'memoryTotalFree', 'memoryUsed']);
     expect(keys(status.os)).toEqual([
-      'container', 'cpuLogicalProcessors', 'memoryCommittedVirtualSize', 'memoryFree', 'memoryFreeSwapSize', 'memoryTotal',
-      'memoryTotalSwapSize', 'osArchitecture', 'osName', 'osVersion', 'processCpuLoad', 'systemLoadAverage',
+      'container',
+      'cpuLogicalProcessors',
+      'memoryCommittedVirtualSize',
+      'memoryFree',
+      'memoryFreeSwapSize',
+      'memoryTotal',
+      'memoryTotalSwapSize',
+      'osArchitecture',
+      'osName',
+      'osVersion',
+      'processCpuLoad',
+      'systemLoadAverage',
     ]);
     expect(keys(status.server)).toEqual([
-      'configurations', 'hasChangedConfiguration', 'licenseIsClusterUsage', 'licenseText', 'mainVersion', 'minorVersion',
-      'providers', 'serverPlatform', 'serverStart', 'serverVersion',
+      'configurations',
+      'hasChangedConfiguration',
+      'licenseIsClusterUsage',
+      'licenseText',
+      'mainVersion',
+      'minorVersion',
+      'providers',
+      'serverPlatform',
+      'serverStart',
+      'serverVersion',
     ]);
     expect(keys(status.webservices)).toEqual(WEBSERVICES);
     for (const webservice of Object.values(status.webservices)) {
@@ -149,9 +167,7 @@ describe('admin/server/status and admin/cluster/status', () => {
     expect(keys(status)).toEqual(['error', 'id', 'isDemoMode', 'localAddress', 'maximumAllowedNodes', 'namespace', 'nodes', 'settings']);
     const address = new URL(server.url).host; // 127.0.0.1:<port>
     expect(status).toMatchObject({ error: { code: 0 }, isDemoMode: false, localAddress: address, maximumAllowedNodes: 1 });
-    expect(status.nodes).toEqual([
-      { error: { code: 0, description: '', exitCode: 0, hideException: false }, isCoordinator: true, localAddress: address, name: os.hostname(), state: 'up' },
-    ]);
+    expect(status.nodes).toEqual([{ error: { code: 0, description: '', exitCode: 0, hideException: false }, isCoordinator: true, localAddress: address, name: os.hostname(), state: 'up' }]);
     expect(status.settings).toMatchObject({ mode: 'single', role: 'coordinator', nodeName: os.hostname(), secretKey: '' });
   });
 
@@ -230,7 +246,5 @@ describe('with the conversion engines running', () => {
 /** The soffice processes of this server's LibreOffice pool (their profiles live in its data dir). */
 function officePids(dataDir: string): number[] {
   const lines = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' }).split('\n');
-  return lines
-    .filter((line) => line.includes('soffice') && line.includes(`${dataDir}/engines/libreoffice/`) && !line.includes('uno_worker.py'))
-    .map((line) => Number.parseInt(line.trim(), 10));
+  return lines.filter((line) => line.includes('soffice') && line.includes(`${dataDir}/engines/libreoffice/`) && !line.includes('uno_worker.py')).map((line) => Number.parseInt(line.trim(), 10));
 }

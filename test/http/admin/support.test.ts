@@ -123,7 +123,11 @@ describe('admin/server/support', () => {
 
     // The day's log is the server's file as it was: its lines, including the logins above.
     const log = readFileSync(path.join(dir, `logs/quire-${today}.log`));
-    expect(readFileSync(path.join(server.dataDir, 'logs', `quire-${today}.log`)).subarray(0, log.length).equals(log)).toBe(true);
+    expect(
+      readFileSync(path.join(server.dataDir, 'logs', `quire-${today}.log`))
+        .subarray(0, log.length)
+        .equals(log),
+    ).toBe(true);
     expect(log.toString()).toContain('"path":"/webPDF/rest/authentication/user/login/"');
 
     const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as { groups: string[]; logs: { days: string[] } };

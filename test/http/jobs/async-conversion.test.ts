@@ -9,7 +9,6 @@ import type { Job } from '../../helpers/jobs.js';
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../fixtures/office');
 
-
 describe('asynchronous conversion (Prefer: respond-async)', () => {
   const { server, session } = useTestServer({ engines: true, env: { QUIRE_ENGINES__CHROMIUM__ENABLED: 'false' } });
 
@@ -28,11 +27,15 @@ describe('asynchronous conversion (Prefer: respond-async)', () => {
     expect(location).toMatch(/^\/webPDF\/rest\/jobs\/[0-9a-f]{32}$/);
     expect((await response.json()) as Job).toMatchObject({ state: 'queued', webservice: 'converter', documentId: uploaded.documentId });
 
-    const done = await eventually(async () => {
-      const job = (await (await fetch(`${server.url}${location}`, { headers: session.headers })).json()) as Job;
-      if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
-      return job;
-    }, 60_000, 20);
+    const done = await eventually(
+      async () => {
+        const job = (await (await fetch(`${server.url}${location}`, { headers: session.headers })).json()) as Job;
+        if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
+        return job;
+      },
+      60_000,
+      20,
+    );
     expect(done).toMatchObject({ state: 'succeeded', progress: 100, attempts: 1 });
     expect(done.result).toMatchObject({ documentId: uploaded.documentId, mimeType: 'application/pdf', fileExtension: 'pdf' });
     expect(done.result).toEqual(await info(server.rest, session.token, uploaded.documentId));

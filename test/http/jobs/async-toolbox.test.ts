@@ -10,7 +10,6 @@ import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 import type { Job } from '../../helpers/jobs.js';
 
-
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-async-toolbox-'));
 
 /** /Rotate of every page as poppler reports it (pdfinfo's per-page "rot:" lines). */
@@ -39,11 +38,15 @@ describe('asynchronous toolbox calls and the job resource', () => {
     return { status: response.status, contentType: response.headers.get('content-type'), body: (await response.json()) as Job & ErrorBody };
   };
   const finished = (location: string) =>
-    eventually(async () => {
-      const job = (await getJob(location)).body;
-      if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
-      return job;
-    }, 30_000, 50);
+    eventually(
+      async () => {
+        const job = (await getJob(location)).body;
+        if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
+        return job;
+      },
+      30_000,
+      50,
+    );
   const jobCount = async () => ((await (await fetch(`${server.rest}/jobs`, { headers: session.headers })).json()) as Job[]).length;
 
   it('runs a rotation with ?async=true: 202 with Location and the job, polled until it succeeded with the DocumentFile', async () => {
@@ -105,7 +108,7 @@ describe('asynchronous toolbox calls and the job resource', () => {
     expect(rotations(await downloadToFile(server.rest, session.token, uploaded.documentId))).toEqual([0, 0]);
   });
 
-  it('reports an operation error inside the job as the failed job\'s error (wrong password: -5008), the document unchanged', async () => {
+  it("reports an operation error inside the job as the failed job's error (wrong password: -5008), the document unchanged", async () => {
     const plain = path.join(scratch, 'plain.pdf');
     writeFileSync(plain, await numberedPdf(2));
     execFileSync('qpdf', ['--encrypt', 'pw', 'owner', '256', '--', plain, `${plain}.enc`]);
@@ -128,13 +131,13 @@ describe('asynchronous toolbox calls and the job resource', () => {
     expect(foreign).toMatchObject({ status: 404, contentType: 'application/json', body: { errorCode: -141 } });
     const cancel = await fetch(`${server.url}${location}`, { method: 'DELETE', headers: other.headers });
     expect(cancel.status).toBe(404);
-    expect(((await (await fetch(`${server.rest}/jobs`, { headers: other.headers })).json()) as Job[])).toEqual([]);
+    expect((await (await fetch(`${server.rest}/jobs`, { headers: other.headers })).json()) as Job[]).toEqual([]);
     expect((await getJob(`/webPDF/rest/jobs/${'f'.repeat(32)}`)).body).toMatchObject({ errorCode: -141 });
     expect((await getJob('/webPDF/rest/jobs/not-an-id')).status).toBe(404);
     expect((await fetch(`${server.url}${location}`)).status).toBe(401);
   });
 
-  it('lists the session\'s jobs newest first, with a limit', async () => {
+  it("lists the session's jobs newest first, with a limit", async () => {
     const listed = (await (await fetch(`${server.rest}/jobs?limit=2`, { headers: session.headers })).json()) as Job[];
     expect(listed).toHaveLength(2);
     const all = (await (await fetch(`${server.rest}/jobs`, { headers: session.headers })).json()) as Job[];

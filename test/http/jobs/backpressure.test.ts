@@ -21,7 +21,10 @@ describe('back-pressure of the work queue', () => {
   it('refuses async and sync web-service calls with 429 QUEUE_FULL and Retry-After while the queue is at its bound', async () => {
     const slow = await uploadFile(server.rest, session.token, await numberedPdf(400), 'slow.pdf');
     const other = await uploadFile(server.rest, session.token, await numberedPdf(2), 'other.pdf');
-    const accepted = await postAsync(slow.documentId, Array.from({ length: 12 }, () => rotateAll));
+    const accepted = await postAsync(
+      slow.documentId,
+      Array.from({ length: 12 }, () => rotateAll),
+    );
     expect(accepted.status).toBe(202);
     const location = accepted.headers.get('location')!;
 
@@ -45,10 +48,14 @@ describe('back-pressure of the work queue', () => {
 
     // Neither refused call changed the document; the accepted job still completes.
     expect(pdfFacts(await downloadToFile(server.rest, session.token, other.documentId)).pages).toBe(2);
-    await eventually(async () => {
-      const state = ((await (await fetch(`${server.url}${location}`, { headers: session.headers })).json()) as { state: string }).state;
-      expect(state).toBe('succeeded');
-    }, 30_000, 50);
+    await eventually(
+      async () => {
+        const state = ((await (await fetch(`${server.url}${location}`, { headers: session.headers })).json()) as { state: string }).state;
+        expect(state).toBe('succeeded');
+      },
+      30_000,
+      50,
+    );
 
     // Drained (the queue frees the place once the outcome is on disk, a moment after it is readable): both kinds of call are accepted again.
     await eventually(async () => expect((await runToolbox(server.rest, session.token, other.documentId, [rotateAll])).status).toBe(303), 2000, 20);

@@ -10,7 +10,6 @@ import { killAll, startQuire } from '../../helpers/process.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
 import type { Job } from '../../helpers/jobs.js';
 
-
 const JOBS = 20;
 const PAGES = 100;
 
@@ -51,12 +50,16 @@ describe('async jobs across a crash', () => {
     );
     // Killed once a few jobs are done and the next one has just started (its claim on disk a moment
     // later): the queue then holds finished, running and waiting jobs.
-    const before = await eventually(async () => {
-      const jobs = (await (await fetch(`${first.rest}/jobs`, { headers: session.headers })).json()) as Job[];
-      if (jobs.filter((job) => job.state === 'succeeded').length < 2) throw new Error('fewer than 2 jobs done');
-      if (!jobs.some((job) => job.state === 'running')) throw new Error('no job running');
-      return jobs;
-    }, 30_000, 10);
+    const before = await eventually(
+      async () => {
+        const jobs = (await (await fetch(`${first.rest}/jobs`, { headers: session.headers })).json()) as Job[];
+        if (jobs.filter((job) => job.state === 'succeeded').length < 2) throw new Error('fewer than 2 jobs done');
+        if (!jobs.some((job) => job.state === 'running')) throw new Error('no job running');
+        return jobs;
+      },
+      30_000,
+      10,
+    );
     await new Promise((resolve) => setTimeout(resolve, 100));
     await first.stop('SIGKILL');
     const unfinished = before.filter((job) => job.state === 'queued' || job.state === 'running').length;
@@ -66,13 +69,17 @@ describe('async jobs across a crash', () => {
     const second = await startQuire({ dataDir, env });
     const finished = await Promise.all(
       accepted.map(({ location }) =>
-        eventually(async () => {
-          const response = await fetch(`${second.url}${location}`, { headers: session.headers });
-          expect(response.status).toBe(200);
-          const job = (await response.json()) as Job;
-          if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
-          return job;
-        }, 60_000, 100),
+        eventually(
+          async () => {
+            const response = await fetch(`${second.url}${location}`, { headers: session.headers });
+            expect(response.status).toBe(200);
+            const job = (await response.json()) as Job;
+            if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
+            return job;
+          },
+          60_000,
+          100,
+        ),
       ),
     );
     for (const job of finished) {

@@ -101,11 +101,15 @@ describe('the replay queue (admin/dlq/failed)', () => {
 
   /** The failed delivery about `jobId`, once the queue has used up its attempts. */
   async function failedDelivery(jobId: string): Promise<DlqEntry> {
-    return eventually(async () => {
-      const found = (await entries()).find((entry) => entry.summary.subject === jobId);
-      if (!found) throw new Error(`no failed delivery for job ${jobId} yet`);
-      return found;
-    }, 30_000, 50);
+    return eventually(
+      async () => {
+        const found = (await entries()).find((entry) => entry.summary.subject === jobId);
+        if (!found) throw new Error(`no failed delivery for job ${jobId} yet`);
+        return found;
+      },
+      30_000,
+      50,
+    );
   }
 
   async function failedDeliveryTo(port: number): Promise<DlqEntry> {
@@ -166,11 +170,15 @@ describe('the replay queue (admin/dlq/failed)', () => {
       const response = await call('POST', `/${entry.id}/requeue?reason=${encodeURIComponent('receiver fixed')}`);
       expect(response.status).toBe(200);
       expect(await response.text()).toBe('');
-      const delivery = await eventually(() => {
-        const found = receiver.deliveries.find((d) => d.headers['x-quire-delivery'] === entry.id);
-        if (!found) throw new Error('not delivered yet');
-        return found;
-      }, 10_000, 20);
+      const delivery = await eventually(
+        () => {
+          const found = receiver.deliveries.find((d) => d.headers['x-quire-delivery'] === entry.id);
+          if (!found) throw new Error('not delivered yet');
+          return found;
+        },
+        10_000,
+        20,
+      );
       expect(delivery.url).toBe('/hook');
       expect(delivery.headers['x-quire-event']).toBe('job.completed');
       const secret = readFileSync(path.join(server.dataDir, 'keys', 'webhook-secret'), 'utf8').trim();
@@ -189,11 +197,15 @@ describe('the replay queue (admin/dlq/failed)', () => {
     const entry = await failedDeliveryTo(port);
     expect((await call('POST', `/${entry.id}/requeue`)).status).toBe(200);
     // Still no receiver: it fails again after 2 fresh attempts, with the requeue in its history.
-    const again = await eventually(async () => {
-      const found = (await entries()).find((e) => e.id === entry.id && e.history.some((h) => h.event === 'requeued'));
-      if (!found) throw new Error('not failed again yet');
-      return found;
-    }, 10_000, 20);
+    const again = await eventually(
+      async () => {
+        const found = (await entries()).find((e) => e.id === entry.id && e.history.some((h) => h.event === 'requeued'));
+        if (!found) throw new Error('not failed again yet');
+        return found;
+      },
+      10_000,
+      20,
+    );
     expect(again.attempts).toBe(2);
     expect(again.history.find((h) => h.event === 'requeued')?.detail).toBe('manual admin requeue');
     expect(again.history.map((h) => h.event).slice(-5)).toEqual(['requeued', 'started', 'retry scheduled', 'started', 'failed permanently']);
@@ -231,9 +243,17 @@ describe('the replay queue (admin/dlq/failed)', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ removed: before.length });
     expect(await entries()).toEqual([]);
-    const lines = readFileSync(archive, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; state: string; archivedAt: number });
+    const lines = readFileSync(archive, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: string; state: string; archivedAt: number });
     expect(lines).toHaveLength(archivedBefore + before.length);
-    expect(lines.slice(archivedBefore).map((line) => line.id).sort()).toEqual(before.map((e) => e.id).sort());
+    expect(
+      lines
+        .slice(archivedBefore)
+        .map((line) => line.id)
+        .sort(),
+    ).toEqual(before.map((e) => e.id).sort());
     expect(lines.every((line) => line.state === 'FAILED_PERMANENT' && typeof line.archivedAt === 'number')).toBe(true);
   });
 

@@ -327,11 +327,15 @@ describe('webhooks of asynchronous calls (HTTP)', () => {
     const jobUrl = response.headers.get('location')!;
     const jobId = jobUrl.split('/').pop()!;
 
-    const delivery = await eventually(() => {
-      const found = receiver.deliveries.find((d) => d.raw.includes(jobId));
-      if (!found) throw new Error('no delivery yet');
-      return found;
-    }, 30_000, 50);
+    const delivery = await eventually(
+      () => {
+        const found = receiver.deliveries.find((d) => d.raw.includes(jobId));
+        if (!found) throw new Error('no delivery yet');
+        return found;
+      },
+      30_000,
+      50,
+    );
     expect(delivery.url).toBe('/done?k=1');
     expect(delivery.headers['x-quire-event']).toMatch(/^job\./);
     expect(delivery.headers['x-quire-delivery']).toMatch(/^[0-9a-f]{32}$/);

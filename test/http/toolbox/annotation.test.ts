@@ -114,11 +114,23 @@ describe('toolbox annotation', () => {
       {
         annotation: {
           add: {
-            square: [{
-              page: 1, color: '#FF0000', interiorColor: '#00FF00', drawMode: 'fillAndStroke', contents: 'a square', creator: 'Ann', subject: 'Box',
-              name: 'sq-1', opacity: 100, printable: true, locked: false, border: { borderWidth: 2, borderStyle: 'dashed', dashLength: 4, gapLength: 2 },
-              position: { rectangle: { x: 20, y: 30, width: 40, height: 20, metrics: 'mm', coordinates: 'user' } },
-            }],
+            square: [
+              {
+                page: 1,
+                color: '#FF0000',
+                interiorColor: '#00FF00',
+                drawMode: 'fillAndStroke',
+                contents: 'a square',
+                creator: 'Ann',
+                subject: 'Box',
+                name: 'sq-1',
+                opacity: 100,
+                printable: true,
+                locked: false,
+                border: { borderWidth: 2, borderStyle: 'dashed', dashLength: 4, gapLength: 2 },
+                position: { rectangle: { x: 20, y: 30, width: 40, height: 20, metrics: 'mm', coordinates: 'user' } },
+              },
+            ],
             circle: [{ page: 1, drawMode: 'stroke', position: { rectangle: { x: 300, y: 100, width: 100, height: 50, metrics: 'pt', coordinates: 'pdf' } } }],
             line: [{ page: 2, start: { x: 10, y: 10, metrics: 'mm' }, end: { x: 100, y: 10, metrics: 'mm' }, border: { borderWidth: 3 } }],
             markup: [
@@ -126,13 +138,29 @@ describe('toolbox annotation', () => {
               {
                 page: 1,
                 markupType: 'strikeOut',
-                position: { quadrilateral: [{ point: [{ x: 10, y: 10, metrics: 'pt' }, { x: 60, y: 10, metrics: 'pt' }, { x: 10, y: 30, metrics: 'pt' }, { x: 60, y: 30, metrics: 'pt' }] }] },
+                position: {
+                  quadrilateral: [
+                    {
+                      point: [
+                        { x: 10, y: 10, metrics: 'pt' },
+                        { x: 60, y: 10, metrics: 'pt' },
+                        { x: 10, y: 30, metrics: 'pt' },
+                        { x: 60, y: 30, metrics: 'pt' },
+                      ],
+                    },
+                  ],
+                },
               },
             ],
-            freetext: [{
-              page: 1, contents: 'Hello free text', justification: 'centered', font: { name: 'Times New Roman', size: 14, bold: true, color: '#0000FF' },
-              position: { rectangle: { x: 100, y: 400, width: 200, height: 60, metrics: 'pt' } },
-            }],
+            freetext: [
+              {
+                page: 1,
+                contents: 'Hello free text',
+                justification: 'centered',
+                font: { name: 'Times New Roman', size: 14, bold: true, color: '#0000FF' },
+                position: { rectangle: { x: 100, y: 400, width: 200, height: 60, metrics: 'pt' } },
+              },
+            ],
             text: [{ page: 1, contents: 'a note', icon: 'star', initialOpen: false, name: 'note-1', position: { x: 500, y: 300, metrics: 'pt' } }],
             rubberstamp: [{ page: 2, icon: 'topSecret', appearanceGeneration: 'Always', position: { rectangle: { x: 100, y: 100, width: 180, height: 50, metrics: 'pt' } } }],
             redact: [{ page: 2, interiorColor: '#000000', position: { pathElement: [{ x: 50, y: 300, width: 80, height: 20, metrics: 'pt' }] } }],
@@ -203,17 +231,22 @@ describe('toolbox annotation', () => {
   });
 
   it('uses a client image as a stamp appearance and keeps its aspect ratio', async () => {
-    const png = await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 255, g: 0, b: 255 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 255, g: 0, b: 255 } } })
+      .png()
+      .toBuffer();
     const doc = await upload(await numberedPdf(1));
     await ok(doc.documentId, [
       {
         annotation: {
           add: {
-            rubberstamp: [{
-              icon: 'unnamed', customIconName: 'Paid',
-              normalAppearance: { image: { data: { source: 'value', value: png.toString('base64') }, preserveAspectRatio: true } },
-              position: { rectangle: { x: 100, y: 100, width: 100, height: 100, metrics: 'pt' } },
-            }],
+            rubberstamp: [
+              {
+                icon: 'unnamed',
+                customIconName: 'Paid',
+                normalAppearance: { image: { data: { source: 'value', value: png.toString('base64') }, preserveAspectRatio: true } },
+                position: { rectangle: { x: 100, y: 100, width: 100, height: 100, metrics: 'pt' } },
+              },
+            ],
           },
         },
       },
@@ -232,7 +265,14 @@ describe('toolbox annotation', () => {
   it('edits the selected annotation, answers and reviews it, and edits the reply', async () => {
     const doc = await upload(await numberedPdf(1));
     await ok(doc.documentId, [
-      { annotation: { add: { square: [{ name: 'target', contents: 'old', position: { rectangle: { x: 10, y: 10, width: 20, height: 20 } } }], circle: [{ name: 'other', position: { rectangle: { x: 100, y: 100, width: 20, height: 20 } } }] } } },
+      {
+        annotation: {
+          add: {
+            square: [{ name: 'target', contents: 'old', position: { rectangle: { x: 10, y: 10, width: 20, height: 20 } } }],
+            circle: [{ name: 'other', position: { rectangle: { x: 100, y: 100, width: 20, height: 20 } } }],
+          },
+        },
+      },
     ]);
     let { qpdf } = await view(doc.documentId);
     const square = qpdf.bySubtype(1, 'Square')[0]!;
@@ -286,7 +326,10 @@ describe('toolbox annotation', () => {
         annotation: {
           add: {
             text: [{ page: 1, contents: 'secret remark', name: 'n1', icon: 'star', position: { x: 10, y: 10, metrics: 'pt' } }],
-            square: [{ page: 1, position: { rectangle: { x: 300, y: 300, width: 50, height: 50, metrics: 'pt' } } }, { page: 2, position: { rectangle: { x: 10, y: 10, width: 50, height: 50 } } }],
+            square: [
+              { page: 1, position: { rectangle: { x: 300, y: 300, width: 50, height: 50, metrics: 'pt' } } },
+              { page: 2, position: { rectangle: { x: 10, y: 10, width: 50, height: 50 } } },
+            ],
           },
           comment: { add: { replyTo: [{ page: 1, replyTo: 'n1', comment: 'reply text' }] } },
         },
@@ -311,7 +354,11 @@ describe('toolbox annotation', () => {
   it('flattens: the appearance becomes page content (pdftotext sees the free text) and the annotation is gone', async () => {
     const doc = await upload(await numberedPdf(1));
     await ok(doc.documentId, [
-      { annotation: { add: { freetext: [{ contents: 'Burnt in', font: { name: 'Helvetica', size: 16, color: '#000000' }, position: { rectangle: { x: 50, y: 200, width: 150, height: 40, metrics: 'pt' } } }] } } },
+      {
+        annotation: {
+          add: { freetext: [{ contents: 'Burnt in', font: { name: 'Helvetica', size: 16, color: '#000000' }, position: { rectangle: { x: 50, y: 200, width: 150, height: 40, metrics: 'pt' } } }] },
+        },
+      },
     ]);
     // the box spans x 50..200, y 200..240 from the top
     const box: [number, number, number, number] = [50, 200, 200, 240];

@@ -16,7 +16,11 @@ const NOTE = 'Eine Notiz – mit Umlauten: äöü\n';
 /** pdfdetach -list: the attachment names poppler sees (document and page level). */
 function detachList(file: string): string[] {
   const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });
-  return text.split('\n').slice(1).filter((line) => line.trim() !== '').map((line) => line.replace(/^\s*\d+:\s*/, ''));
+  return text
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.replace(/^\s*\d+:\s*/, ''));
 }
 
 /** pdfdetach -save N: the content of the n-th attachment (1-based, in -list order). */
@@ -40,7 +44,10 @@ function pageAnnotations(file: string, page: number): any[] {
 }
 
 function zipEntries(file: string): string[] {
-  return execFileSync('zipinfo', ['-1', file], { encoding: 'utf8' }).split('\n').filter((line) => line !== '').sort();
+  return execFileSync('zipinfo', ['-1', file], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
 }
 
 function unzipEntry(file: string, entry: string): Buffer {
@@ -165,7 +172,16 @@ describe('toolbox attachment', () => {
       },
     ]);
     await toolboxOk(server.rest, session.token, uploaded.documentId, [
-      { attachment: { remove: { selection: [{ context: 'document', fileMask: '*.log', pages: '' }, { context: 'page', fileMask: '*.log', pages: '2-3' }] } } },
+      {
+        attachment: {
+          remove: {
+            selection: [
+              { context: 'document', fileMask: '*.log', pages: '' },
+              { context: 'page', fileMask: '*.log', pages: '2-3' },
+            ],
+          },
+        },
+      },
     ]);
     let file = await download(uploaded.documentId);
     expect(detachList(file).sort()).toEqual(['Report.TXT', 'keep.txt', 'page1.txt', 'page2.txt']);

@@ -48,7 +48,9 @@ function streamFilters(file: string): string[] {
 function imagesList(file: string): string[] {
   // pdfimages -list: page num type width height color comp bpc enc interp object ID ...; keep what must not change.
   return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
-    .trim().split('\n').slice(2)
+    .trim()
+    .split('\n')
+    .slice(2)
     .map((line) => line.trim().split(/\s+/))
     .map((cells) => [cells[0], cells[2], cells[3], cells[4], cells[5], cells[7], cells[8], cells[13]].join(' '));
 }
@@ -57,8 +59,12 @@ function imagesList(file: string): string[] {
 async function pdfWithImages(): Promise<Buffer> {
   const raw = Buffer.alloc(300 * 200 * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 37) % 251;
-  const jpeg = await sharp(raw, { raw: { width: 300, height: 200, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
-  const png = await sharp(raw, { raw: { width: 300, height: 200, channels: 3 } }).png().toBuffer();
+  const jpeg = await sharp(raw, { raw: { width: 300, height: 200, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
+  const png = await sharp(raw, { raw: { width: 300, height: 200, channels: 3 } })
+    .png()
+    .toBuffer();
   const document = await PDFDocument.create();
   const first = document.addPage([595, 842]);
   first.drawImage(await document.embedJpg(jpeg), { x: 50, y: 400, width: 300, height: 200 });
@@ -103,7 +109,10 @@ describe('toolbox compress', () => {
       const { sizes } = objectStreams(file);
       const total = sizes.reduce((a, b) => a + b, 0);
       expect(total, String(size)).toBe(24);
-      expect(sizes.slice(0, -1).every((n) => n === size), String(size)).toBe(true);
+      expect(
+        sizes.slice(0, -1).every((n) => n === size),
+        String(size),
+      ).toBe(true);
       expect(sizes.at(-1), String(size)).toBe(total - size * (sizes.length - 1));
       expect(pdfFacts(file).text).toContain('PAGE-20');
     }
@@ -160,7 +169,8 @@ describe('toolbox compress', () => {
   it('repairs a PDF with a broken cross-reference table while compressing', async () => {
     // Every offset in the table is wrong and the trailer lacks /Size (qpdf 11.3 writes a broken
     // cross-reference stream for such files when it generates object streams itself).
-    const text = uncompressed(await numberedPdf(3)).toString('latin1')
+    const text = uncompressed(await numberedPdf(3))
+      .toString('latin1')
       .replace(/^(\d{10}) 00000 n/gm, (_, offset: string) => `${String(Number(offset) + 7).padStart(10, '0')} 00000 n`)
       .replace(/\/Size \d+/, '');
     expect(text).not.toContain('/Size');

@@ -14,7 +14,12 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-description-'));
 /** pdfinfo's "Key: value" lines (-isodates), plus custom entries with -custom. */
 function pdfinfo(file: string, ...args: string[]): Record<string, string> {
   const text = execFileSync('pdfinfo', ['-isodates', ...args, file], { encoding: 'utf8' });
-  return Object.fromEntries(text.split('\n').filter((line) => line.includes(':')).map((line) => [line.slice(0, line.indexOf(':')).trim(), line.slice(line.indexOf(':') + 1).trim()]));
+  return Object.fromEntries(
+    text
+      .split('\n')
+      .filter((line) => line.includes(':'))
+      .map((line) => [line.slice(0, line.indexOf(':')).trim(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
 }
 
 /** The trailer's /Info dictionary as qpdf --json shows it. */
@@ -105,14 +110,37 @@ describe('toolbox description', () => {
   it('ignores empty strings unless allowEmptyValues, which clears fields; removes custom entries', async () => {
     const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(1), 'clear.pdf');
     await toolboxOk(server.rest, session.token, uploaded.documentId, [
-      { description: { title: 'Keep me', author: 'Someone', custom: [{ key: 'Project', value: 'Apollo' }, { key: 'Status', value: 'draft' }] } },
+      {
+        description: {
+          title: 'Keep me',
+          author: 'Someone',
+          custom: [
+            { key: 'Project', value: 'Apollo' },
+            { key: 'Status', value: 'draft' },
+          ],
+        },
+      },
     ]);
     await toolboxOk(server.rest, session.token, uploaded.documentId, [{ description: { allowEmptyValues: false, title: '', author: '', subject: 'Added', custom: [] } }]);
     let facts = pdfinfo(await download(uploaded.documentId), '-custom');
     expect(facts).toMatchObject({ Title: 'Keep me', Author: 'Someone', Subject: 'Added', Project: 'Apollo', Status: 'draft' });
 
     await toolboxOk(server.rest, session.token, uploaded.documentId, [
-      { description: { allowEmptyValues: true, title: '', author: 'Another', subject: '', keywords: '', creator: '', producer: '', custom: [{ key: 'Project', remove: true }, { key: 'Status', value: '' }] } },
+      {
+        description: {
+          allowEmptyValues: true,
+          title: '',
+          author: 'Another',
+          subject: '',
+          keywords: '',
+          creator: '',
+          producer: '',
+          custom: [
+            { key: 'Project', remove: true },
+            { key: 'Status', value: '' },
+          ],
+        },
+      },
     ]);
     const file = await download(uploaded.documentId);
     facts = pdfinfo(file, '-custom');

@@ -12,8 +12,12 @@ import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-extraction-'));
 
-const JPEG = await sharp({ create: { width: 30, height: 30, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg().toBuffer();
-const PNG = await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer();
+const JPEG = await sharp({ create: { width: 30, height: 30, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+  .jpeg()
+  .toBuffer();
+const PNG = await sharp({ create: { width: 40, height: 20, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+  .png()
+  .toBuffer();
 
 /**
  * Three A4 pages. Each: "PAGE-n" at (50, 700) 24 pt under a URI link to https://example.com/pn,
@@ -36,9 +40,17 @@ async function samplePdf(): Promise<Buffer> {
       page.drawImage(png, { x: 100, y: 100, width: 40, height: 20 });
       page.drawImage(jpg, { x: 200, y: 100, width: 30, height: 30 });
     }
-    const annots = [doc.context.register(doc.context.obj({
-      Type: 'Annot', Subtype: 'Link', Rect: [50, 690, 200, 724], Border: [0, 0, 0], A: { S: 'URI', URI: PDFString.of(`https://example.com/p${n}`) },
-    }))];
+    const annots = [
+      doc.context.register(
+        doc.context.obj({
+          Type: 'Annot',
+          Subtype: 'Link',
+          Rect: [50, 690, 200, 724],
+          Border: [0, 0, 0],
+          A: { S: 'URI', URI: PDFString.of(`https://example.com/p${n}`) },
+        }),
+      ),
+    ];
     if (n === 2) {
       annots.push(doc.context.register(doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [50, 395, 250, 415], Dest: [pages[0]!.ref, PDFName.of('Fit')] })));
       annots.push(doc.context.register(doc.context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [300, 395, 400, 415], A: { S: 'GoTo', D: PDFString.of('chap1') } })));
@@ -116,14 +128,18 @@ describe('toolbox extraction', () => {
     expect(jsonResult).toMatchObject({ mimeType: 'application/json', fileExtension: 'json' });
     const pages = json(file).document.page as Json[];
     // Sizes as shown: page 3 is turned.
-    expect(pages.map((p) => [p.number, p.width, p.height])).toEqual([[1, 595, 842], [2, 595, 842], [3, 842, 595]]);
+    expect(pages.map((p) => [p.number, p.width, p.height])).toEqual([
+      [1, 595, 842],
+      [2, 595, 842],
+      [3, 842, 595],
+    ]);
     expect(pages[0]!.text).toMatch(/^PAGE-1\n/);
   });
 
   it('extracts words with their boxes and the word rules', async () => {
     const words = async (options: Json) => {
       const { file } = await extract({ words: { pages: '1', fileFormat: 'json', ...options } }, 'json');
-      return (json(file).document.page[0].word as Json[]);
+      return json(file).document.page[0].word as Json[];
     };
     const defaults = await words({});
     const texts = defaults.map((w) => w.text);
@@ -155,9 +171,7 @@ describe('toolbox extraction', () => {
   it('extracts link annotations (URI, page and named destinations) and links written in the text', async () => {
     const { file } = await extract({ links: { pages: '1-2', fileFormat: 'json' } }, 'json');
     const pages = json(file).document.page as Json[];
-    expect(pages[0]!.link).toEqual([
-      { source: 'annotation', type: 'uri', target: 'https://example.com/p1', x: 50, y: 118, width: 150, height: 34, text: 'PAGE-1' },
-    ]);
+    expect(pages[0]!.link).toEqual([{ source: 'annotation', type: 'uri', target: 'https://example.com/p1', x: 50, y: 118, width: 150, height: 34, text: 'PAGE-1' }]);
     expect(pages[1]!.link.map((l: Json) => [l.type, l.target, l.destinationPage, l.destinationView, l.destinationName, l.text])).toEqual([
       ['uri', 'https://example.com/p2', undefined, undefined, undefined, 'PAGE-2'],
       ['goTo', '#page=1', 1, 'Fit', '', 'Another paragraph far below.'],
@@ -166,9 +180,7 @@ describe('toolbox extraction', () => {
 
     // On the turned page the link box turns with the text: it still covers PAGE-3.
     const turned = await extract({ links: { pages: '3', fileFormat: 'json' } }, 'json');
-    expect(json(turned.file).document.page[0].link).toEqual([
-      { source: 'annotation', type: 'uri', target: 'https://example.com/p3', x: 690, y: 50, width: 34, height: 150, text: 'PAGE-3' },
-    ]);
+    expect(json(turned.file).document.page[0].link).toEqual([{ source: 'annotation', type: 'uri', target: 'https://example.com/p3', x: 690, y: 50, width: 34, height: 150, text: 'PAGE-3' }]);
 
     const fromText = async (text: Json) => {
       const { file: f } = await extract({ links: { pages: '3', fileFormat: 'json', text } }, 'json');
@@ -191,7 +203,9 @@ describe('toolbox extraction', () => {
     expect(execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).trim().split('\n').sort()).toEqual(['page[1]/file[1].png', 'page[1]/file[2].jpg']);
     const dir = unzipTo(file);
     expect(readFileSync(path.join(dir, 'page[1]', 'file[2].jpg')).equals(JPEG)).toBe(true);
-    const png = await sharp(path.join(dir, 'page[1]', 'file[1].png')).raw().toBuffer({ resolveWithObject: true });
+    const png = await sharp(path.join(dir, 'page[1]', 'file[1].png'))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect([png.info.width, png.info.height, png.data[0], png.data[1], png.data[2]]).toEqual([40, 20, 255, 0, 0]);
 
     const renamed = await extract({ images: { fallbackFormat: 'jpeg', folderNameTemplate: 'p%d', fileNameTemplate: 'img-%d' } }, 'zip');
@@ -222,8 +236,15 @@ describe('toolbox extraction', () => {
     const document = json(file).document as Json;
     expect(document.information).toMatchObject({ pages: 3, version: '1.7', encrypted: false, description: { title: 'Sample', author: [{ name: 'Quire' }] } });
     expect(document.security).toMatchObject({ canPrint: true, password: { hasOpenPassword: false } });
-    expect(document.pages.page.map((p: Json) => [p.number, p.width, p.height])).toEqual([[1, 595, 842], [2, 595, 842], [3, 595, 842]]);
-    expect(document.images.image.map((i: Json) => [i.page, i.width, i.suffix])).toEqual([[1, 40, 'png'], [1, 30, 'jpg']]);
+    expect(document.pages.page.map((p: Json) => [p.number, p.width, p.height])).toEqual([
+      [1, 595, 842],
+      [2, 595, 842],
+      [3, 595, 842],
+    ]);
+    expect(document.images.image.map((i: Json) => [i.page, i.width, i.suffix])).toEqual([
+      [1, 40, 'png'],
+      [1, 30, 'jpg'],
+    ]);
     expect(document.form).toMatchObject({ formType: 'none' });
 
     const selected = await extract({ info: { pages: '2', fileFormat: 'json' } }, 'json');
@@ -275,7 +296,7 @@ describe('toolbox extraction', () => {
   });
 });
 
-describe('toolbox extraction: results beyond the session\'s document size', () => {
+describe("toolbox extraction: results beyond the session's document size", () => {
   const { server, session } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
 
   it('refuses an extraction larger than the upload limit (-71) and keeps the document', async () => {

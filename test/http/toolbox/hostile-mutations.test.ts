@@ -51,7 +51,16 @@ const OPERATIONS: Record<string, (merged: string) => unknown[]> = {
   headerFooter: () => [{ options: { headerFooter: { add: { headerFooterContent: { header: { center: 'H' } } } } } }],
   forms: () => [{ forms: { export: { format: 'xfdf' } } }],
   description: () => [{ description: { title: 'T' } }],
-  boxes: () => [{ options: { boxes: { resize: [{ boxesResize: { box: 'crop_box', pages: '*', dimensions: { x: 10, y: 20, width: 100, height: 150, metrics: 'mm' } } }], remove: [{ boxesRemove: { box: 'trim_box', pages: '*' } }] } } }],
+  boxes: () => [
+    {
+      options: {
+        boxes: {
+          resize: [{ boxesResize: { box: 'crop_box', pages: '*', dimensions: { x: 10, y: 20, width: 100, height: 150, metrics: 'mm' } } }],
+          remove: [{ boxesRemove: { box: 'trim_box', pages: '*' } }],
+        },
+      },
+    },
+  ],
   attachment: () => [{ attachment: { add: { file: [{ fileName: 'a.txt', data: { value: Buffer.from('attached').toString('base64') } }] } } }],
   redact: () => [{ redact: { blacken: { collisionRatio: 30, redactAnnotations: true, redactImages: true, redactPaths: true, redactTexts: true } } }],
   text: () => [{ extraction: { text: { fileFormat: 'text' } } }],
@@ -81,7 +90,11 @@ describe('hostile PDFs through the toolbox', () => {
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  const healthy = () => fetch(`${quire.url}/webPDF/health`).then((r) => r.status === 200, () => false);
+  const healthy = () =>
+    fetch(`${quire.url}/webPDF/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
 
   /** Uploads `content` and runs `operation` on it; returns what went wrong, or undefined. */
   async function problem(content: Buffer, operation: string): Promise<string | undefined> {
@@ -128,7 +141,11 @@ describe('hostile PDFs through the toolbox', () => {
   it('answers every fixture of test/fixtures/pdf/hostile with a 4xx or a result, never a 5xx', async () => {
     const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as FixtureEntry[];
     // Every file is listed: a fixture without an entry would silently test nothing.
-    expect(readdirSync(FIXTURES).filter((f) => f.endsWith('.pdf')).sort()).toEqual([...new Set(manifest.map((entry) => entry.file))].sort());
+    expect(
+      readdirSync(FIXTURES)
+        .filter((f) => f.endsWith('.pdf'))
+        .sort(),
+    ).toEqual([...new Set(manifest.map((entry) => entry.file))].sort());
     const failures: string[] = [];
     for (const entry of manifest) {
       const found = await problem(readFileSync(path.join(FIXTURES, entry.file)), entry.operation);
@@ -137,17 +154,27 @@ describe('hostile PDFs through the toolbox', () => {
     expect(failures).toEqual([]);
   });
 
-  it(`answers ${MUTANTS} byte mutations of the seed documents (seed ${SEED}) through every operation without a 5xx`, async () => {
-    const failures: string[] = [];
-    for (const mutant of mutants(seeds, SEED, MUTANTS)) {
-      for (const operation of Object.keys(OPERATIONS)) {
-        const found = await problem(mutant.bytes, operation);
-        if (!found) continue;
-        failures.push(`mutant ${mutant.index} (seed ${mutant.seed}: ${mutant.description}) ${operation}: ${found}`);
-        if (SAVE) writeFileSync(path.join(SAVE, `mutant-${SEED}-${mutant.index}-${operation}.pdf`), mutant.bytes);
+  it(
+    `answers ${MUTANTS} byte mutations of the seed documents (seed ${SEED}) through every operation without a 5xx`,
+    async () => {
+      const failures: string[] = [];
+      for (const mutant of mutants(seeds, SEED, MUTANTS)) {
+        for (const operation of Object.keys(OPERATIONS)) {
+          const found = await problem(mutant.bytes, operation);
+          if (!found) continue;
+          failures.push(`mutant ${mutant.index} (seed ${mutant.seed}: ${mutant.description}) ${operation}: ${found}`);
+          if (SAVE) writeFileSync(path.join(SAVE, `mutant-${SEED}-${mutant.index}-${operation}.pdf`), mutant.bytes);
+        }
       }
-    }
-    if (SAVE) console.log([...seen].sort().map(([key, n]) => `${key}: ${n}`).join('\n'));
-    expect(failures).toEqual([]);
-  }, 30 * 60_000);
+      if (SAVE)
+        console.log(
+          [...seen]
+            .sort()
+            .map(([key, n]) => `${key}: ${n}`)
+            .join('\n'),
+        );
+      expect(failures).toEqual([]);
+    },
+    30 * 60_000,
+  );
 });

@@ -61,9 +61,7 @@ describe('hostile outlines', () => {
 
   it('outline add keeps the looping items once each and writes an outline qpdf can walk', async () => {
     const doc = await uploadFile(server.rest, session.token, cyclic, 'cyclic.pdf');
-    await toolboxOk(server.rest, session.token, doc.documentId, [
-      { outline: { add: { item: [{ itemName: 'New', actions: [{ goTo: { destination: { fitPage: { page: 1 } } } }] }] } } },
-    ]);
+    await toolboxOk(server.rest, session.token, doc.documentId, [{ outline: { add: { item: [{ itemName: 'New', actions: [{ goTo: { destination: { fitPage: { page: 1 } } } }] }] } } }]);
     const outline = outlineOf(await downloadToFile(server.rest, session.token, doc.documentId));
     expect(titles(outline)).toEqual(['A', 'B', 'New']);
   });
@@ -83,12 +81,7 @@ describe('hostile outlines', () => {
   });
 
   it('extraction of links and info and a split end on a looping outline', async () => {
-    for (const step of [
-      { extraction: { links: { fileFormat: 'json' } } },
-      { extraction: { info: { fileFormat: 'json' } } },
-      { split: { mode: 'burst' } },
-      { delete: { pages: '2' } },
-    ]) {
+    for (const step of [{ extraction: { links: { fileFormat: 'json' } } }, { extraction: { info: { fileFormat: 'json' } } }, { split: { mode: 'burst' } }, { delete: { pages: '2' } }]) {
       const doc = await uploadFile(server.rest, session.token, cyclic, 'cyclic.pdf');
       const outcome = await runToolbox(server.rest, session.token, doc.documentId, [step]);
       const name = Object.keys(step)[0];

@@ -25,7 +25,14 @@ describe('hostile page trees through the toolbox', () => {
 
   // A fresh server whenever the previous test killed it, so that each test fails for its own call.
   beforeEach(async () => {
-    if (quire?.running && (await fetch(`${quire.url}/webPDF/health`).then((r) => r.status === 200, () => false))) return;
+    if (
+      quire?.running &&
+      (await fetch(`${quire.url}/webPDF/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      ))
+    )
+      return;
     await quire?.kill();
     quire = await startQuire({
       dataDir: mkdtempSync(path.join(os.tmpdir(), 'quire-hostile-data-')),
@@ -145,7 +152,11 @@ describe('hostile page trees through the toolbox', () => {
       { annotation: { add: { square: [{ position: { rectangle: { x: 10, y: 20, width: 30, height: 40, metrics: 'pt' } } }] } } },
       { split: { mode: 'burst' } },
     ];
-    for (const [name, content] of [['kids-cycle', kidsCyclePdf()], ['shared-node', sharedNodePdf()], ['parent-cycle', parentCyclePdf()]] as const) {
+    for (const [name, content] of [
+      ['kids-cycle', kidsCyclePdf()],
+      ['shared-node', sharedNodePdf()],
+      ['parent-cycle', parentCyclePdf()],
+    ] as const) {
       for (const step of calls) {
         const id = await upload(content, `${name}.pdf`);
         const outcome = await toolbox(id, [step]);

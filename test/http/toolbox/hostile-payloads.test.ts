@@ -14,10 +14,7 @@ import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 /** A 2 × 2 RGB PNG whose IHDR says `width` × `height` (with a correct CRC, so only the size lies). */
 function pngClaiming(width: number, height: number): Buffer {
-  const png = Buffer.from(
-    '89504e470d0a1a0a0000000d4948445200000002000000020802000000fdd49a730000001149444154789c63f8cfc000440c60f23f001bf203fdf3e74bb10000000049454e44ae426082',
-    'hex',
-  );
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000002000000020802000000fdd49a730000001149444154789c63f8cfc000440c60f23f001bf203fdf3e74bb10000000049454e44ae426082', 'hex');
   png.writeUInt32BE(width, 16);
   png.writeUInt32BE(height, 20);
   png.writeUInt32BE(crc32(png.subarray(12, 29)) >>> 0, 29);
@@ -25,14 +22,23 @@ function pngClaiming(width: number, height: number): Buffer {
 }
 
 const stamp = (png: Buffer) => [
-  { annotation: { add: { rubberstamp: [{ page: 1, position: { rectangle: { x: 20, y: 20, width: 100, height: 40, metrics: 'pt' } }, normalAppearance: { image: { data: { value: png.toString('base64') } } } }] } } },
+  {
+    annotation: {
+      add: { rubberstamp: [{ page: 1, position: { rectangle: { x: 20, y: 20, width: 100, height: 40, metrics: 'pt' } }, normalAppearance: { image: { data: { value: png.toString('base64') } } } }] },
+    },
+  },
 ];
 
 describe('hostile payloads of toolbox operations', () => {
   const { server, session } = useTestServer();
 
   it('refuses appearance PNGs whose header claims a pixel flood, without stalling the server', async () => {
-    for (const [width, height] of [[65535, 2147483647], [2147483647, 1], [65536, 100000], [5000, 5000]] as const) {
+    for (const [width, height] of [
+      [65535, 2147483647],
+      [2147483647, 1],
+      [65536, 100000],
+      [5000, 5000],
+    ] as const) {
       const doc = await uploadFile(server.rest, session.token, await numberedPdf(1), 'doc.pdf');
       const outcome = await runToolbox(server.rest, session.token, doc.documentId, stamp(pngClaiming(width, height)));
       expect(outcome.status, `${width} × ${height}`).toBe(400);

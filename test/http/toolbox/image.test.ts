@@ -16,7 +16,11 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-image-'));
 async function mixedPdf(): Promise<Buffer> {
   const document = await PDFDocument.create();
   const font = await document.embedFont(StandardFonts.Helvetica);
-  const sizes: [number, number][] = [[595, 842], [300, 200], [595, 842]];
+  const sizes: [number, number][] = [
+    [595, 842],
+    [300, 200],
+    [595, 842],
+  ];
   sizes.forEach(([w, h], i) => {
     const page = document.addPage([w, h]);
     page.drawText(`PAGE-${i + 1}`, { x: 20, y: h - 60, size: 24, font });
@@ -70,20 +74,24 @@ describe('toolbox image', () => {
 
   it('renders several pages as a ZIP named by fileNameTemplate, each page at its own size and orientation', async () => {
     const doc = await upload(await mixedPdf());
-    const result = await toolboxOk(server.rest, session.token, doc.documentId, [
-      { image: { pages: '*', fileNameTemplate: 'seite-%d', jpeg: { dpi: 36, jpegQuality: 60 } } },
-    ]);
+    const result = await toolboxOk(server.rest, session.token, doc.documentId, [{ image: { pages: '*', fileNameTemplate: 'seite-%d', jpeg: { dpi: 36, jpegQuality: 60 } } }]);
     expect(result).toMatchObject({ mimeType: 'application/zip', fileExtension: 'zip' });
     const zip = await downloadToFile(server.rest, session.token, doc.documentId, 'zip');
     expect(unzipList(zip)).toEqual(['seite-1.jpg', 'seite-2.jpg', 'seite-3.jpg']);
     const dir = unzipTo(zip);
-    const sizes = await Promise.all([1, 2, 3].map(async (n) => {
-      const m = await sharp(path.join(dir, `seite-${n}.jpg`)).metadata();
-      expect(m.format).toBe('jpeg');
-      return [m.width, m.height];
-    }));
+    const sizes = await Promise.all(
+      [1, 2, 3].map(async (n) => {
+        const m = await sharp(path.join(dir, `seite-${n}.jpg`)).metadata();
+        expect(m.format).toBe('jpeg');
+        return [m.width, m.height];
+      }),
+    );
     // 595×842 pt at 36 dpi; 300×200; the turned A4 page is shown landscape.
-    expect(sizes).toEqual([[298, 421], [150, 100], [421, 298]]);
+    expect(sizes).toEqual([
+      [298, 421],
+      [150, 100],
+      [421, 298],
+    ]);
   });
 
   it('takes width/height in their metrics: one keeps the proportions, both fit the page into the box', async () => {
@@ -138,11 +146,17 @@ describe('toolbox image', () => {
     const tiff = await downloadToFile(server.rest, session.token, doc.documentId, 'tif');
     expect(fileKind(tiff)).toMatch(/^TIFF image data/);
     expect((await sharp(tiff).metadata()).pages).toBe(3);
-    const pages = await Promise.all([0, 1, 2].map(async (page) => {
-      const m = await sharp(tiff, { page }).metadata();
-      return [m.width, m.height];
-    }));
-    expect(pages).toEqual([[298, 421], [150, 100], [421, 298]]);
+    const pages = await Promise.all(
+      [0, 1, 2].map(async (page) => {
+        const m = await sharp(tiff, { page }).metadata();
+        return [m.width, m.height];
+      }),
+    );
+    expect(pages).toEqual([
+      [298, 421],
+      [150, 100],
+      [421, 298],
+    ]);
     // The second page decodes to real pixels (the text is there).
     expect((await sharp(tiff, { page: 1 }).stats()).channels[0]!.min).toBeLessThan(64);
 
@@ -197,9 +211,7 @@ describe('toolbox image', () => {
 
   it('writes SVG with the pixel size, decimal precision, path mode and graphics state mode', async () => {
     const doc = await upload(await numberedPdf(1));
-    await toolboxOk(server.rest, session.token, doc.documentId, [
-      { image: { svg: { dpi: 144, decimalPrecision: 0, pathDrawMode: 'compact', graphicsStateMode: 'centralize' } } },
-    ]);
+    await toolboxOk(server.rest, session.token, doc.documentId, [{ image: { svg: { dpi: 144, decimalPrecision: 0, pathDrawMode: 'compact', graphicsStateMode: 'centralize' } } }]);
     expect(await info(server.rest, session.token, doc.documentId)).toMatchObject({ mimeType: 'image/svg+xml' });
     const file = await downloadToFile(server.rest, session.token, doc.documentId, 'svg');
     parseXml(file);
@@ -213,9 +225,7 @@ describe('toolbox image', () => {
     expect(svg).not.toMatch(/ style="/);
 
     const doc2 = await upload(await numberedPdf(1));
-    await toolboxOk(server.rest, session.token, doc2.documentId, [
-      { image: { svg: { decimalPrecision: 3, pathDrawMode: 'verbose', graphicsStateMode: 'verbose' } } },
-    ]);
+    await toolboxOk(server.rest, session.token, doc2.documentId, [{ image: { svg: { decimalPrecision: 3, pathDrawMode: 'verbose', graphicsStateMode: 'verbose' } } }]);
     const verbose = readFileSync(await downloadToFile(server.rest, session.token, doc2.documentId, 'svg'), 'utf8');
     expect(verbose).toMatch(/<svg[^>]* width="595" height="842"/);
     expect(verbose).toMatch(/ d="M \d+(\.\d{1,3})? -?\d+(\.\d{1,3})? L /);
@@ -272,7 +282,7 @@ describe('toolbox image', () => {
   });
 });
 
-describe('toolbox image: results beyond the session\'s document size', () => {
+describe("toolbox image: results beyond the session's document size", () => {
   const { server, session } = useTestServer({ env: { QUIRE_LIMITS__ANONYMOUS__UPLOAD_LIMIT: '40KB' } });
 
   it('refuses a result larger than the upload limit (-71) and keeps the document', async () => {

@@ -136,19 +136,36 @@ describe('toolbox merge', () => {
     const created = await toolboxNew(server.rest, session.token, merge({ data: { format: 'pdf', value: b64(await labelledPdf('ONLY', 2)) } }), '?name=merged.pdf');
     expect(texts(await download(created.documentId))).toEqual(['ONLY-1', 'ONLY-2']);
 
-    const zip = await upload(await zipOf([['one.pdf', await labelledPdf('ONE', 1)], ['two.pdf', await labelledPdf('TWO', 2)]]), 'bundle.zip');
+    const zip = await upload(
+      await zipOf([
+        ['one.pdf', await labelledPdf('ONE', 1)],
+        ['two.pdf', await labelledPdf('TWO', 2)],
+      ]),
+      'bundle.zip',
+    );
     expect(zip.mimeType).toBe('application/zip');
     const merged = await toolboxOk(server.rest, session.token, zip.documentId, merge({ sourceIsZip: true, data: undefined }));
     expect(merged.mimeType).toBe('application/pdf');
     expect(texts(await download(zip.documentId))).toEqual(['ONE-1', 'TWO-1', 'TWO-2']);
 
-    const withData = await upload(await zipOf([['one.pdf', await labelledPdf('ONE', 1)], ['two.pdf', await labelledPdf('TWO', 1)]]), 'bundle2.zip');
+    const withData = await upload(
+      await zipOf([
+        ['one.pdf', await labelledPdf('ONE', 1)],
+        ['two.pdf', await labelledPdf('TWO', 1)],
+      ]),
+      'bundle2.zip',
+    );
     await toolboxOk(server.rest, session.token, withData.documentId, merge({ sourceIsZip: true, mode: 'atTheBeginning', data: { value: b64(await labelledPdf('D', 1)) } }));
     expect(texts(await download(withData.documentId))).toEqual(['D-1', 'ONE-1', 'TWO-1']);
   });
 
-  it('carries the inserted documents\' bookmarks to the root, or under the outlineName paths', async () => {
-    const insert = await labelledPdf('NEW', 3, { bookmarks: [['New intro', 1], ['New end', 3]] });
+  it("carries the inserted documents' bookmarks to the root, or under the outlineName paths", async () => {
+    const insert = await labelledPdf('NEW', 3, {
+      bookmarks: [
+        ['New intro', 1],
+        ['New end', 3],
+      ],
+    });
     const baseContent = await labelledPdf('BASE', 2, { bookmarks: [['Base start', 2]] });
 
     const plain = await upload(baseContent);
@@ -164,10 +181,21 @@ describe('toolbox merge', () => {
     const result = await download(named.documentId);
     execFileSync('qpdf', ['--check', result]); // exit 2 (a broken outline tree) would throw
     expect(bookmarks(result)).toEqual([
-      ['Docs', 1, [
-        ['Appendix', 1, [['New intro', 1, []], ['New end', 3, []]]],
-        ['Base', 4, [['Base start', 5, []]]],
-      ]],
+      [
+        'Docs',
+        1,
+        [
+          [
+            'Appendix',
+            1,
+            [
+              ['New intro', 1, []],
+              ['New end', 3, []],
+            ],
+          ],
+          ['Base', 4, [['Base start', 5, []]]],
+        ],
+      ],
     ]);
   });
 

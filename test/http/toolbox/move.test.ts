@@ -18,7 +18,11 @@ describe('toolbox move', () => {
     const count = pdfFacts(file, password).pages;
     return Array.from({ length: count }, (_, i) => {
       const args = ['-enc', 'UTF-8', '-f', String(i + 1), '-l', String(i + 1), ...(password ? ['-upw', password] : []), file, '-'];
-      return password ? execFileSync('pdftotext', args, { encoding: 'utf8' }).trim().replace('PAGE-', '') : pageText(file, i + 1).trim().replace('PAGE-', '');
+      return password
+        ? execFileSync('pdftotext', args, { encoding: 'utf8' }).trim().replace('PAGE-', '')
+        : pageText(file, i + 1)
+            .trim()
+            .replace('PAGE-', '');
     }).join(',');
   };
   const move = (options: Record<string, unknown>) => [{ move: { mode: 'afterPage', order: 'preserve', pages: '1', targetPosition: 1, ...options } }];

@@ -52,7 +52,9 @@ function artifactForms(file: string, kind: string): Json[] {
 /** pdfinfo -box for page n: { MediaBox: [x1, y1, x2, y2], ... } */
 function boxes(file: string, n: number): Record<string, number[]> {
   const text = execFileSync('pdfinfo', ['-box', '-f', String(n), '-l', String(n), file], { encoding: 'utf8' });
-  return Object.fromEntries([...text.matchAll(/^Page\s+\d+\s+(\w+Box):\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)/gm)].map((m) => [m[1]!, [Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]]));
+  return Object.fromEntries(
+    [...text.matchAll(/^Page\s+\d+\s+(\w+Box):\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)/gm)].map((m) => [m[1]!, [Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]]),
+  );
 }
 
 function words(file: string, n: number): { text: string; xMin: number; yMin: number; xMax: number; yMax: number }[] {
@@ -241,13 +243,19 @@ describe('toolbox options', () => {
   });
 
   it('adds image backgrounds on even pages, and shows layers on screen or in print only through optional content', async () => {
-    const png = await sharp({ create: { width: 16, height: 8, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 16, height: 8, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+      .png()
+      .toBuffer();
     const doc = await upload(await numberedPdf(4));
     await run(doc.documentId, {
       background: { add: { imageBackground: { image: { value: png.toString('base64') }, settings: { pages: { pageInterval: { odd: false } }, visibility: { onScreen: true, onPrint: false } } } } },
     });
     let file = await download(doc.documentId);
-    const list = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2).filter(Boolean).map((l) => l.trim().split(/\s+/));
+    const list = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((l) => l.trim().split(/\s+/));
     expect(list.map((r) => [r[0], r[3], r[4]])).toEqual([
       ['2', '16', '8'],
       ['4', '16', '8'],
@@ -261,7 +269,12 @@ describe('toolbox options', () => {
     let properties = resolve(parsed, root['/OCProperties']);
     let [group] = properties['/OCGs'] as string[];
     expect(resolve(parsed, group)).toMatchObject({ '/Type': '/OCG', '/Usage': { '/View': { '/ViewState': '/ON' }, '/Print': { '/PrintState': '/OFF' } } });
-    expect(resolve(parsed, properties['/D'])).toMatchObject({ '/AS': [{ '/Event': '/View', '/OCGs': [group] }, { '/Event': '/Print', '/OCGs': [group] }] });
+    expect(resolve(parsed, properties['/D'])).toMatchObject({
+      '/AS': [
+        { '/Event': '/View', '/OCGs': [group] },
+        { '/Event': '/Print', '/OCGs': [group] },
+      ],
+    });
     expect(resolve(parsed, properties['/D'])['/OFF']).toBeUndefined();
 
     // Hidden on screen: the group starts OFF, and poppler does not draw it.
@@ -349,7 +362,10 @@ describe('toolbox options', () => {
       [{ pageTransitions: { add: [{ pageTransition: { pages: '4', style: 'fade' } }] } }, /toolbox\[0\]\.options\.pageTransitions\.add\[0\]\.pageTransition\.pages/],
       [{ pageTransitions: { add: [{ pageTransition: { style: 'spin' } }] } }, /style/],
       [{ background: { add: { colorBackground: {} }, remove: { backgroundSelection: {} } } }, /options\.background: add and remove exclude each other/],
-      [{ background: { add: { colorBackground: { settings: { pages: { pageInterval: { pages: '1', odd: false } } } } } } }, /background\.add\.colorBackground\.settings\.pages\.pageInterval: selects no page/],
+      [
+        { background: { add: { colorBackground: { settings: { pages: { pageInterval: { pages: '1', odd: false } } } } } } },
+        /background\.add\.colorBackground\.settings\.pages\.pageInterval: selects no page/,
+      ],
       [{ headerFooter: { add: { headerFooterContent: { header: { left: 'x' }, date: { day: 30, month: 2, year: 2023 } } } } }, /headerFooterContent\.date: 2023-2-30 is not a date/],
       [{ headerFooter: { add: { headerFooterContent: {} } } }, /headerFooterContent: give a header or footer text/],
       [{ boxes: { resize: [{ boxesResize: { box: 'crop_box' } }] } }, /dimensions/],

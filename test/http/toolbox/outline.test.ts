@@ -47,7 +47,7 @@ describe('toolbox outline', () => {
 
   const factsOf = async (id: string) => facts(await downloadToFile(server.rest, session.token, id));
 
-  it('adds the clients\' example item: a bookmark to page 1', async () => {
+  it("adds the clients' example item: a bookmark to page 1", async () => {
     const doc = await upload(await numberedPdf(3));
     await ok(doc.documentId, [{ outline: { add: { item: [{ itemName: 'test', actions: [{ goTo: { destination: { fitPage: { page: 1 } } } }] }] } } }]);
     const f = await factsOf(doc.documentId);
@@ -68,13 +68,15 @@ describe('toolbox outline', () => {
               {
                 itemName: 'Section 1.1',
                 path: '/Chapter 1',
-                actions: [
-                  { goTo: { destination: { zoomPage: { page: 2, topOffset: 96, leftOffset: 0, metrics: 'px', zoom: 150 } } } },
-                  { resolveURI: { uri: 'https://example.com/a b' } },
-                ],
+                actions: [{ goTo: { destination: { zoomPage: { page: 2, topOffset: 96, leftOffset: 0, metrics: 'px', zoom: 150 } } } }, { resolveURI: { uri: 'https://example.com/a b' } }],
               },
               { itemName: 'Chapter 0', path: '/Chapter 1', pathPosition: 'before', bold: true, italic: true, color: '#FF0000', actions: [{ executeNamed: { namedOperation: 'nextpage' } }] },
-              { itemName: 'Chapter 2', path: '/Chapter 1', pathPosition: 'after', actions: [{ goTo: { destination: { fitRectangle: { page: 3, leftOffset: 10, bottomOffset: 20, rightOffset: 30, topOffset: 40, metrics: 'pt' } } } }] },
+              {
+                itemName: 'Chapter 2',
+                path: '/Chapter 1',
+                pathPosition: 'after',
+                actions: [{ goTo: { destination: { fitRectangle: { page: 3, leftOffset: 10, bottomOffset: 20, rightOffset: 30, topOffset: 40, metrics: 'pt' } } } }],
+              },
               { itemName: 'Section 2.1', path: '/Chapter 2', isOpen: false },
               { itemName: 'Section 2.1.1', path: '/Chapter 2/Section 2.1' },
             ],
@@ -118,9 +120,7 @@ describe('toolbox outline', () => {
 
   it('removes an item with its children, leaving nothing behind, and clears the outline', async () => {
     const doc = await upload(await numberedPdf(2));
-    await ok(doc.documentId, [
-      { outline: { add: { item: [{ itemName: 'A' }, { itemName: 'B' }, { itemName: 'B1', path: '/B' }, { itemName: 'a/b' }, { itemName: 'C' }] } } },
-    ]);
+    await ok(doc.documentId, [{ outline: { add: { item: [{ itemName: 'A' }, { itemName: 'B' }, { itemName: 'B1', path: '/B' }, { itemName: 'a/b' }, { itemName: 'C' }] } } }]);
     await ok(doc.documentId, [{ outline: { remove: { item: [{ path: '/B' }, { path: '/a\\/b' }] } } }]);
     let file = await downloadToFile(server.rest, session.token, doc.documentId);
     let f = facts(file);
@@ -129,7 +129,11 @@ describe('toolbox outline', () => {
     const rewritten = path.join(scratch, 'rewritten.pdf');
     execFileSync('qpdf', ['--object-streams=disable', file, rewritten]);
     const json = (pdf: string) => JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', pdf], { encoding: 'utf8' }));
-    const titlesIn = (pdf: string) => Object.values(json(pdf).qpdf[1] as Record<string, { value?: QDict }>).map((o) => o.value?.['/Title']).filter(Boolean).sort();
+    const titlesIn = (pdf: string) =>
+      Object.values(json(pdf).qpdf[1] as Record<string, { value?: QDict }>)
+        .map((o) => o.value?.['/Title'])
+        .filter(Boolean)
+        .sort();
     expect(titlesIn(file)).toEqual(titlesIn(rewritten)); // the removed items are not in the file
 
     await ok(doc.documentId, [{ outline: { clear: {} } }]);
@@ -182,17 +186,19 @@ describe('toolbox outline', () => {
       {
         outline: {
           add: {
-            item: [{
-              itemName: 'all',
-              actions: [
-                { submitForm: { url: 'https://example.com/submit', xfdf: true, getMethod: true, field: [{ name: 'a' }] } },
-                { resetForm: { exclude: true, field: [{ name: 'b' }] } },
-                { setLayerState: { layerState: [{ state: 'Toggle', referencedLayer: [{ name: 'Notes' }] }], preserveRadioButtonRelation: false } },
-                { setTransition: { style: 'dissolve', duration: 2, direction: 'topToBottom', scaling: 100 } },
-                { importSchema: { file: { resourceURL: 'data.fdf', description: 'data' } } },
-                { playSound: { sound: Buffer.from([1, 2, 3, 4]).toString('base64'), samplingRate: 11025, volume: 50 } },
-              ],
-            }],
+            item: [
+              {
+                itemName: 'all',
+                actions: [
+                  { submitForm: { url: 'https://example.com/submit', xfdf: true, getMethod: true, field: [{ name: 'a' }] } },
+                  { resetForm: { exclude: true, field: [{ name: 'b' }] } },
+                  { setLayerState: { layerState: [{ state: 'Toggle', referencedLayer: [{ name: 'Notes' }] }], preserveRadioButtonRelation: false } },
+                  { setTransition: { style: 'dissolve', duration: 2, direction: 'topToBottom', scaling: 100 } },
+                  { importSchema: { file: { resourceURL: 'data.fdf', description: 'data' } } },
+                  { playSound: { sound: Buffer.from([1, 2, 3, 4]).toString('base64'), samplingRate: 11025, volume: 50 } },
+                ],
+              },
+            ],
           },
         },
       },
@@ -208,7 +214,9 @@ describe('toolbox outline', () => {
     expect(dict(f, chain[3]!['/Trans'])).toMatchObject({ '/S': '/Dissolve', '/D': 2, '/Di': 270 });
     expect(dict(f, chain[4]!['/F'])).toMatchObject({ '/F': 'u:data.fdf', '/Desc': 'u:data' });
     expect(chain[5]).toMatchObject({ '/Volume': 0.5 });
-    const sound = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', `--json-object=${chain[5]!['/Sound']}`, await downloadToFile(server.rest, session.token, doc.documentId)], { encoding: 'utf8' }));
+    const sound = JSON.parse(
+      execFileSync('qpdf', ['--json=2', '--json-key=qpdf', `--json-object=${chain[5]!['/Sound']}`, await downloadToFile(server.rest, session.token, doc.documentId)], { encoding: 'utf8' }),
+    );
     expect(Object.values(sound.qpdf[1] as Record<string, { stream?: { dict: QDict } }>)[0]!.stream!.dict).toMatchObject({ '/Type': '/Sound', '/R': 11025 });
   });
 

@@ -14,7 +14,11 @@ const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64');
 
 function detachList(file: string): string[] {
   const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });
-  return text.split('\n').slice(1).filter((line) => line.trim() !== '').map((line) => line.replace(/^\s*\d+:\s*/, ''));
+  return text
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.replace(/^\s*\d+:\s*/, ''));
 }
 
 function detachSave(file: string, name: string): Buffer {
@@ -58,7 +62,10 @@ function pdfText(value: string): string {
 }
 
 function zipEntries(file: string): string[] {
-  return execFileSync('zipinfo', ['-1', file], { encoding: 'utf8' }).split('\n').filter((line) => line !== '').sort();
+  return execFileSync('zipinfo', ['-1', file], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .sort();
 }
 
 function unzipEntry(file: string, entry: string): Buffer {
@@ -117,7 +124,16 @@ describe('toolbox portfolio', () => {
           },
         },
       },
-      { portfolio: { sort: { namedCriteria: [{ key: 'size', ascending: false, displayName: 'Größe' }, { key: 'fileName', ascending: true, displayName: '' }] } } },
+      {
+        portfolio: {
+          sort: {
+            namedCriteria: [
+              { key: 'size', ascending: false, displayName: 'Größe' },
+              { key: 'fileName', ascending: true, displayName: '' },
+            ],
+          },
+        },
+      },
     ]);
     const file = await download(uploaded.documentId);
     expect(pdfFacts(file).pages).toBe(2);
@@ -152,9 +168,7 @@ describe('toolbox portfolio', () => {
     await toolboxOk(server.rest, session.token, part.documentId, [{ portfolio: { extract: { selection: [{ path: '/reports', fileName: '' }] } } }]);
     expect(zipEntries(await download(part.documentId, 'zip'))).toEqual(['reports/2024/q1.pdf', 'reports/2024/q2.txt', 'reports/summary.txt']);
     const one = await uploadFile(server.rest, session.token, readFileSync(file), 'one.pdf');
-    const single = await toolboxOk(server.rest, session.token, one.documentId, [
-      { portfolio: { extract: { selection: [{ path: '/reports/2024', fileName: 'q1.pdf' }], singleFileAsZip: false } } },
-    ]);
+    const single = await toolboxOk(server.rest, session.token, one.documentId, [{ portfolio: { extract: { selection: [{ path: '/reports/2024', fileName: 'q1.pdf' }], singleFileAsZip: false } } }]);
     expect(single).toMatchObject({ mimeType: 'application/pdf' });
     expect(readFileSync(await download(one.documentId)).equals(lorem)).toBe(true);
   });
@@ -177,7 +191,18 @@ describe('toolbox portfolio', () => {
       },
     ]);
     await toolboxOk(server.rest, session.token, created.documentId, [
-      { portfolio: { remove: { selection: [{ path: '/a', fileName: '' }, { path: '/', fileName: 'four.txt' }], initialDocumentPath: '', initialFileName: '' } } },
+      {
+        portfolio: {
+          remove: {
+            selection: [
+              { path: '/a', fileName: '' },
+              { path: '/', fileName: 'four.txt' },
+            ],
+            initialDocumentPath: '',
+            initialFileName: '',
+          },
+        },
+      },
       { portfolio: { add: { file: [{ path: '/c', fileName: 'three.txt', data: { value: b64('drei') } }], initialDocumentPath: '/c', initialFileName: 'three.txt' } } },
     ]);
     const file = await download(created.documentId);
@@ -198,7 +223,12 @@ describe('toolbox portfolio', () => {
       [plain.documentId, {}, -14, /toolbox\[0\]\.portfolio: give add, remove, sort or extract/],
       [plain.documentId, { sort: { namedCriteria: [{ key: 'fileName' }] } }, -14, /toolbox\[0\]\.portfolio\.sort: the document is not a portfolio/],
       [portfolio.documentId, { sort: { namedCriteria: [{ key: 'colour' }] } }, -14, /key/],
-      [portfolio.documentId, { remove: { selection: [{ path: '/x', fileName: 'missing.txt' }] } }, -14, /toolbox\[0\]\.portfolio\.remove\.selection\[0\]: the portfolio has no file "missing\.txt" in "\/x"/],
+      [
+        portfolio.documentId,
+        { remove: { selection: [{ path: '/x', fileName: 'missing.txt' }] } },
+        -14,
+        /toolbox\[0\]\.portfolio\.remove\.selection\[0\]: the portfolio has no file "missing\.txt" in "\/x"/,
+      ],
       [portfolio.documentId, { remove: { selection: [{ path: '/nowhere', fileName: '' }] } }, -14, /remove\.selection\[0\]: the portfolio has no folder "\/nowhere"/],
       [portfolio.documentId, { remove: { selection: [] } }, -14, /remove\.selection: name the files or folders to remove/],
       [portfolio.documentId, { extract: { selection: [{ path: '/x', fileName: 'nope.txt' }] } }, -14, /extract\.selection\[0\]: the portfolio has no file/],

@@ -44,12 +44,25 @@ function jobs(): string[] {
 function newJobs(before: string[]): Job[] {
   return jobs()
     .filter((name) => !before.includes(name))
-    .map((name) => ({ pdf: path.join(spool, name, 'document.pdf'), told: readFileSync(path.join(spool, name, 'told.txt'), 'utf8').trim().split('\n') }));
+    .map((name) => ({
+      pdf: path.join(spool, name, 'document.pdf'),
+      told: readFileSync(path.join(spool, name, 'told.txt'), 'utf8')
+        .trim()
+        .split('\n'),
+    }));
 }
 
 const DEFAULTS = {
-  autoRotate: true, centerInPage: false, copies: 1, dpi: 0, expandToMargins: false,
-  jobName: 'webPDF Print Job', mode: 'default', pages: '', printerName: '', shrinkToMargins: false,
+  autoRotate: true,
+  centerInPage: false,
+  copies: 1,
+  dpi: 0,
+  expandToMargins: false,
+  jobName: 'webPDF Print Job',
+  mode: 'default',
+  pages: '',
+  printerName: '',
+  shrinkToMargins: false,
 };
 
 describe('toolbox print', () => {
@@ -90,9 +103,7 @@ describe('toolbox print', () => {
   it('prints the selected pages, once per copy, with job and printer name', async () => {
     const uploaded = await upload(await numberedPdf(4));
     const before = jobs();
-    await toolboxOk(server.rest, session.token, uploaded.documentId, [
-      { print: { ...DEFAULTS, pages: '2-3', copies: 2, jobName: 'Quarterly report', printerName: 'office' } },
-    ]);
+    await toolboxOk(server.rest, session.token, uploaded.documentId, [{ print: { ...DEFAULTS, pages: '2-3', copies: 2, jobName: 'Quarterly report', printerName: 'office' } }]);
     const printed = newJobs(before);
     expect(printed).toHaveLength(2);
     for (const job of printed) {
@@ -117,13 +128,23 @@ describe('toolbox print', () => {
 
   it('sends pictures of the pages in modes raster and image, at dpi (0 = 300)', async () => {
     const uploaded = await upload(await numberedPdf(2));
-    for (const [mode, dpi, width, height] of [['raster', 72, 595, 842], ['image', 0, 2480, 3508]] as const) {
+    for (const [mode, dpi, width, height] of [
+      ['raster', 72, 595, 842],
+      ['image', 0, 2480, 3508],
+    ] as const) {
       const before = jobs();
       await toolboxOk(server.rest, session.token, uploaded.documentId, [{ print: { ...DEFAULTS, mode, dpi } }]);
       const [job] = newJobs(before);
       expect(execFileSync('pdffonts', [job!.pdf], { encoding: 'utf8' }).trim().split('\n')).toHaveLength(2); // header lines only: no fonts
-      const images = execFileSync('pdfimages', ['-list', job!.pdf], { encoding: 'utf8' }).trim().split('\n').slice(2).map((line) => line.trim().split(/\s+/));
-      expect(images.map((cells) => cells[0]), mode).toEqual(['1', '2']);
+      const images = execFileSync('pdfimages', ['-list', job!.pdf], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .slice(2)
+        .map((line) => line.trim().split(/\s+/));
+      expect(
+        images.map((cells) => cells[0]),
+        mode,
+      ).toEqual(['1', '2']);
       for (const cells of images) {
         expect(Number(cells[3]), mode).toBeCloseTo(width, -1);
         expect(Number(cells[4]), mode).toBeCloseTo(height, -1);

@@ -46,14 +46,32 @@ function words(file: string, page: number): Word[] {
 
 function wordBox(file: string, page: number, text: string): Box {
   const word = words(file, page).find((w) => w.text === text);
-  if (!word) throw new Error(`${text} not found on page ${page}: ${words(file, page).map((w) => w.text).join(' ')}`);
+  if (!word)
+    throw new Error(
+      `${text} not found on page ${page}: ${words(file, page)
+        .map((w) => w.text)
+        .join(' ')}`,
+    );
   return word;
 }
 
 /** Text poppler extracts from an area only (pdftotext -x -y -W -H works top-down at 72 dpi). */
 function textInArea(file: string, page: number, box: Box): string {
   const height = Number(/Page\s+\d+ size:\s+[\d.]+ x ([\d.]+)/.exec(execFileSync('pdfinfo', ['-f', String(page), '-l', String(page), file], { encoding: 'utf8' }))?.[1]);
-  const args = ['-f', String(page), '-l', String(page), '-x', String(Math.floor(box.x0)), '-y', String(Math.floor(height - box.y1)), '-W', String(Math.ceil(box.x1 - box.x0)), '-H', String(Math.ceil(box.y1 - box.y0))];
+  const args = [
+    '-f',
+    String(page),
+    '-l',
+    String(page),
+    '-x',
+    String(Math.floor(box.x0)),
+    '-y',
+    String(Math.floor(height - box.y1)),
+    '-W',
+    String(Math.ceil(box.x1 - box.x0)),
+    '-H',
+    String(Math.ceil(box.y1 - box.y0)),
+  ];
   return execFileSync('pdftotext', [...args, file, '-'], { encoding: 'utf8' }).trim();
 }
 
@@ -124,9 +142,7 @@ function addContent(document: PDFDocument, page: PDFPage, content: string, fonts
 /** A Helvetica-Bold Type1 font dictionary with an explicit /Widths array (the usual simple font). */
 function fontWithWidths(document: PDFDocument, metrics: PDFFont): PDFRef {
   const widths = Array.from({ length: 95 }, (_, i) => Math.round(metrics.widthOfTextAtSize(String.fromCharCode(32 + i), 1000)));
-  return document.context.register(
-    document.context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'Helvetica-Bold', Encoding: 'WinAnsiEncoding', FirstChar: 32, LastChar: 126, Widths: widths }),
-  );
+  return document.context.register(document.context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: 'Helvetica-Bold', Encoding: 'WinAnsiEncoding', FirstChar: 32, LastChar: 126, Widths: widths }));
 }
 
 /** A composite font (Type0, Identity-H, CIDs = Unicode) with /W widths and a ToUnicode map; not embedded. */
@@ -139,9 +155,19 @@ function cidFont(document: PDFDocument, metrics: PDFFont): PDFRef {
         '1 begincodespacerange <0000> <FFFF> endcodespacerange\n1 beginbfrange <0020> <007E> <0020> endbfrange\nendcmap CMapName currentdict /CMap defineresource pop end end\n',
     ),
   );
-  const descriptor = context.register(context.obj({ Type: 'FontDescriptor', FontName: 'Helvetica', Flags: 32, FontBBox: [-166, -225, 1000, 931], ItalicAngle: 0, Ascent: 718, Descent: -207, CapHeight: 718, StemV: 88 }));
+  const descriptor = context.register(
+    context.obj({ Type: 'FontDescriptor', FontName: 'Helvetica', Flags: 32, FontBBox: [-166, -225, 1000, 931], ItalicAngle: 0, Ascent: 718, Descent: -207, CapHeight: 718, StemV: 88 }),
+  );
   const descendant = context.register(
-    context.obj({ Type: 'Font', Subtype: 'CIDFontType2', BaseFont: 'Helvetica', CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 }, FontDescriptor: descriptor, DW: 1000, W: w } as never),
+    context.obj({
+      Type: 'Font',
+      Subtype: 'CIDFontType2',
+      BaseFont: 'Helvetica',
+      CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
+      FontDescriptor: descriptor,
+      DW: 1000,
+      W: w,
+    } as never),
   );
   return context.register(context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: 'Helvetica', Encoding: 'Identity-H', DescendantFonts: [descendant], ToUnicode: toUnicode }));
 }
@@ -268,8 +294,16 @@ describe('toolbox redact', () => {
     it('overwrites image pixels under an area in the image data (Flate and JPEG), cuts paths, and removes annotations in the area', async () => {
       const document = await PDFDocument.create();
       const page = document.addPage([595, 842]);
-      const red = await document.embedPng(await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer());
-      const blue = await document.embedJpg(await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } }).jpeg({ quality: 95 }).toBuffer());
+      const red = await document.embedPng(
+        await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+          .png()
+          .toBuffer(),
+      );
+      const blue = await document.embedJpg(
+        await sharp({ create: { width: 100, height: 100, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+          .jpeg({ quality: 95 })
+          .toBuffer(),
+      );
       page.drawImage(red, { x: 50, y: 300, width: 100, height: 100 });
       page.drawImage(blue, { x: 300, y: 300, width: 100, height: 100 });
       page.drawRectangle({ x: 50, y: 500, width: 200, height: 50, color: rgb(0, 0.8, 0) });
@@ -334,7 +368,11 @@ describe('toolbox redact', () => {
       const font = await document.embedFont(StandardFonts.Helvetica);
       const page = document.addPage([400, 300]);
       page.drawText('Keep KEPTWORD visible', { x: 20, y: 200, size: 20, font });
-      const red = await document.embedPng(await sharp({ create: { width: 10, height: 10, channels: 3, background: { r: 255, g: 0, b: 0 } } }).png().toBuffer());
+      const red = await document.embedPng(
+        await sharp({ create: { width: 10, height: 10, channels: 3, background: { r: 255, g: 0, b: 0 } } })
+          .png()
+          .toBuffer(),
+      );
       page.drawImage(red, { x: 20, y: 20, width: 100, height: 100 });
       annotate(document, page, { Subtype: 'Text', Rect: [30, 30, 40, 40], Contents: PDFString.of('NOTE-KEPT') });
       redaction(document, page, [0, 0, 400, 300], [0, 0, 1]);
@@ -344,7 +382,9 @@ describe('toolbox redact', () => {
       expect(await pixel(file, 1, 200, 150)).toEqual([0, 0, 255]);
       const dir = mkdtempSync(path.join(scratch, 'kept-'));
       execFileSync('pdfimages', ['-png', file, path.join(dir, 'img')]);
-      const image = await sharp(path.join(dir, readdirSync(dir)[0]!)).raw().toBuffer();
+      const image = await sharp(path.join(dir, readdirSync(dir)[0]!))
+        .raw()
+        .toBuffer();
       expect([...image.subarray(0, 3)]).toEqual([255, 0, 0]);
     });
 
@@ -500,7 +540,19 @@ describe('toolbox redact', () => {
       expect(execFileSync('pdfdetach', ['-list', input], { encoding: 'utf8' })).toMatch(/1 embedded files/);
 
       const file = await redactOk(readFileSync(input), { sanitize: all });
-      for (const secret of ['SECRET-TITLE', 'SECRET-AUTHOR', 'SECRET-XMP', 'SECRET-JS', 'SECRET-BOOKMARK', 'SECRET-NOTE', 'SECRET-LAYERNAME', 'SECRET-ACTUAL', 'SECRET-ALT', 'SECRET-ATTACHMENT', 'HIDDENLAYER']) {
+      for (const secret of [
+        'SECRET-TITLE',
+        'SECRET-AUTHOR',
+        'SECRET-XMP',
+        'SECRET-JS',
+        'SECRET-BOOKMARK',
+        'SECRET-NOTE',
+        'SECRET-LAYERNAME',
+        'SECRET-ACTUAL',
+        'SECRET-ALT',
+        'SECRET-ATTACHMENT',
+        'HIDDENLAYER',
+      ]) {
         expect(inFile(file, secret), secret).toBe(false);
       }
       const objects = qdf(file);

@@ -48,9 +48,7 @@ function popplerRotations(pdf: string): number[] {
 describe('toolbox rotate', () => {
   const { server, session } = useTestServer();
 
-  const rotate = (options: Record<string, unknown>) => [
-    { rotate: { pages: '1', degrees: 90, pageGroup: 'all', pageOrientation: 'any', orientationDetectMode: 'value', ...options } },
-  ];
+  const rotate = (options: Record<string, unknown>) => [{ rotate: { pages: '1', degrees: 90, pageGroup: 'all', pageOrientation: 'any', orientationDetectMode: 'value', ...options } }];
   const rotated = async (content: Buffer, options: Record<string, unknown>) => {
     const uploaded = await uploadFile(server.rest, session.token, content, 'doc.pdf');
     await toolboxOk(server.rest, session.token, uploaded.documentId, rotate(options));

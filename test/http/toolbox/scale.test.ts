@@ -116,7 +116,11 @@ describe('toolbox scale', () => {
   });
 
   it('leaves the padding free and aligns the content where the ratio leaves room (points and inches too)', async () => {
-    const result = await scaled(await pageWithLink(), { width: 595, height: 842, left: 20, right: 20, top: 20, bottom: 20, metrics: 'pt' }, { verticalAlignment: 'center', horizontalAlignment: 'center' });
+    const result = await scaled(
+      await pageWithLink(),
+      { width: 595, height: 842, left: 20, right: 20, top: 20, bottom: 20, metrics: 'pt' },
+      { verticalAlignment: 'center', horizontalAlignment: 'center' },
+    );
     const factor = Math.min(555 / 595, 802 / 842);
     const spareY = 802 - 842 * factor;
     expect(box(result)).toMatchObject({ width: 595, height: 842 });

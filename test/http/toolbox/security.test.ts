@@ -56,8 +56,9 @@ async function pdfWithXmp(): Promise<Buffer> {
   const document = await PDFDocument.create();
   const font = await document.embedFont(StandardFonts.Helvetica);
   document.addPage([595, 842]).drawText('WITH-XMP', { x: 50, y: 700, size: 24, font });
-  const xmp = '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
-    + '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>quire-xmp-marker</dc:title></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>';
+  const xmp =
+    '<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+    '<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>quire-xmp-marker</dc:title></rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>';
   const stream = document.context.stream(xmp, { Type: 'Metadata', Subtype: 'XML' });
   document.catalog.set(PDFName.of('Metadata'), document.context.register(stream));
   return Buffer.from(await document.save({ useObjectStreams: false }));
@@ -65,12 +66,24 @@ async function pdfWithXmp(): Promise<Buffer> {
 
 const certificate = (name: string) => ({ source: 'value', value: readFileSync(path.join(FIXTURES, `${name}.cert.pem`)).toString('base64') });
 const ALL = {
-  canAssemble: true, canExtractContent: true, canExtractForAccessibility: true, canFillInForm: true,
-  canModify: true, canModifyAnnotations: true, canPrint: true, canPrintHighRes: true,
+  canAssemble: true,
+  canExtractContent: true,
+  canExtractForAccessibility: true,
+  canFillInForm: true,
+  canModify: true,
+  canModifyAnnotations: true,
+  canPrint: true,
+  canPrintHighRes: true,
 };
 const NONE = {
-  canAssemble: false, canExtractContent: false, canExtractForAccessibility: false, canFillInForm: false,
-  canModify: false, canModifyAnnotations: false, canPrint: false, canPrintHighRes: false,
+  canAssemble: false,
+  canExtractContent: false,
+  canExtractForAccessibility: false,
+  canFillInForm: false,
+  canModify: false,
+  canModifyAnnotations: false,
+  canPrint: false,
+  canPrintHighRes: false,
 };
 
 const PDFBOX_JARS = ['pdfbox2', 'fontbox2', 'commons-logging', 'bcprov', 'bcpkix', 'bcutil'].map((jar) => `/usr/share/java/${jar}.jar`);
@@ -96,7 +109,20 @@ public class PubSecOpen { public static void main(String[] a) throws Exception {
   for (const [name, file] of opens) {
     const p12 = path.join(scratch, `${name}.p12`);
     if (!existsSync(p12)) {
-      execFileSync('openssl', ['pkcs12', '-export', '-inkey', path.join(FIXTURES, `${name}.key.pem`), '-in', path.join(FIXTURES, `${name}.cert.pem`), '-out', p12, '-passout', 'pass:pw', '-name', name]);
+      execFileSync('openssl', [
+        'pkcs12',
+        '-export',
+        '-inkey',
+        path.join(FIXTURES, `${name}.key.pem`),
+        '-in',
+        path.join(FIXTURES, `${name}.cert.pem`),
+        '-out',
+        p12,
+        '-passout',
+        'pass:pw',
+        '-name',
+        name,
+      ]);
     }
     args.push(p12, name, file);
   }
@@ -107,8 +133,7 @@ public class PubSecOpen { public static void main(String[] a) throws Exception {
 describe('toolbox security', () => {
   const { server, session, upload, download } = useTestServer();
 
-  const documentInfo = async (id: string) =>
-    (await (await fetch(`${server.rest}/documents/${id}/info`, { headers: bearer(session.token) })).json()) as Record<string, any>;
+  const documentInfo = async (id: string) => (await (await fetch(`${server.rest}/documents/${id}/info`, { headers: bearer(session.token) })).json()) as Record<string, any>;
   const supplyPassword = async (id: string, body: unknown) => {
     const response = await fetch(`${server.rest}/documents/${id}/security/password`, {
       method: 'PUT',
@@ -146,7 +171,7 @@ describe('toolbox security', () => {
   it('writes each documented key with the permission bits the flags ask for', async () => {
     const flags = { ...NONE, canPrint: true, canExtractContent: true, canFillInForm: true, canAssemble: true };
     // P: reserved bits 7-8 and 13-32 set; print (3), extract (5), fill in forms (9), assemble (11).
-    const expected = (0xfffff0c0 | 4 | 16 | 256 | 1024) | 0;
+    const expected = 0xfffff0c0 | 4 | 16 | 256 | 1024 | 0;
     const cases = [
       // qpdf names the method only for crypt filters (V 4 and 5); revision 3 is RC4 by definition.
       { key: 'RC4_128', R: 3, method: undefined, P: expected },
@@ -174,7 +199,7 @@ describe('toolbox security', () => {
       { security: { encrypt: { ...NONE, canPrint: true, canPrintHighRes: true, password: { encryptionKey: 'RC4_40', open: 'open', permission: 'permission' } } } },
     ]);
     const file = await download(uploaded.documentId);
-    expect(showEncryption(file, 'open')).toMatchObject({ R: 2, P: (0xffffffc0 | 4) | 0 });
+    expect(showEncryption(file, 'open')).toMatchObject({ R: 2, P: 0xffffffc0 | 4 | 0 });
   });
 
   it('grants full printing and every modification when asked, and the permission password opens as owner', async () => {
@@ -188,7 +213,10 @@ describe('toolbox security', () => {
   });
 
   it('leaves the XMP metadata readable with exposeMetadata, and only then', async () => {
-    for (const [contentEncryption, visible] of [['exposeMetadata', true], ['encryptEverything', false]] as const) {
+    for (const [contentEncryption, visible] of [
+      ['exposeMetadata', true],
+      ['encryptEverything', false],
+    ] as const) {
       const uploaded = await upload(await pdfWithXmp());
       await toolboxOk(server.rest, session.token, uploaded.documentId, [{ security: { encrypt: { contentEncryption, password: { open: 'x', encryptionKey: 'AES_256' } } } }]);
       const file = await download(uploaded.documentId);
@@ -206,7 +234,7 @@ describe('toolbox security', () => {
     expect(facts.text).toContain('PAGE-3');
   });
 
-  it('decrypts with the call\'s password, and replaces an old protection by a new one', async () => {
+  it("decrypts with the call's password, and replaces an old protection by a new one", async () => {
     const locked = await upload(qpdfEncrypted(await numberedPdf(2), 'geheim', 'owner-pw'), 'locked.pdf');
     expect((await runToolbox(server.rest, session.token, locked.documentId, [{ security: { decrypt: {} } }])).error).toMatchObject({ errorCode: -5009 });
     expect((await runToolbox(server.rest, session.token, locked.documentId, [{ security: { decrypt: {} } }], { password: { open: 'wrong' } })).error).toMatchObject({ errorCode: -5008 });
@@ -241,7 +269,11 @@ describe('toolbox security', () => {
       [{}, -14, /toolbox\[0\]\.security: give exactly one of decrypt, encrypt and encryptCertificate/],
       [{ decrypt: {}, encrypt: {} }, -14, /got decrypt and encrypt/],
       [{ encryptCertificate: { recipient: [] } }, -14, /recipient/],
-      [{ encryptCertificate: { recipient: [{ certificate: { source: 'value', value: Buffer.from('no certificate').toString('base64') } }] } }, -14, /recipient\[0\]\.certificate: the certificate cannot be read/],
+      [
+        { encryptCertificate: { recipient: [{ certificate: { source: 'value', value: Buffer.from('no certificate').toString('base64') } }] } },
+        -14,
+        /recipient\[0\]\.certificate: the certificate cannot be read/,
+      ],
       [{ encryptCertificate: { recipient: [{ certificate: { source: 'uri', uri: 'http://169.254.169.254/' } }] } }, -104, /recipient\[0\]\.certificate\.source "uri" is not supported/],
     ];
     for (const [options, code, message] of refusals) {

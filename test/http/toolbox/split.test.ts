@@ -14,7 +14,13 @@ let counter = 0;
 
 /** The page texts of a PDF ("PAGE-3" → 3). */
 function pagesOf(pdf: string): number[] {
-  return Array.from({ length: pdfFacts(pdf).pages }, (_, i) => Number(pageText(pdf, i + 1).trim().replace('PAGE-', '')));
+  return Array.from({ length: pdfFacts(pdf).pages }, (_, i) =>
+    Number(
+      pageText(pdf, i + 1)
+        .trim()
+        .replace('PAGE-', ''),
+    ),
+  );
 }
 
 /** A ZIP's members (unzip -Z1, archive order) and the pages of each PDF in it. */
@@ -53,11 +59,42 @@ describe('toolbox split', () => {
 
   it('single, each, group and burst give a ZIP of PDFs named by the template', async () => {
     const cases: [Record<string, unknown>, [string, number[]][]][] = [
-      [{ mode: 'single', pages: '4,2' }, [['page[4].pdf', [4]], ['page[2].pdf', [2]]]],
-      [{ mode: 'each', pages: '2' }, [['page[1].pdf', [1]], ['page[3].pdf', [3]], ['page[5].pdf', [5]]]],
-      [{ mode: 'each', pages: '3', startPage: 2 }, [['page[2].pdf', [2]], ['page[5].pdf', [5]]]],
-      [{ mode: 'group', pages: '2', startPage: 2 }, [['page[2].pdf', [2, 3]], ['page[4].pdf', [4, 5]]]],
-      [{ mode: 'group', pages: '3' }, [['page[1].pdf', [1, 2, 3]], ['page[4].pdf', [4, 5]]]],
+      [
+        { mode: 'single', pages: '4,2' },
+        [
+          ['page[4].pdf', [4]],
+          ['page[2].pdf', [2]],
+        ],
+      ],
+      [
+        { mode: 'each', pages: '2' },
+        [
+          ['page[1].pdf', [1]],
+          ['page[3].pdf', [3]],
+          ['page[5].pdf', [5]],
+        ],
+      ],
+      [
+        { mode: 'each', pages: '3', startPage: 2 },
+        [
+          ['page[2].pdf', [2]],
+          ['page[5].pdf', [5]],
+        ],
+      ],
+      [
+        { mode: 'group', pages: '2', startPage: 2 },
+        [
+          ['page[2].pdf', [2, 3]],
+          ['page[4].pdf', [4, 5]],
+        ],
+      ],
+      [
+        { mode: 'group', pages: '3' },
+        [
+          ['page[1].pdf', [1, 2, 3]],
+          ['page[4].pdf', [4, 5]],
+        ],
+      ],
       [{ mode: 'burst', fileNameTemplate: 'parts/doc-%d.PDF' }, [1, 2, 3, 4, 5].map((n) => [`parts/doc-${n}.PDF`, [n]])],
       [{ mode: 'single', pages: '3' }, [['page[3].pdf', [3]]]],
     ];
@@ -111,7 +148,10 @@ describe('toolbox split', () => {
     const result = await toolboxOk(server.rest, session.token, locked.documentId, split({ mode: 'burst' }), { password: { open: 'pw' } });
     // A ZIP result is not a PDF: it is not re-encrypted, and its parts are plain.
     expect(result.mimeType).toBe('application/zip');
-    expect(zipContents(await downloadToFile(server.rest, session.token, locked.documentId, 'zip'))).toEqual([['page[1].pdf', [1]], ['page[2].pdf', [2]]]);
+    expect(zipContents(await downloadToFile(server.rest, session.token, locked.documentId, 'zip'))).toEqual([
+      ['page[1].pdf', [1]],
+      ['page[2].pdf', [2]],
+    ]);
 
     const damaged = await uploadFile(server.rest, session.token, Buffer.from('%PDF-1.4\nnot a PDF body\n'), 'damaged.pdf');
     expect((await runToolbox(server.rest, session.token, damaged.documentId, split({ mode: 'burst' }))).error).toMatchObject({ errorCode: -7 });
@@ -131,7 +171,11 @@ describe('toolbox split: memory scratch', () => {
         await toolboxOk(server.rest, session.token, uploaded.documentId, [{ split: { mode: 'group', pages: '5' } }]);
         contents.push(zipContents(await downloadToFile(server.rest, session.token, uploaded.documentId, 'zip')));
       }
-      expect(contents[0]).toEqual([['page[1].pdf', [1, 2, 3, 4, 5]], ['page[6].pdf', [6, 7, 8, 9, 10]], ['page[11].pdf', [11, 12]]]);
+      expect(contents[0]).toEqual([
+        ['page[1].pdf', [1, 2, 3, 4, 5]],
+        ['page[6].pdf', [6, 7, 8, 9, 10]],
+        ['page[11].pdf', [11, 12]],
+      ]);
       expect(contents[1]).toEqual(contents[0]);
       // The memory scratch was used (its per-process root exists) and every part directory is gone.
       expect(readdirSync(mount)).toEqual([`quire-${process.pid}`]);

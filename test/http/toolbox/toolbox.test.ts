@@ -52,9 +52,7 @@ describe('toolbox: the chain as one transaction', () => {
     execFileSync('qpdf', ['--encrypt', 'geheim', 'owner-pw', '256', '--', plain, `${plain}.enc`]);
     const locked = await uploadFile(server.rest, session.token, readFileSync(`${plain}.enc`), 'locked.pdf');
     expect((await runToolbox(server.rest, session.token, locked.documentId, [{ delete: { pages: '1' } }])).error).toMatchObject({ errorCode: -5009 });
-    expect(
-      (await runToolbox(server.rest, session.token, locked.documentId, [{ delete: { pages: '1' } }], { password: { open: 'wrong' } })).error,
-    ).toMatchObject({ errorCode: -5008 });
+    expect((await runToolbox(server.rest, session.token, locked.documentId, [{ delete: { pages: '1' } }], { password: { open: 'wrong' } })).error).toMatchObject({ errorCode: -5008 });
     await toolboxOk(server.rest, session.token, locked.documentId, [{ delete: { pages: '1' } }], { password: { open: 'geheim' } });
     const file = await downloadToFile(server.rest, session.token, locked.documentId);
     expect(() => pdfFacts(file)).toThrow();

@@ -102,9 +102,7 @@ describe('toolbox watermark', () => {
 
   it('draws text in the given colour, size and opacity (ExtGState), centred by default', async () => {
     const doc = await upload(await numberedPdf(1));
-    await toolboxOk(server.rest, session.token, doc.documentId, [
-      { watermark: { angle: 0, text: { text: 'MMMMMM', font: { size: 72, color: '#FF0000', opacity: 50 } } } },
-    ]);
+    await toolboxOk(server.rest, session.token, doc.documentId, [{ watermark: { angle: 0, text: { text: 'MMMMMM', font: { size: 72, color: '#FF0000', opacity: 50 } } } }]);
     const file = await download(doc.documentId);
     const states = dictionaries(file).filter((d) => d['/Type'] === '/ExtGState');
     expect(states).toEqual([expect.objectContaining({ '/ca': 0.5, '/CA': 0.5 })]);
@@ -116,7 +114,7 @@ describe('toolbox watermark', () => {
     expect(word!.yMax - word!.yMin).toBeGreaterThan(60);
     // Half-transparent red over white: pink where the glyphs are.
     const image = render(file, 1);
-    const samples = Array.from({ length: 40 }, (_, i) => image.pixel((word!.xMin + (i / 40) * (word!.xMax - word!.xMin)) / 2, ((word!.yMin + word!.yMax) / 2) / 2));
+    const samples = Array.from({ length: 40 }, (_, i) => image.pixel((word!.xMin + (i / 40) * (word!.xMax - word!.xMin)) / 2, (word!.yMin + word!.yMax) / 2 / 2));
     expect(samples.some(([r, g, b]) => r > 200 && g < 180 && g > 60 && Math.abs(g - b) < 20)).toBe(true);
     expect(samples.every(([r, g]) => r >= g)).toBe(true);
   });
@@ -218,8 +216,12 @@ describe('toolbox watermark', () => {
   });
 
   it('stamps an image (PNG with alpha, JPEG) at its opacity and size on the selected pages', async () => {
-    const png = await sharp({ create: { width: 40, height: 20, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.8 } } }).png().toBuffer();
-    const jpeg = await sharp({ create: { width: 30, height: 30, channels: 3, background: { r: 0, g: 128, b: 0 } } }).jpeg().toBuffer();
+    const png = await sharp({ create: { width: 40, height: 20, channels: 4, background: { r: 0, g: 0, b: 255, alpha: 0.8 } } })
+      .png()
+      .toBuffer();
+    const jpeg = await sharp({ create: { width: 30, height: 30, channels: 3, background: { r: 0, g: 128, b: 0 } } })
+      .jpeg()
+      .toBuffer();
     const doc = await upload(await numberedPdf(3));
     await toolboxOk(server.rest, session.token, doc.documentId, [
       { watermark: { pages: '1,3', angle: 0, image: { data: { value: png.toString('base64') }, position: { position: 'top_left', width: 100, height: 100, metrics: 'pt' } } } },
@@ -227,7 +229,11 @@ describe('toolbox watermark', () => {
     ]);
     const file = await download(doc.documentId);
     const list = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' });
-    const rows = list.split('\n').slice(2).filter(Boolean).map((line) => line.trim().split(/\s+/));
+    const rows = list
+      .split('\n')
+      .slice(2)
+      .filter(Boolean)
+      .map((line) => line.trim().split(/\s+/));
     // page, num, type, width, height, color, comp, bpc, enc
     expect(rows.filter((r) => r[2] === 'image' && r[3] === '40' && r[4] === '20').map((r) => r[0])).toEqual(['1', '3']);
     expect(rows.filter((r) => r[2] === 'smask').map((r) => r[0])).toEqual(['1', '3']);

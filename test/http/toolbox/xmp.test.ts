@@ -19,9 +19,7 @@ function metadataStream(file: string): string | undefined {
   const root = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', `--json-object=${trailer['/Root']}`, file], { encoding: 'utf8' })).qpdf[1][`obj:${trailer['/Root']}`].value;
   const ref = root['/Metadata'] as string | undefined;
   if (!ref) return undefined;
-  const stream = JSON.parse(
-    execFileSync('qpdf', ['--json=2', '--json-key=qpdf', '--json-stream-data=inline', `--json-object=${ref}`, file], { encoding: 'utf8' }),
-  ).qpdf[1][`obj:${ref}`].stream;
+  const stream = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', '--json-stream-data=inline', `--json-object=${ref}`, file], { encoding: 'utf8' })).qpdf[1][`obj:${ref}`].stream;
   expect(stream.dict).toMatchObject({ '/Type': '/Metadata', '/Subtype': '/XML' });
   expect(stream.dict['/Filter']).toBeUndefined();
   return Buffer.from(stream.data, 'base64').toString('utf8');
@@ -136,7 +134,10 @@ describe('toolbox xmp', () => {
       [{ data: { value: b64('<a><b></a>') }, dataFormat: 'xml' }, /xmp\.data\.value: not well-formed XML: end tag <\/a> does not match <b>/],
       [{ data: { value: b64('<root/>') }, dataFormat: 'xml' }, /xmp\.data\.value: the XML is not XMP/],
       [{ data: { value: b64('<!DOCTYPE x [<!ENTITY a "b">]><x:xmpmeta xmlns:x="adobe:ns:meta/"/>') }, dataFormat: 'xml' }, /document type declarations are not allowed/],
-      [{ data: { value: b64(PDFA_PACKET) }, dataFormat: 'xml', namespace: { namespaceURI: 'http://example.com/absent/' } }, /xmp\.namespace\.namespaceURI: the XMP packet .* does not use the namespace/],
+      [
+        { data: { value: b64(PDFA_PACKET) }, dataFormat: 'xml', namespace: { namespaceURI: 'http://example.com/absent/' } },
+        /xmp\.namespace\.namespaceURI: the XMP packet .* does not use the namespace/,
+      ],
       [{ data: { value: b64('{"not": "an array"') }, namespace: NAMESPACE }, /xmp\.data\.value: not valid JSON/],
       [{ data: { value: b64({ propertyName: 'a' }) }, namespace: NAMESPACE }, /xmp\.data\.value: the JSON must be an array/],
       [{ data: { value: b64([{ ...good[0], propertyType: 'Colour' }]) }, namespace: NAMESPACE }, /xmp\.data\.value\[0\]\.propertyType: must be one of Text, Integer/],

@@ -95,7 +95,10 @@ describe('Statistics (aggregation)', () => {
     const { statistics, events } = await start();
     for (let minute = 0; minute < 5; minute++) events.emit(event({ startedAt: T0 + minute * 60_000 }));
     const starts = (from?: number, to?: number) =>
-      statistics.read({ source: 'realtime', aggregation: 'minute', webservices: ['toolbox'], from, to }).get('toolbox')!.map(([s]) => (s - frameStart(T0, 'minute')) / 60_000);
+      statistics
+        .read({ source: 'realtime', aggregation: 'minute', webservices: ['toolbox'], from, to })
+        .get('toolbox')!
+        .map(([s]) => (s - frameStart(T0, 'minute')) / 60_000);
     expect(starts()).toEqual([0, 1, 2, 3, 4]);
     // from inside minute 1 still includes minute 1; to exactly at the start of minute 3 includes it.
     expect(starts(T0 + 60_000, frameStart(T0, 'minute') + 3 * 60_000)).toEqual([1, 2, 3]);
@@ -116,7 +119,12 @@ describe('Statistics (aggregation)', () => {
     expect(saved.frames.toolbox!.day).toEqual([[frameStart(T0, 'day'), 2, 1, 200, 100, 100, 20, 0]]);
 
     const second = await start();
-    expect(second.statistics.read({ source: 'persistent', aggregation: 'day', webservices: ['toolbox'] }).get('toolbox')!.map(([, t]) => [t.jobs, t.errors])).toEqual([[2, 1]]);
+    expect(
+      second.statistics
+        .read({ source: 'persistent', aggregation: 'day', webservices: ['toolbox'] })
+        .get('toolbox')!
+        .map(([, t]) => [t.jobs, t.errors]),
+    ).toEqual([[2, 1]]);
     expect(second.statistics.read({ source: 'realtime', aggregation: 'day', webservices: ['toolbox'] }).get('toolbox')).toEqual([]);
     second.events.emit(event());
     await second.statistics.flush();
@@ -136,8 +144,7 @@ describe('Statistics (aggregation)', () => {
   it('prunes minute frames after two days and day frames after the retention, keeps months', async () => {
     const { statistics, events, clock } = await start({ retentionDays: 3 });
     events.emit(event());
-    const count = (aggregation: 'minute' | 'hour' | 'day' | 'month') =>
-      statistics.read({ source: 'persistent', aggregation, webservices: ['toolbox'] }).get('toolbox')!.length;
+    const count = (aggregation: 'minute' | 'hour' | 'day' | 'month') => statistics.read({ source: 'persistent', aggregation, webservices: ['toolbox'] }).get('toolbox')!.length;
     clock.now = T0 + 2 * 86_400_000 + 60_000;
     await statistics.flush();
     expect([count('minute'), count('hour'), count('day'), count('month')]).toEqual([0, 1, 1, 1]);
@@ -165,7 +172,14 @@ describe('Statistics (aggregation)', () => {
         version: 1,
         columns: [],
         frames: {
-          toolbox: { day: [[start0, 4, 1, 50, 5, 20, 0, 0], [start0, 'x', 0, 0, 0, 0, 0, 0], [start0, -1, 0, 0, 0, 0, 0, 0]], week: [[start0, 1, 0, 0, 0, 0, 0, 0]] },
+          toolbox: {
+            day: [
+              [start0, 4, 1, 50, 5, 20, 0, 0],
+              [start0, 'x', 0, 0, 0, 0, 0, 0],
+              [start0, -1, 0, 0, 0, 0, 0, 0],
+            ],
+            week: [[start0, 1, 0, 0, 0, 0, 0, 0]],
+          },
           documents: { day: [[start0, 9, 0, 0, 0, 0, 0, 0]] },
         },
       }),

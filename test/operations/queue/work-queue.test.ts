@@ -111,7 +111,10 @@ describe('WorkQueue', () => {
     expect(await queue.deleteFailed(ids[0]!)).toBe(false);
     expect(await queue.purgeFailed(0, true)).toBe(2);
     const archive = path.join(dir, 'queue', 'failed-archive.jsonl');
-    const archived = readFileSync(archive, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as QueueEntry & { archivedAt: number });
+    const archived = readFileSync(archive, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as QueueEntry & { archivedAt: number });
     expect(archived.map((entry) => entry.id).sort()).toEqual([ids[1], ids[2]].sort());
     expect(archived[0]!.archivedAt).toBeGreaterThan(0);
     await settledState(queue, (await queue.enqueue('work', { n: 9 })).id);
@@ -144,7 +147,7 @@ describe('WorkQueue', () => {
     expect(() => queue.admit()).not.toThrow();
   });
 
-  it('decides about entries a dead server left RUNNING: run again, or fail with the handler\'s reason', async () => {
+  it("decides about entries a dead server left RUNNING: run again, or fail with the handler's reason", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-work-queue-'));
     dirs.push(dir);
     // A first server claims three entries and dies without recording anything (no stop, store closed as a crash would leave it).

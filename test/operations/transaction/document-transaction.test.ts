@@ -166,13 +166,7 @@ describe('document transaction under engine faults', () => {
     });
 
     const plainInPlace = (steps: Steps, deadline: DeadlineSpec = GENEROUS) =>
-      runInPlace(
-        { documents: store.documents, credentials: store.credentials },
-        store.session,
-        documentId,
-        { operation: 'test', deadline, plainInput: { tool, mapError: (error) => error } },
-        steps,
-      );
+      runInPlace({ documents: store.documents, credentials: store.credentials }, store.session, documentId, { operation: 'test', deadline, plainInput: { tool, mapError: (error) => error } }, steps);
 
     async function expectProtectedUnchanged(): Promise<void> {
       const file = store.storedFile(documentId);

@@ -51,7 +51,7 @@ describe('services on the transaction, with a faulty engine', () => {
       return new ConverterService({ documents: store.documents, credentials: store.credentials }, engines, { timeoutMs, steps: { pdfa: { run: step } } });
     }
 
-    it('a correct step runs inside the converter\'s transaction and its result is stored', async () => {
+    it("a correct step runs inside the converter's transaction and its result is stored", async () => {
       let seen: Transaction | undefined;
       await converter(async (input, output, _options, tx) => {
         seen = tx;
@@ -111,7 +111,7 @@ describe('services on the transaction, with a faulty engine', () => {
       expect(store.leftovers()).toEqual([]);
     });
 
-    it('hangs: its tool is stopped at the call\'s deadline, the document as it was', async () => {
+    it("hangs: its tool is stopped at the call's deadline, the document as it was", async () => {
       const service = toolbox(async (input, _options, context) => {
         await copyFile(input.path, context.scratch('pdf'));
         // As every toolbox tool: the call's deadline is the process's time limit.

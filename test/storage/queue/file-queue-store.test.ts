@@ -395,7 +395,9 @@ describe('FileQueueStore journal', () => {
         `{"op":"put","entry":${JSON.stringify({ ...entry(9), kind: undefined })}}\n` +
         '{"op":"rename"}\n' +
         '\n' +
-        '{"op":"del","ids":["' + hexId(1) + '"]}\n' +
+        '{"op":"del","ids":["' +
+        hexId(1) +
+        '"]}\n' +
         put(entry(3)) +
         put({ ...entry(2), state: 'DONE' }),
     );
@@ -404,11 +406,7 @@ describe('FileQueueStore journal', () => {
       [hexId(2), 'DONE'],
       [hexId(3), 'PENDING'],
     ]);
-    expect(store.openWarnings).toEqual([
-      'journal.jsonl line 2: not valid JSON; skipped',
-      'journal.jsonl line 4: entry with no kind; skipped',
-      'journal.jsonl line 5: unknown operation; skipped',
-    ]);
+    expect(store.openWarnings).toEqual(['journal.jsonl line 2: not valid JSON; skipped', 'journal.jsonl line 4: entry with no kind; skipped', 'journal.jsonl line 5: unknown operation; skipped']);
     await expectCountsConsistent(store);
     // Compacted at open: the next start reads a clean snapshot.
     await store.close();

@@ -80,14 +80,26 @@ export interface ActionSpec {
 }
 
 const ACTION_KINDS = [
-  'goTo', 'resolveURI', 'executeNamed', 'hideAnnotation', 'submitForm', 'resetForm', 'importSchema', 'setLayerState', 'setTransition',
-  'playSound', 'executeJavaScript', 'launchApplication', 'goTo3DView', 'goToThread',
+  'goTo',
+  'resolveURI',
+  'executeNamed',
+  'hideAnnotation',
+  'submitForm',
+  'resetForm',
+  'importSchema',
+  'setLayerState',
+  'setTransition',
+  'playSound',
+  'executeJavaScript',
+  'launchApplication',
+  'goTo3DView',
+  'goToThread',
 ] as const;
 type ActionKind = (typeof ACTION_KINDS)[number];
 
 const REFUSED: Partial<Record<ActionKind, string>> = {
-  executeJavaScript: 'the server does not put JavaScript into documents (it would run on every reader\'s machine).',
-  launchApplication: 'actions that start programs on the reader\'s machine are not written, for safety.',
+  executeJavaScript: "the server does not put JavaScript into documents (it would run on every reader's machine).",
+  launchApplication: "actions that start programs on the reader's machine are not written, for safety.",
   goTo3DView: 'documents with 3D annotations are not supported.',
   goToThread: 'article threads are not supported.',
 };
@@ -177,10 +189,12 @@ function annotationRef(document: PDFDocument, selection: AnnotationRef, field: s
   const pageNumber = requirePageNumber(selection.page, document.getPageCount(), `${field}.page`);
   const annotations = annotationsOf(document, pageNumber);
   const name = (selection.name ?? '').trim();
-  const found = name !== ''
-    ? annotations.find((a) => textOf(a.dict.lookup(PDFName.of('NM'))) === name)
-    : annotations[selection.index ?? 0];
-  if (!found) throw invalid(field, name !== '' ? `page ${pageNumber} has no annotation named "${name}".` : `page ${pageNumber} has no annotation with index ${selection.index ?? 0} (it has ${annotations.length}).`);
+  const found = name !== '' ? annotations.find((a) => textOf(a.dict.lookup(PDFName.of('NM'))) === name) : annotations[selection.index ?? 0];
+  if (!found)
+    throw invalid(
+      field,
+      name !== '' ? `page ${pageNumber} has no annotation named "${name}".` : `page ${pageNumber} has no annotation with index ${selection.index ?? 0} (it has ${annotations.length}).`,
+    );
   if (!found.ref) throw invalid(field, 'the annotation is stored inline in the page and cannot be referred to.');
   return found.ref;
 }
@@ -194,9 +208,19 @@ function submitAction(document: PDFDocument, spec: NonNullable<ActionSpec['submi
   const url = checkedUri(spec.url, `${field}.url`, new Set(['http:', 'https:', 'mailto:']));
   // ISO 32000-1 Table 237: the submit-form flags, bit 1 first.
   const bits: [boolean | undefined, number][] = [
-    [spec.exclude, 1], [spec.includeNoValueFields, 2], [spec.exportFormat, 3], [spec.getMethod, 4], [spec.submitCoordinates, 5],
-    [spec.xfdf, 6], [spec.includeAppendSaves, 7], [spec.includeAnnotations, 8], [spec.submitPDF, 9], [spec.canonicalFormat, 10],
-    [spec.excludeNonUserAnnotations, 11], [spec.excludeFDFSourceOrTargetFile, 12], [spec.embedForm, 14],
+    [spec.exclude, 1],
+    [spec.includeNoValueFields, 2],
+    [spec.exportFormat, 3],
+    [spec.getMethod, 4],
+    [spec.submitCoordinates, 5],
+    [spec.xfdf, 6],
+    [spec.includeAppendSaves, 7],
+    [spec.includeAnnotations, 8],
+    [spec.submitPDF, 9],
+    [spec.canonicalFormat, 10],
+    [spec.excludeNonUserAnnotations, 11],
+    [spec.excludeFDFSourceOrTargetFile, 12],
+    [spec.embedForm, 14],
   ];
   const flags = bits.reduce((sum, [on, bit]) => (on ? sum | (1 << (bit - 1)) : sum), 0);
   const { context } = document;
@@ -242,7 +266,10 @@ function layerAction(document: PDFDocument, spec: NonNullable<ActionSpec['setLay
       const group = byName.get(name);
       if (!group) {
         const known = [...byName.keys()];
-        throw invalid(`${field}.layerState[${index}].referencedLayer[${j}].name`, `the document has no layer "${name}"${known.length > 0 ? ` (it has: ${known.slice(0, 10).join(', ')})` : ' (it has no layers)'}.`);
+        throw invalid(
+          `${field}.layerState[${index}].referencedLayer[${j}].name`,
+          `the document has no layer "${name}"${known.length > 0 ? ` (it has: ${known.slice(0, 10).join(', ')})` : ' (it has no layers)'}.`,
+        );
       }
       state.push(group);
     }
@@ -252,13 +279,23 @@ function layerAction(document: PDFDocument, spec: NonNullable<ActionSpec['setLay
 }
 
 const TRANSITION_STYLES: Record<string, string> = {
-  blinds: 'Blinds', box: 'Box', cover: 'Cover', dissolve: 'Dissolve', fade: 'Fade', fly: 'Fly', glitter: 'Glitter',
-  push: 'Push', split: 'Split', uncover: 'Uncover', wipe: 'Wipe', none: 'R',
+  blinds: 'Blinds',
+  box: 'Box',
+  cover: 'Cover',
+  dissolve: 'Dissolve',
+  fade: 'Fade',
+  fly: 'Fly',
+  glitter: 'Glitter',
+  push: 'Push',
+  split: 'Split',
+  uncover: 'Uncover',
+  wipe: 'Wipe',
+  none: 'R',
 };
 const DIRECTIONS: Record<string, number | 'None'> = { leftToRight: 0, bottomToTop: 90, rightToLeft: 180, topToBottom: 270, topLeftToBottomRight: 315, none: 'None' };
 
 function transitionAction(document: PDFDocument, spec: NonNullable<ActionSpec['setTransition']>, field: string): PDFDict {
-  if ((spec.scaling ?? 100) !== 100) throw unsupported(`${field}.scaling`, 'a PDF transition has no such value (flyScale sets the fly transition\'s scale).');
+  if ((spec.scaling ?? 100) !== 100) throw unsupported(`${field}.scaling`, "a PDF transition has no such value (flyScale sets the fly transition's scale).");
   const style = TRANSITION_STYLES[spec.style ?? 'none'];
   if (!style) throw invalid(`${field}.style`, `unknown style "${spec.style}".`);
   const direction = DIRECTIONS[spec.direction ?? 'leftToRight'];

@@ -100,10 +100,11 @@ function nameTreeKey(document: PDFDocument, root: PDFDict, key: string): PDFObje
       for (let i = 0; i + 1 < pairs.size(); i += 2) if (textOf(pairs.lookup(i)) === key) return pairs.lookup(i);
     }
     const kids = node.lookup(PDFName.of('Kids'));
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) {
-      const dict = dictOf(context, kid);
-      if (dict) stack.push(dict);
-    }
+    if (kids instanceof PDFArray)
+      for (const kid of kids.asArray()) {
+        const dict = dictOf(context, kid);
+        if (dict) stack.push(dict);
+      }
   }
   return undefined;
 }

@@ -307,4 +307,3 @@ function flagsOf(spec: CommonSpec): number {
 function isComment(dict: PDFDict): boolean {
   return nameIn(dict, 'Subtype') === 'Text' && dict.get(PDFName.of('IRT')) !== undefined;
 }
-

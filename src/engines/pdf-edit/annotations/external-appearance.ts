@@ -86,7 +86,9 @@ async function embedImage(document: PDFDocument, source: AppearanceSource): Prom
   if (format === 'png' || format === 'gif' || format === 'webp' || format === 'tiff') {
     const sharp = await loadSharp();
     try {
-      const png = await sharp(source.bytes, decodeOptions(MAX_PIXELS, { sequentialRead: false })).png().toBuffer();
+      const png = await sharp(source.bytes, decodeOptions(MAX_PIXELS, { sequentialRead: false }))
+        .png()
+        .toBuffer();
       return await document.embedPng(png);
     } catch (error) {
       throw invalid(field, `the image cannot be read (${(error as Error).message.split('\n')[0]}).`);

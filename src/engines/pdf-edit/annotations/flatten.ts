@@ -39,9 +39,7 @@ export class AppearanceBurner {
     const bbox = boxOf(resolved.dict.lookup(PDFName.of('BBox')));
     if (!rect || !bbox) return false;
     const matrix = matrixOf(resolved.dict.lookup(PDFName.of('Matrix')));
-    const transformed = boundsOf([
-      apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3]),
-    ]);
+    const transformed = boundsOf([apply(matrix, bbox[0], bbox[1]), apply(matrix, bbox[2], bbox[1]), apply(matrix, bbox[0], bbox[3]), apply(matrix, bbox[2], bbox[3])]);
     const width = transformed[2] - transformed[0];
     const height = transformed[3] - transformed[1];
     if (width <= 0 || height <= 0 || rect[2] - rect[0] <= 0 || rect[3] - rect[1] <= 0) return false;
@@ -84,4 +82,3 @@ function matrixOf(value: unknown): Matrix {
 function apply(m: Matrix, x: number, y: number): [number, number] {
   return [m[0] * x + m[2] * y + m[4], m[1] * x + m[3] * y + m[5]];
 }
-

@@ -84,10 +84,14 @@ export class PageGeometry {
   private fromDisplay(u: number, v: number): [number, number] {
     const { left, bottom, width, height } = this;
     switch (this.rotation) {
-      case 90: return [left + v, bottom + u];
-      case 180: return [left + width - u, bottom + v];
-      case 270: return [left + width - v, bottom + height - u];
-      default: return [left + u, bottom + height - v];
+      case 90:
+        return [left + v, bottom + u];
+      case 180:
+        return [left + width - u, bottom + v];
+      case 270:
+        return [left + width - v, bottom + height - u];
+      default:
+        return [left + u, bottom + height - v];
     }
   }
 }

@@ -124,16 +124,41 @@ const MARKUP_SUBTYPES: Record<MarkupType, string> = { highlight: 'Highlight', un
 
 /** webPDF's stamp icons → the standard stamp names of ISO 32000 (12.5.6.12). */
 const STAMP_NAMES: Record<string, string> = {
-  approved: 'Approved', experimental: 'Experimental', notApproved: 'NotApproved', asIs: 'AsIs', expired: 'Expired',
-  notForPublicRelease: 'NotForPublicRelease', confidential: 'Confidential', final: 'Final', sold: 'Sold',
-  departmental: 'Departmental', forComment: 'ForComment', topSecret: 'TopSecret', draft: 'Draft', forPublicRelease: 'ForPublicRelease',
+  approved: 'Approved',
+  experimental: 'Experimental',
+  notApproved: 'NotApproved',
+  asIs: 'AsIs',
+  expired: 'Expired',
+  notForPublicRelease: 'NotForPublicRelease',
+  confidential: 'Confidential',
+  final: 'Final',
+  sold: 'Sold',
+  departmental: 'Departmental',
+  forComment: 'ForComment',
+  topSecret: 'TopSecret',
+  draft: 'Draft',
+  forPublicRelease: 'ForPublicRelease',
 };
 
 /** webPDF's note icons → icon names; the first seven are the standard ones of ISO 32000 (12.5.6.4). */
 const TEXT_ICON_NAMES: Record<string, string> = {
-  comment: 'Comment', key: 'Key', note: 'Note', help: 'Help', newParagraph: 'NewParagraph', paragraph: 'Paragraph', insert: 'Insert',
-  check: 'Check', checkmark: 'Checkmark', circle: 'Circle', cross: 'Cross', crossHair: 'CrossHairs', rightArrow: 'RightArrow',
-  rightPointer: 'RightPointer', star: 'Star', upArrow: 'UpArrow', upLeftArrow: 'UpLeftArrow',
+  comment: 'Comment',
+  key: 'Key',
+  note: 'Note',
+  help: 'Help',
+  newParagraph: 'NewParagraph',
+  paragraph: 'Paragraph',
+  insert: 'Insert',
+  check: 'Check',
+  checkmark: 'Checkmark',
+  circle: 'Circle',
+  cross: 'Cross',
+  crossHair: 'CrossHairs',
+  rightArrow: 'RightArrow',
+  rightPointer: 'RightPointer',
+  star: 'Star',
+  upArrow: 'UpArrow',
+  upLeftArrow: 'UpLeftArrow',
 };
 const STANDARD_TEXT_ICONS = new Set(['comment', 'key', 'note', 'help', 'newParagraph', 'paragraph', 'insert']);
 
@@ -239,8 +264,7 @@ async function buildShape(kind: 'square' | 'circle', spec: ShapeSpec, page: Page
 async function buildLine(spec: LineSpec, page: PageContext, existing: PDFDict | undefined, field: string): Promise<Built> {
   const current = existing ? existing.lookup(PDFName.of('L')) : undefined;
   const currentPoints = current instanceof PDFArray && current.size() === 4 ? current.asArray().map((v) => (v instanceof PDFNumber ? v.asNumber() : NaN)) : undefined;
-  const fromCurrent = (i: number): Point | undefined =>
-    currentPoints && currentPoints.every(Number.isFinite) ? [currentPoints[i]!, currentPoints[i + 1]!] : undefined;
+  const fromCurrent = (i: number): Point | undefined => (currentPoints && currentPoints.every(Number.isFinite) ? [currentPoints[i]!, currentPoints[i + 1]!] : undefined);
   const start = spec.start ? page.geometry.point(spec.start) : fromCurrent(0);
   const end = spec.end ? page.geometry.point(spec.end) : fromCurrent(2);
   if (!start) throw invalid(`${field}.start`, 'required: where the line starts.');
@@ -287,7 +311,12 @@ function placedQuads(spec: AreaSpec | undefined, page: PageContext, existing: PD
     if (values.every(Number.isFinite)) {
       for (let i = 0; i < values.length; i += 8) {
         const v = values.slice(i, i + 8);
-        quads.push([[v[0]!, v[1]!], [v[2]!, v[3]!], [v[4]!, v[5]!], [v[6]!, v[7]!]]);
+        quads.push([
+          [v[0]!, v[1]!],
+          [v[2]!, v[3]!],
+          [v[4]!, v[5]!],
+          [v[6]!, v[7]!],
+        ]);
       }
       return quads;
     }
@@ -335,7 +364,7 @@ function generates(mode: AppearanceGeneration | undefined, standardIcon: boolean
 /** A custom appearance's natural size, at most half the page. */
 function naturalSize(appearance: LoadedAppearance | undefined, page: PageContext, fallback: [number, number]): [number, number] {
   if (!appearance) return fallback;
-  const limit = Math.min((page.geometry.width / 2) / appearance.naturalWidth, (page.geometry.height / 2) / appearance.naturalHeight, 1);
+  const limit = Math.min(page.geometry.width / 2 / appearance.naturalWidth, page.geometry.height / 2 / appearance.naturalHeight, 1);
   return [appearance.naturalWidth * limit, appearance.naturalHeight * limit];
 }
 
@@ -362,7 +391,10 @@ async function buildStamp(spec: StampSpec, page: PageContext, existing: PDFDict 
   const custom = spec.normalAppearance ? await loadAppearance(page.document, spec.normalAppearance) : undefined;
   const [width, height] = naturalSize(custom, page, [200, 50]);
   const rectangle = spec.position?.rectangle;
-  let rect = rectangle || !existing ? placedRectangle(sized(rectangle, width, height), page, undefined, `${field}.position.rectangle`) : placedRectangle(undefined, page, existing, `${field}.position.rectangle`);
+  let rect =
+    rectangle || !existing
+      ? placedRectangle(sized(rectangle, width, height), page, undefined, `${field}.position.rectangle`)
+      : placedRectangle(undefined, page, existing, `${field}.position.rectangle`);
   let appearance: PDFRef | undefined;
   if (custom) {
     ({ rect, ref: appearance } = await custom.draw(rect, opacityOf(spec)));
@@ -393,7 +425,10 @@ async function buildFreeText(spec: FreeTextSpec, page: PageContext, existing: PD
   const font = spec.font ?? {};
   const family = fontFamily(font.name);
   if (!family) {
-    throw unsupported(`${field}.font.name "${font.name}"`, 'free text is drawn with the standard PDF fonts: Helvetica (Arial, sans-serif), Times (Times New Roman, serif) or Courier (Courier New, monospace).');
+    throw unsupported(
+      `${field}.font.name "${font.name}"`,
+      'free text is drawn with the standard PDF fonts: Helvetica (Arial, sans-serif), Times (Times New Roman, serif) or Courier (Courier New, monospace).',
+    );
   }
   const size = Math.max(1, Math.min(1296, font.size ?? 24));
   const bold = font.bold ?? false;
@@ -402,7 +437,13 @@ async function buildFreeText(spec: FreeTextSpec, page: PageContext, existing: PD
   const justification = spec.justification ?? 'leftJustified';
   const text = spec.contents || (existing ? textOf(existing.lookup(PDFName.of('Contents'))) : undefined) || '';
   const baseFont = standardFont(family, bold, italic);
-  const cssColor = `#${textColor.map((c) => Math.round(c * 255).toString(16).padStart(2, '0')).join('')}`;
+  const cssColor = `#${textColor
+    .map((c) =>
+      Math.round(c * 255)
+        .toString(16)
+        .padStart(2, '0'),
+    )
+    .join('')}`;
   const align = justification === 'centered' ? 'center' : justification === 'rightJustified' ? 'right' : 'left';
   const { context } = page.document;
   return {
@@ -414,7 +455,16 @@ async function buildFreeText(spec: FreeTextSpec, page: PageContext, existing: PD
       Q: context.obj(justification === 'centered' ? 1 : justification === 'rightJustified' ? 2 : 0),
     },
     appearance: await freeTextAppearance(page.document, page.fonts, {
-      rect, text, family, bold, italic, size, textColor, frameColor: rgb(spec.color, '#4800FF'), justification, opacity: opacityOf(spec),
+      rect,
+      text,
+      family,
+      bold,
+      italic,
+      size,
+      textColor,
+      frameColor: rgb(spec.color, '#4800FF'),
+      justification,
+      opacity: opacityOf(spec),
     }),
   };
 }

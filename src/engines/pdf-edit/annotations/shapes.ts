@@ -37,13 +37,7 @@ export function shapeContent(shape: 'square' | 'circle', rect: Box, mode: DrawMo
 
 export function lineContent(start: Point, end: Point, stroke: Color, border: StrokeStyle): string {
   if (border.width <= 0) return '';
-  return [
-    strokeColor(stroke),
-    `${n(border.width)} w`,
-    '1 J',
-    dashPattern(border.style, border.dash, border.gap),
-    `${n(start[0])} ${n(start[1])} m ${n(end[0])} ${n(end[1])} l S`,
-  ].join('\n') + '\n';
+  return [strokeColor(stroke), `${n(border.width)} w`, '1 J', dashPattern(border.style, border.dash, border.gap), `${n(start[0])} ${n(start[1])} m ${n(end[0])} ${n(end[1])} l S`].join('\n') + '\n';
 }
 
 const sub = (a: Point, b: Point): Point => [a[0] - b[0], a[1] - b[1]];

@@ -27,13 +27,7 @@ export function removeBox(document: PDFDocument, pageNumbers: readonly number[],
  * Sets a page box of the selected pages to a rectangle given from the lower-left corner of the
  * page's MediaBox (points). A new MediaBox moves the page's origin with it.
  */
-export function resizeBox(
-  document: PDFDocument,
-  pageNumbers: readonly number[],
-  box: PageBox,
-  rect: { x: number; y: number; width: number; height: number },
-  member: string,
-): void {
+export function resizeBox(document: PDFDocument, pageNumbers: readonly number[], box: PageBox, rect: { x: number; y: number; width: number; height: number }, member: string): void {
   if (!(rect.width > 0 && rect.height > 0)) throw new PdfContentError('invalidOptions', 'width and height must be greater than 0.', { member });
   const pages = document.getPages();
   const key = PDFName.of(KEYS[box]);

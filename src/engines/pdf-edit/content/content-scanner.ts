@@ -195,11 +195,7 @@ export type Range = [start: number, end: number];
  * and `Do` calls of XObjects `matchesXObject` accepts outside such blocks. Nested matches are
  * covered by the outer block. Unbalanced blocks (no EMC) are left alone.
  */
-export function findBlocks(
-  operations: readonly ContentOperation[],
-  matches: (tag: string, properties: Operand | undefined) => boolean,
-  matchesXObject: (name: string) => boolean,
-): Range[] {
+export function findBlocks(operations: readonly ContentOperation[], matches: (tag: string, properties: Operand | undefined) => boolean, matchesXObject: (name: string) => boolean): Range[] {
   const ranges: Range[] = [];
   const open: { start: number; matched: boolean }[] = [];
   let insideMatch = 0;

@@ -43,7 +43,9 @@ export async function locateFont(request: FontRequest, codePoints: ReadonlySet<n
   const wanted = request.family.trim().toLowerCase();
   const sameFamily = candidates.filter((c) => c.family.toLowerCase() === wanted);
   if (sameFamily.length > 0 && sameFamily.every((c) => c.format !== 'TrueType')) {
-    throw new PdfContentError('unsupported', `the font "${sameFamily[0]!.family}" is installed only with CFF outlines (OpenType .otf), which cannot be embedded; choose a TrueType font.`, { member: 'name' });
+    throw new PdfContentError('unsupported', `the font "${sameFamily[0]!.family}" is installed only with CFF outlines (OpenType .otf), which cannot be embedded; choose a TrueType font.`, {
+      member: 'name',
+    });
   }
   let tried = 0;
   for (const candidate of candidates) {
@@ -54,7 +56,10 @@ export async function locateFont(request: FontRequest, codePoints: ReadonlySet<n
     if (![...codePoints].every((cp) => font.glyphFor(cp) !== 0)) continue;
     return { font, family: candidate.family, bold: candidate.weight >= 180, italic: candidate.slant >= 100 };
   }
-  const missing = [...codePoints].filter((cp) => cp > 0x7e).slice(0, 10).map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
+  const missing = [...codePoints]
+    .filter((cp) => cp > 0x7e)
+    .slice(0, 10)
+    .map((cp) => `U+${cp.toString(16).toUpperCase().padStart(4, '0')}`);
   throw new PdfContentError(
     'unsupported',
     `no installed TrueType font has glyphs for every character of the text${missing.length ? ` (e.g. ${missing.join(', ')})` : ''}; fonts with CFF outlines (OpenType .otf) cannot be embedded.`,

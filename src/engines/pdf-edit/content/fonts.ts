@@ -74,7 +74,10 @@ export async function loadTextFont(document: PDFDocument, choice: FontChoice, te
   for (const text of texts) for (const char of text) codePoints.add(char.codePointAt(0)!);
   for (const cp of codePoints) {
     if (needsShaping(cp)) {
-      throw new PdfContentError('unsupported', `the text contains U+${cp.toString(16).toUpperCase().padStart(4, '0')}, a script that needs text shaping or right-to-left layout, which this server does not do.`);
+      throw new PdfContentError(
+        'unsupported',
+        `the text contains U+${cp.toString(16).toUpperCase().padStart(4, '0')}, a script that needs text shaping or right-to-left layout, which this server does not do.`,
+      );
     }
   }
   const requested = choice.name.trim() || 'Helvetica';
@@ -100,15 +103,18 @@ export async function loadTextFont(document: PDFDocument, choice: FontChoice, te
 function standardFont(document: PDFDocument, face: FontNames, synthetic: { bold: boolean; italic: boolean }): TextFont {
   const metrics = Font.load(face);
   const encoding = face === FontNames.Symbol ? Encodings.Symbol : face === FontNames.ZapfDingbats ? Encodings.ZapfDingbats : Encodings.WinAnsi;
-  const ref = document.context.register(
-    document.context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: face, ...(encoding === Encodings.WinAnsi ? { Encoding: 'WinAnsiEncoding' } : {}) }),
-  );
+  const ref = document.context.register(document.context.obj({ Type: 'Font', Subtype: 'Type1', BaseFont: face, ...(encoding === Encodings.WinAnsi ? { Encoding: 'WinAnsiEncoding' } : {}) }));
   const codes = (text: string) => [...text].map((char) => encoding.encodeUnicodeCodePoint(char.codePointAt(0)!));
   const [, bboxBottom, , bboxTop] = metrics.FontBBox;
   return {
     ref,
     name: face,
-    encode: (text) => PDFHexString.of(codes(text).map((c) => c.code.toString(16).padStart(2, '0')).join('')).toString(),
+    encode: (text) =>
+      PDFHexString.of(
+        codes(text)
+          .map((c) => c.code.toString(16).padStart(2, '0'))
+          .join(''),
+      ).toString(),
     widthOf: (text, size) => (codes(text).reduce((sum, c) => sum + (metrics.getWidthOfGlyph(c.name) ?? 0), 0) * size) / 1000,
     ascent: (metrics.Ascender ?? bboxTop) / 1000,
     descent: (metrics.Descender ?? bboxBottom) / 1000,
@@ -129,7 +135,10 @@ function embeddedFont(document: PDFDocument, font: TrueTypeFont, family: string,
     ref,
     name: family,
     // A glyph outside the subset (text not announced to loadTextFont) shows as .notdef.
-    encode: (text) => `<${glyphsOf(text).map((g) => (codes.get(g) ?? 0).toString(16).padStart(4, '0')).join('')}>`,
+    encode: (text) =>
+      `<${glyphsOf(text)
+        .map((g) => (codes.get(g) ?? 0).toString(16).padStart(4, '0'))
+        .join('')}>`,
     widthOf: (text, size) => glyphsOf(text).reduce((sum, g) => sum + font.advance(g), 0) * scale * size,
     ascent: font.ascent * scale,
     descent: Math.min(font.descent, 0) * scale,
@@ -158,4 +167,3 @@ function needsShaping(cp: number): boolean {
     (cp >= 0x1e800 && cp <= 0x1efff)
   );
 }
-

@@ -31,11 +31,7 @@ export function pageFrame(page: PDFPage): PageFrame {
   const w = urx - llx;
   const h = ury - lly;
   // Derived from turning the unrotated page clockwise by /Rotate and moving it back to the origin.
-  const toUser: Matrix =
-    rotation === 0 ? [1, 0, 0, 1, llx, lly]
-    : rotation === 90 ? [0, 1, -1, 0, llx + w, lly]
-    : rotation === 180 ? [-1, 0, 0, -1, llx + w, lly + h]
-    : [0, -1, 1, 0, llx, lly + h];
+  const toUser: Matrix = rotation === 0 ? [1, 0, 0, 1, llx, lly] : rotation === 90 ? [0, 1, -1, 0, llx + w, lly] : rotation === 180 ? [-1, 0, 0, -1, llx + w, lly + h] : [0, -1, 1, 0, llx, lly + h];
   const turned = rotation === 90 || rotation === 270;
   return { width: turned ? h : w, height: turned ? w : h, rotation, visible, toUser };
 }
@@ -59,17 +55,7 @@ function intersect(a: Box, b: Box): Box {
 }
 
 /** `Operation_WatermarkPositionMode` / `Operation_BackgroundPositionMode`. */
-export type Anchor =
-  | 'custom'
-  | 'top_left'
-  | 'top_center'
-  | 'top_right'
-  | 'center_left'
-  | 'center_center'
-  | 'center_right'
-  | 'bottom_left'
-  | 'bottom_center'
-  | 'bottom_right';
+export type Anchor = 'custom' | 'top_left' | 'top_center' | 'top_right' | 'center_left' | 'center_center' | 'center_right' | 'bottom_left' | 'bottom_center' | 'bottom_right';
 
 export interface Placement {
   /** Size of the content in its own space (a form's BBox from 0,0). */
@@ -99,14 +85,8 @@ export function placementMatrix(p: Placement): Matrix {
   const boundsW = Math.abs(p.width * cos) + Math.abs(p.height * sin);
   const boundsH = Math.abs(p.width * sin) + Math.abs(p.height * cos);
   const [horizontal, vertical] = anchorParts(p.anchor);
-  const cx =
-    horizontal === 'left' ? p.x + boundsW / 2
-    : horizontal === 'right' ? p.areaWidth - p.x - boundsW / 2
-    : p.areaWidth / 2 + p.x;
-  const cy =
-    vertical === 'top' ? p.areaHeight - p.y - boundsH / 2
-    : vertical === 'bottom' ? p.y + boundsH / 2
-    : p.areaHeight / 2 - p.y;
+  const cx = horizontal === 'left' ? p.x + boundsW / 2 : horizontal === 'right' ? p.areaWidth - p.x - boundsW / 2 : p.areaWidth / 2 + p.x;
+  const cy = vertical === 'top' ? p.areaHeight - p.y - boundsH / 2 : vertical === 'bottom' ? p.y + boundsH / 2 : p.areaHeight / 2 - p.y;
   const sx = p.naturalWidth > 0 ? p.width / p.naturalWidth : 1;
   const sy = p.naturalHeight > 0 ? p.height / p.naturalHeight : 1;
   // Centre the content on the origin, scale, turn clockwise (negative in PDF's y-up space), move.
@@ -128,11 +108,7 @@ function anchorParts(anchor: Anchor): ['left' | 'center' | 'right', 'top' | 'cen
  * and a scale in percent (0 = 100): forcing one side scales the other along; forcing both keeps the
  * aspect ratio inside that area when `aspectRatio`, else stretches.
  */
-export function drawnSize(
-  natural: { width: number; height: number },
-  forced: { width: number; height: number; aspectRatio: boolean },
-  scalePercent: number,
-): { width: number; height: number } {
+export function drawnSize(natural: { width: number; height: number }, forced: { width: number; height: number; aspectRatio: boolean }, scalePercent: number): { width: number; height: number } {
   const { width: nw, height: nh } = natural;
   if (forced.width > 0 && forced.height > 0) {
     if (!forced.aspectRatio) return { width: forced.width, height: forced.height };

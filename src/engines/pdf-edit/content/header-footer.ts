@@ -46,7 +46,9 @@ export async function addHeaderFooter(document: PDFDocument, spec: HeaderFooterS
   const existing = findArtifacts(document, KINDS);
   if (existing >= 0) {
     if (!spec.replaceExisting) {
-      throw new PdfContentError('invalidOptions', `page ${existing + 1} has a header or footer already; set replaceExisting to replace them.`, { member: 'headerFooter.add.headerFooterContent.replaceExisting' });
+      throw new PdfContentError('invalidOptions', `page ${existing + 1} has a header or footer already; set replaceExisting to replace them.`, {
+        member: 'headerFooter.add.headerFooterContent.replaceExisting',
+      });
     }
     removed = removeArtifacts(document, KINDS);
   }
@@ -89,22 +91,19 @@ export async function addHeaderFooter(document: PDFDocument, spec: HeaderFooterS
         lines.forEach((line, i) => {
           if (line === '') return;
           const width = font.widthOf(line, size);
-          const x =
-            slot === 'left' ? margin.left
-            : slot === 'right' ? frame.width - margin.right - width
-            : margin.left + (frame.width - margin.left - margin.right - width) / 2;
+          const x = slot === 'left' ? margin.left : slot === 'right' ? frame.width - margin.right - width : margin.left + (frame.width - margin.left - margin.right - width) / 2;
           // Headers hang from the top margin; footers stand on the bottom margin.
-          const y =
-            place === 'top'
-              ? frame.height - margin.top - font.ascent * size - i * lineHeight
-              : margin.bottom - font.descent * size + (lines.length - 1 - i) * lineHeight;
+          const y = place === 'top' ? frame.height - margin.top - font.ascent * size - i * lineHeight : margin.bottom - font.descent * size + (lines.length - 1 - i) * lineHeight;
           operators.push(textOperators(style, line, x, y));
         });
       }
       return operators.join('\n');
     };
     let content = '';
-    for (const [kind, slots, place] of [['Header', header, 'top'], ['Footer', footer, 'bottom']] as const) {
+    for (const [kind, slots, place] of [
+      ['Header', header, 'top'],
+      ['Footer', footer, 'bottom'],
+    ] as const) {
       const operators = slotOperators(slots, place);
       if (!operators) continue;
       // Drawn in the page's displayed coordinates; the form's matrix is the page's rotation.

@@ -64,7 +64,10 @@ export function dropGroups(document: PDFDocument, groups: ReadonlySet<PDFRef>): 
     }
   };
   prune(context.lookupMaybe(properties.get(PDFName.of('OCGs')), PDFArray));
-  const configurations = [context.lookupMaybe(properties.get(PDFName.of('D')), PDFDict), ...(context.lookupMaybe(properties.get(PDFName.of('Configs')), PDFArray)?.asArray() ?? []).map((c) => context.lookupMaybe(c, PDFDict))];
+  const configurations = [
+    context.lookupMaybe(properties.get(PDFName.of('D')), PDFDict),
+    ...(context.lookupMaybe(properties.get(PDFName.of('Configs')), PDFArray)?.asArray() ?? []).map((c) => context.lookupMaybe(c, PDFDict)),
+  ];
   for (const configuration of configurations) {
     if (!configuration) continue;
     for (const key of ['ON', 'OFF', 'Order', 'AS', 'Locked', 'RBGroups']) prune(context.lookupMaybe(configuration.get(PDFName.of(key)), PDFArray));

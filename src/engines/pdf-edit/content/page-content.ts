@@ -1,16 +1,4 @@
-import {
-  PDFArray,
-  PDFContentStream,
-  PDFDict,
-  PDFName,
-  PDFRawStream,
-  type PDFRef,
-  PDFStream,
-  type PDFContext,
-  type PDFDocument,
-  type PDFObject,
-  type PDFPage,
-} from '@cantoo/pdf-lib';
+import { PDFArray, PDFContentStream, PDFDict, PDFName, PDFRawStream, type PDFRef, PDFStream, type PDFContext, type PDFDocument, type PDFObject, type PDFPage } from '@cantoo/pdf-lib';
 import { decodeBounded } from '../stream-bounds.js';
 import { PdfContentError } from './errors.js';
 
@@ -115,4 +103,3 @@ export function addResource(resources: PDFDict, category: string, prefix: string
   dict.set(PDFName.of(`${prefix}${n}`), ref);
   return `${prefix}${n}`;
 }
-

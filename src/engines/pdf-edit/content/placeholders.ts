@@ -21,9 +21,7 @@ export function expandPlaceholders(text: string, values: PlaceholderValues): str
   return text.replace(/<<([^<>]*)>>/g, (whole, inner: string) => {
     if (DATE_TOKEN.test(inner)) return formatDate(inner, values.date);
     if (/\d/.test(inner)) {
-      return inner
-        .replace(/\d+/, String(values.page))
-        .replace(/(^|[\s/()[\]{}<>%])n(?=$|[\s/()[\]{}<>%])/g, (_, before: string) => `${before}${values.pageCount}`);
+      return inner.replace(/\d+/, String(values.page)).replace(/(^|[\s/()[\]{}<>%])n(?=$|[\s/()[\]{}<>%])/g, (_, before: string) => `${before}${values.pageCount}`);
     }
     return whole;
   });

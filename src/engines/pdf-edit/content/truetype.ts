@@ -67,7 +67,7 @@ function parse(create: typeof import('fontkit').create, data: Buffer, index: num
   if (os2) {
     // Restricted-licence or bitmap-only fonts may not be embedded as outlines.
     const { noEmbedding, viewOnly, editable, bitmapOnly } = os2.fsType;
-    if ((noEmbedding && !viewOnly && !editable) || bitmapOnly) throw new PdfContentError('unsupported', 'the font\'s licence does not allow embedding it');
+    if ((noEmbedding && !viewOnly && !editable) || bitmapOnly) throw new PdfContentError('unsupported', "the font's licence does not allow embedding it");
     ascent = os2.typoAscender;
     descent = os2.typoDescender;
     if (os2.version >= 2) capHeight = os2.capHeight;

@@ -1,15 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { asArray, asDict, isRef, type QDict, type QValue } from '../../pdf/qpdf-json.js';
 import type { EditContext } from './document-info.js';
-import {
-  addFileSpec,
-  readEmbeddedFiles,
-  readPageAttachments,
-  writeEmbeddedFiles,
-  type DocumentAttachment,
-  type NewEmbeddedFile,
-  type PageAttachment,
-} from './embedded-files.js';
+import { addFileSpec, readEmbeddedFiles, readPageAttachments, writeEmbeddedFiles, type DocumentAttachment, type NewEmbeddedFile, type PageAttachment } from './embedded-files.js';
 import { DocumentEditError } from './errors.js';
 import { readPages, type PageInfo } from './page-tree.js';
 import { PdfObjects, type PdfUpdate } from './pdf-objects.js';
@@ -167,10 +159,14 @@ function toPdfSpace(page: PageInfo, placement: AnnotationPlacement, x: number, y
   const [llx, lly, urx, ury] = page.box;
   if (!placement.fromTop) return [llx + x, lly + y];
   switch (page.rotate) {
-    case 90: return [llx + y, lly + x];
-    case 180: return [urx - x, lly + y];
-    case 270: return [urx - y, ury - x];
-    default: return [llx + x, ury - y];
+    case 90:
+      return [llx + y, lly + x];
+    case 180:
+      return [urx - x, lly + y];
+    case 270:
+      return [urx - y, ury - x];
+    default:
+      return [llx + x, ury - y];
   }
 }
 
@@ -210,7 +206,10 @@ export async function extractAttachments(input: string, selections: readonly Att
     }
   }
   const withData = chosen.filter((attachment) => attachment.stream !== undefined);
-  const files = await objects.streamsToFiles(withData.map((attachment) => attachment.stream!), prefix);
+  const files = await objects.streamsToFiles(
+    withData.map((attachment) => attachment.stream!),
+    prefix,
+  );
   return withData.flatMap((attachment) => {
     const data = files.get(attachment.stream!);
     if (!data) return [];

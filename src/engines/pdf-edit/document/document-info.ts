@@ -56,9 +56,12 @@ export async function editDescription(input: string, output: string, edit: Descr
 
 function infoValue(value: InfoValue): string {
   switch (value.kind) {
-    case 'text': return text(value.text);
-    case 'date': return text(pdfDate(value.date));
-    case 'name': return name(value.name);
+    case 'text':
+      return text(value.text);
+    case 'date':
+      return text(pdfDate(value.date));
+    case 'name':
+      return name(value.name);
   }
 }
 
@@ -101,15 +104,27 @@ function applyToXmp(packet: XmpPacket, key: string, value: InfoValue | undefined
       if (packet.propertyElements(NS.dc, 'subject').length > 0) {
         if (plain === undefined) packet.removeProperty(NS.dc, 'subject');
         else {
-          const items = plain.split(/[,;]/).map((k) => k.trim()).filter((k) => k !== '').map((k) => ({ kind: 'simple' as const, text: k }));
+          const items = plain
+            .split(/[,;]/)
+            .map((k) => k.trim())
+            .filter((k) => k !== '')
+            .map((k) => ({ kind: 'simple' as const, text: k }));
           packet.setProperty(NS.dc, 'dc', 'subject', { kind: 'array', container: 'Bag', items });
         }
       }
       return;
-    case 'Creator': simple(NS.xmp, 'xmp', 'CreatorTool'); return;
-    case 'Producer': simple(NS.pdf, 'pdf', 'Producer'); return;
-    case 'Trapped': simple(NS.pdf, 'pdf', 'Trapped'); return;
-    case 'CreationDate': simple(NS.xmp, 'xmp', 'CreateDate'); return;
+    case 'Creator':
+      simple(NS.xmp, 'xmp', 'CreatorTool');
+      return;
+    case 'Producer':
+      simple(NS.pdf, 'pdf', 'Producer');
+      return;
+    case 'Trapped':
+      simple(NS.pdf, 'pdf', 'Trapped');
+      return;
+    case 'CreationDate':
+      simple(NS.xmp, 'xmp', 'CreateDate');
+      return;
     case 'ModDate':
       simple(NS.xmp, 'xmp', 'ModifyDate');
       simple(NS.xmp, 'xmp', 'MetadataDate');

@@ -298,7 +298,12 @@ export async function editPortfolio(input: string, output: string, edit: Portfol
 
   if (model.hasFolders) collection['/Folders'] = writeFolders(update, model);
   catalog['/Collection'] = collection;
-  writeEmbeddedFiles(update, catalog, tree, model.files.map((file) => ({ key: file.key, value: file.filespec })));
+  writeEmbeddedFiles(
+    update,
+    catalog,
+    tree,
+    model.files.map((file) => ({ key: file.key, value: file.filespec })),
+  );
   update.set(catalogRef, catalog);
 
   // A document without pages (toolbox/new) gets a cover sheet: a PDF must have a page.
@@ -355,9 +360,7 @@ function applySort(collection: QDict, schema: QDict, criteria: readonly SortCrit
   for (const criterion of criteria) {
     const wanted = SORT_FIELDS[criterion.key];
     // "order" is Quire's own number field; the others are found by their predefined subtype.
-    let key = Object.keys(schema).find((k) =>
-      k !== '/Type' && (criterion.key === 'order' ? k === `/${wanted.key}` : asName(asDict(schema[k])?.['/Subtype']) === wanted.subtype),
-    );
+    let key = Object.keys(schema).find((k) => k !== '/Type' && (criterion.key === 'order' ? k === `/${wanted.key}` : asName(asDict(schema[k])?.['/Subtype']) === wanted.subtype));
     if (!key) {
       key = `/${wanted.key}`;
       schema[key] = { '/Type': '/CollectionField', '/Subtype': `/${wanted.subtype}`, '/N': text(wanted.label), '/O': nextOrder(schema), '/V': true };
@@ -426,8 +429,12 @@ export async function extractPortfolio(input: string, selections: readonly Portf
   const { objects, model } = await readPortfolio(input, context, true);
   const chosen = selections.length === 0 ? [...model.files] : [...new Set(selections.flatMap((s, i) => model.select(s, `extract.selection[${i}]`)))];
   const withData = chosen.filter((file) => file.stream !== undefined);
-  if (withData.length === 0) throw new DocumentEditError('invalidOption', selections.length === 0 ? 'extract: the document has no embedded files' : 'extract.selection: the selected files have no embedded data');
-  const files = await objects.streamsToFiles(withData.map((file) => file.stream!), prefix);
+  if (withData.length === 0)
+    throw new DocumentEditError('invalidOption', selections.length === 0 ? 'extract: the document has no embedded files' : 'extract.selection: the selected files have no embedded data');
+  const files = await objects.streamsToFiles(
+    withData.map((file) => file.stream!),
+    prefix,
+  );
   return withData.flatMap((file) => {
     const data = files.get(file.stream!);
     return data ? [{ path: model.pathOf(file.folder), name: file.name, file: data.file }] : [];

@@ -47,7 +47,8 @@ export const XML_NS = 'http://www.w3.org/XML/1998/namespace';
 export const XMLNS_NS = 'http://www.w3.org/2000/xmlns/';
 
 const NAME_START = '[A-Za-z_:\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]';
-const NAME_CHAR = '[-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040A-Za-z_:\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]';
+const NAME_CHAR =
+  '[-.0-9\\u00B7\\u0300-\\u036F\\u203F-\\u2040A-Za-z_:\\u00C0-\\u00D6\\u00D8-\\u00F6\\u00F8-\\u02FF\\u0370-\\u037D\\u037F-\\u1FFF\\u200C-\\u200D\\u2070-\\u218F\\u2C00-\\u2FEF\\u3001-\\uD7FF\\uF900-\\uFDCF\\uFDF0-\\uFFFD]';
 const NAME = new RegExp(`^${NAME_START}${NAME_CHAR}*$`);
 const NCNAME = new RegExp(`^(?!.*:)${NAME_START}${NAME_CHAR}*$`);
 /** Characters XML 1.0 does not allow anywhere. */

@@ -1,19 +1,5 @@
 import { DocumentEditError } from './errors.js';
-import {
-  appendChild,
-  element,
-  expandedName,
-  isElement,
-  namespaceOf,
-  parseXml,
-  removeChild,
-  serializeXml,
-  textNode,
-  XmlSyntaxError,
-  type XmlDocument,
-  type XmlElement,
-  type XmlNode,
-} from './xml.js';
+import { appendChild, element, expandedName, isElement, namespaceOf, parseXml, removeChild, serializeXml, textNode, XmlSyntaxError, type XmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
 /** Namespaces of the properties Quire writes (XMP specification part 1 and 2, ISO 19005 for pdfa*). */
 export const NS = {
@@ -111,8 +97,7 @@ export class XmpPacket {
 
   /** Whether the packet binds `uri` to some prefix anywhere (used to check an xml packet names its namespace). */
   declaresNamespace(uri: string): boolean {
-    const visit = (node: XmlElement): boolean =>
-      node.attributes.some((a) => (a.name === 'xmlns' || a.name.startsWith('xmlns:')) && a.value === uri) || node.children.filter(isElement).some(visit);
+    const visit = (node: XmlElement): boolean => node.attributes.some((a) => (a.name === 'xmlns' || a.name.startsWith('xmlns:')) && a.value === uri) || node.children.filter(isElement).some(visit);
     return visit(this.document.root);
   }
 
@@ -197,10 +182,11 @@ export class XmpPacket {
     const rdfPrefix = this.rdfPrefix();
     // Every Description of a packet describes the same resource: reuse the first one's rdf:about.
     const first = this.descriptions()[0];
-    const about = first?.attributes.find((a) => {
-      const n = expandedName(first, a.name, true);
-      return n.ns === NS.rdf && n.local === 'about';
-    })?.value ?? '';
+    const about =
+      first?.attributes.find((a) => {
+        const n = expandedName(first, a.name, true);
+        return n.ns === NS.rdf && n.local === 'about';
+      })?.value ?? '';
     const created = element(`${rdfPrefix}:Description`, { [`${rdfPrefix}:about`]: about });
     appendIndented(this.rdf, created);
     this.declare(created, ns, preferredPrefix);

@@ -46,11 +46,20 @@ const RESERVED_PREFIXES = new Set(['x', 'rdf', 'xml', 'xmlns', 'pdfaExtension', 
 
 /** Namespaces PDF/A already knows (XMP 2004 predefined schemas); they need no extension schema. */
 const PREDEFINED = new Set<string>([
-  NS.dc, NS.xmp, NS.pdf,
-  'http://ns.adobe.com/xap/1.0/mm/', 'http://ns.adobe.com/xap/1.0/rights/', 'http://ns.adobe.com/xap/1.0/t/pg/',
-  'http://ns.adobe.com/xap/1.0/bj/', 'http://ns.adobe.com/xmp/Identifier/qual/1.0/', 'http://ns.adobe.com/photoshop/1.0/',
-  'http://ns.adobe.com/tiff/1.0/', 'http://ns.adobe.com/exif/1.0/', 'http://ns.adobe.com/exif/1.0/aux/',
-  'http://ns.adobe.com/camera-raw-settings/1.0/', 'http://www.aiim.org/pdfa/ns/id/',
+  NS.dc,
+  NS.xmp,
+  NS.pdf,
+  'http://ns.adobe.com/xap/1.0/mm/',
+  'http://ns.adobe.com/xap/1.0/rights/',
+  'http://ns.adobe.com/xap/1.0/t/pg/',
+  'http://ns.adobe.com/xap/1.0/bj/',
+  'http://ns.adobe.com/xmp/Identifier/qual/1.0/',
+  'http://ns.adobe.com/photoshop/1.0/',
+  'http://ns.adobe.com/tiff/1.0/',
+  'http://ns.adobe.com/exif/1.0/',
+  'http://ns.adobe.com/exif/1.0/aux/',
+  'http://ns.adobe.com/camera-raw-settings/1.0/',
+  'http://www.aiim.org/pdfa/ns/id/',
 ]);
 
 const fail = (message: string): never => {
@@ -205,45 +214,55 @@ function describeSchema(packet: XmpPacket, namespace: XmpNamespaceDefinition, pr
   const redefinedTypes = new Set(structs.map((s) => typeName(s)));
 
   const propertyItems: XmpValue[] = [
-    ...seqItems(previous, 'property').filter((li) => !redefined.has(childText(li, 'name') ?? '')).map((element) => ({ kind: 'xml' as const, element })),
-    ...properties.map((p): XmpValue => ({
-      kind: 'struct',
-      fields: [
-        { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'name', value: simple(p.name) },
-        { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'valueType', value: simple(valueType(p)) },
-        { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'category', value: simple(p.category) },
-        { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'description', value: simple(p.description) },
-      ],
-    })),
+    ...seqItems(previous, 'property')
+      .filter((li) => !redefined.has(childText(li, 'name') ?? ''))
+      .map((element) => ({ kind: 'xml' as const, element })),
+    ...properties.map(
+      (p): XmpValue => ({
+        kind: 'struct',
+        fields: [
+          { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'name', value: simple(p.name) },
+          { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'valueType', value: simple(valueType(p)) },
+          { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'category', value: simple(p.category) },
+          { ns: NS.pdfaProperty, prefix: 'pdfaProperty', name: 'description', value: simple(p.description) },
+        ],
+      }),
+    ),
   ];
   const typeItems: XmpValue[] = [
-    ...seqItems(previous, 'valueType').filter((li) => !redefinedTypes.has(childText(li, 'type') ?? '')).map((element) => ({ kind: 'xml' as const, element })),
-    ...structs.map((s): XmpValue => ({
-      kind: 'struct',
-      fields: [
-        { ns: NS.pdfaType, prefix: 'pdfaType', name: 'type', value: simple(typeName(s)) },
-        { ns: NS.pdfaType, prefix: 'pdfaType', name: 'namespaceURI', value: simple(s.struct!.uri) },
-        { ns: NS.pdfaType, prefix: 'pdfaType', name: 'prefix', value: simple(s.struct!.prefix) },
-        { ns: NS.pdfaType, prefix: 'pdfaType', name: 'description', value: simple(s.struct!.description) },
-        {
-          ns: NS.pdfaType,
-          prefix: 'pdfaType',
-          name: 'field',
-          value: {
-            kind: 'array',
-            container: 'Seq',
-            items: s.struct!.fields.map((f): XmpValue => ({
-              kind: 'struct',
-              fields: [
-                { ns: NS.pdfaField, prefix: 'pdfaField', name: 'name', value: simple(f.name) },
-                { ns: NS.pdfaField, prefix: 'pdfaField', name: 'valueType', value: simple(valueType(f)) },
-                { ns: NS.pdfaField, prefix: 'pdfaField', name: 'description', value: simple(f.description) },
-              ],
-            })),
+    ...seqItems(previous, 'valueType')
+      .filter((li) => !redefinedTypes.has(childText(li, 'type') ?? ''))
+      .map((element) => ({ kind: 'xml' as const, element })),
+    ...structs.map(
+      (s): XmpValue => ({
+        kind: 'struct',
+        fields: [
+          { ns: NS.pdfaType, prefix: 'pdfaType', name: 'type', value: simple(typeName(s)) },
+          { ns: NS.pdfaType, prefix: 'pdfaType', name: 'namespaceURI', value: simple(s.struct!.uri) },
+          { ns: NS.pdfaType, prefix: 'pdfaType', name: 'prefix', value: simple(s.struct!.prefix) },
+          { ns: NS.pdfaType, prefix: 'pdfaType', name: 'description', value: simple(s.struct!.description) },
+          {
+            ns: NS.pdfaType,
+            prefix: 'pdfaType',
+            name: 'field',
+            value: {
+              kind: 'array',
+              container: 'Seq',
+              items: s.struct!.fields.map(
+                (f): XmpValue => ({
+                  kind: 'struct',
+                  fields: [
+                    { ns: NS.pdfaField, prefix: 'pdfaField', name: 'name', value: simple(f.name) },
+                    { ns: NS.pdfaField, prefix: 'pdfaField', name: 'valueType', value: simple(valueType(f)) },
+                    { ns: NS.pdfaField, prefix: 'pdfaField', name: 'description', value: simple(f.description) },
+                  ],
+                }),
+              ),
+            },
           },
-        },
-      ],
-    })),
+        ],
+      }),
+    ),
   ];
   const schemaFields: XmpField[] = [
     schemaField('schema', simple(namespace.name || namespace.prefix)),

@@ -181,9 +181,7 @@ export function writeFormData(format: FormsFormat, fields: readonly FieldOutput[
     case 'xml':
       return Buffer.from(`${XML_DECLARATION}${buildXml([xmlElement('fields', { 'xmlns:xfdf': XFDF_TRANSITION }, xmlElements(tree(fields)))])}\n`, 'utf8');
     case 'xdp': {
-      const datasets = xmlElement('xfa:datasets', { 'xmlns:xfa': 'http://www.xfa.org/schema/xfa-data/1.0/' }, [
-        xmlElement('xfa:data', { 'xmlns:xfdf': XFDF_TRANSITION }, xmlElements(tree(fields))),
-      ]);
+      const datasets = xmlElement('xfa:datasets', { 'xmlns:xfa': 'http://www.xfa.org/schema/xfa-data/1.0/' }, [xmlElement('xfa:data', { 'xmlns:xfdf': XFDF_TRANSITION }, xmlElements(tree(fields)))]);
       const pdf = fileName ? [xmlElement('pdf', { xmlns: 'http://ns.adobe.com/xdp/pdf/', href: fileName })] : [];
       return Buffer.from(`${XML_DECLARATION}${buildXml([xmlElement('xdp:xdp', { 'xmlns:xdp': 'http://ns.adobe.com/xdp/' }, [datasets, ...pdf])])}\n`, 'utf8');
     }

@@ -24,7 +24,7 @@ export function flattenForm(document: PDFDocument, form: PDFForm | undefined, fi
         if (!hasVisibleValue(formField)) continue;
         throw unsupported(
           `${field}: field "${formField.getName()}"`,
-          'its value has characters the server\'s fonts (WinAnsi) cannot draw; flattening would show them wrongly. Flatten in a viewer, or change the value.',
+          "its value has characters the server's fonts (WinAnsi) cannot draw; flattening would show them wrongly. Flatten in a viewer, or change the value.",
         );
       }
       formField.defaultUpdateAppearances(font);

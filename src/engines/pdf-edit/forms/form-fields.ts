@@ -1,16 +1,4 @@
-import {
-  PDFButton,
-  PDFCheckBox,
-  PDFDropdown,
-  PDFName,
-  PDFOptionList,
-  PDFRadioGroup,
-  PDFSignature,
-  PDFTextField,
-  type PDFDocument,
-  type PDFField,
-  type PDFForm,
-} from '@cantoo/pdf-lib';
+import { PDFButton, PDFCheckBox, PDFDropdown, PDFName, PDFOptionList, PDFRadioGroup, PDFSignature, PDFTextField, type PDFDocument, type PDFField, type PDFForm } from '@cantoo/pdf-lib';
 import { invalid, unsupported } from '../annotations/errors.js';
 import { arrayOf, dictOf, textOf } from '../annotations/pdf-values.js';
 import type { FieldData, FieldOutput } from './data-formats.js';
@@ -115,10 +103,18 @@ export function applyFieldData(form: PDFForm, data: readonly FieldData[], field:
     const names = fields.map((f) => f.getName());
     throw invalid(
       field,
-      `the form has no field ${unknown.slice(0, 5).map((n) => `"${n}"`).join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}; its fields are ${names.slice(0, 20).map((n) => `"${n}"`).join(', ') || 'none'}.`,
+      `the form has no field ${unknown
+        .slice(0, 5)
+        .map((n) => `"${n}"`)
+        .join(', ')}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ''}; its fields are ${
+        names
+          .slice(0, 20)
+          .map((n) => `"${n}"`)
+          .join(', ') || 'none'
+      }.`,
     );
   }
-  if (changed.size === 0) throw invalid(field, 'the data names none of the form\'s fields.');
+  if (changed.size === 0) throw invalid(field, "the data names none of the form's fields.");
   const undrawn = updateAppearances(form, [...changed]);
   return { changed: [...changed], undrawn };
 }

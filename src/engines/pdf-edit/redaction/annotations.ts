@@ -80,4 +80,3 @@ function removeField(context: PDFContext, catalog: PDFDict, node: PDFDict, depth
   const form = dictValue(context, catalog.get(N('AcroForm')));
   removeFrom(context, arrayValue(context, form?.get(N('Fields'))), node);
 }
-

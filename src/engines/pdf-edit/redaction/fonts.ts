@@ -249,7 +249,10 @@ function cidWidths(context: PDFContext, w: PDFArray | undefined): Map<number, nu
 export function splitCodes(bytes: Uint8Array, ranges: readonly CodespaceRange[]): CharCode[] {
   const out: CharCode[] = [];
   // reduce, not Math.min(...): a CMap may list more codespace ranges than a call takes arguments.
-  const shortest = Math.max(1, ranges.reduce((a, r) => Math.min(a, r.length), Number.POSITIVE_INFINITY));
+  const shortest = Math.max(
+    1,
+    ranges.reduce((a, r) => Math.min(a, r.length), Number.POSITIVE_INFINITY),
+  );
   let p = 0;
   while (p < bytes.length) {
     let matched = 0;

@@ -17,11 +17,7 @@ import { decodeStream, deflate, StreamDecodeError } from './stream-codec.js';
  * rewritten as Flate; baseline JPEG (grey or RGB) is decoded and re-encoded as JPEG. JPEG 2000, JBIG2,
  * CCITT and CMYK JPEG images cannot be edited here: the page is rasterised instead (blacken.ts).
  */
-export type ImageOutcome =
-  | { kind: 'keep' }
-  | { kind: 'remove' }
-  | { kind: 'replace'; ref: PDFRef }
-  | { kind: 'unsupported'; reason: string };
+export type ImageOutcome = { kind: 'keep' } | { kind: 'remove' } | { kind: 'replace'; ref: PDFRef } | { kind: 'unsupported'; reason: string };
 
 interface PixelRect {
   x0: number;
@@ -118,7 +114,7 @@ async function clearSamples(context: PDFContext, image: PDFStream, rects: readon
   for (const key of ['Filter', 'DecodeParms', 'DP', 'DL', 'Length', 'Metadata', 'Alternates', 'OPI', 'SMask', 'Mask']) copy.delete(N(key));
 
   if (remaining.length === 0) {
-    const bpc = isStencil ? 1 : numberValue(context, dict.get(N('BitsPerComponent'))) ?? 8;
+    const bpc = isStencil ? 1 : (numberValue(context, dict.get(N('BitsPerComponent'))) ?? 8);
     const components = isStencil ? 1 : componentsOf(context, dict.get(N('ColorSpace')));
     if (components === undefined) throw new UnsupportedImage('an image in a colour space that cannot be edited');
     if (![1, 2, 4, 8, 16].includes(bpc)) throw new UnsupportedImage(`an image with ${bpc} bits per component`);
@@ -135,7 +131,9 @@ async function clearSamples(context: PDFContext, image: PDFStream, rects: readon
   if (codec !== 'DCTDecode' || remaining.length > 1) throw new UnsupportedImage(`an image compressed with ${remaining.map((r) => r.name).join('+')}`);
   const sharp = await loadSharp();
   // CMYK (and YCCK) JPEGs would come back converted to sRGB; a /Decode array would no longer fit.
-  const meta = await sharp(data, decodeOptions(width * height + 1)).metadata().catch(() => undefined);
+  const meta = await sharp(data, decodeOptions(width * height + 1))
+    .metadata()
+    .catch(() => undefined);
   if (!meta || (meta.channels !== 1 && meta.channels !== 3) || meta.space === 'cmyk' || decodeArray) {
     throw new UnsupportedImage(`a ${meta?.space === 'cmyk' || meta?.channels === 4 ? 'CMYK ' : ''}JPEG image that cannot be re-encoded as it was`);
   }

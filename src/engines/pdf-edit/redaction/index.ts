@@ -39,7 +39,11 @@ export async function redactPdf(input: string, output: string, job: RedactJob, e
     sanitize(document, job.sanitize);
     const pages = job.sanitize.pages;
     if (pages && pages.pageIndexes.length > 0) {
-      await rasterizePages(document, pages.pageIndexes.map((pageIndex) => ({ pageIndex, dpi: pages.dpi, boxes: [] })), env);
+      await rasterizePages(
+        document,
+        pages.pageIndexes.map((pageIndex) => ({ pageIndex, dpi: pages.dpi, boxes: [] })),
+        env,
+      );
       report.rasterizedForSanitize = pages.pageIndexes.map((index) => index + 1);
     }
   }

@@ -83,10 +83,11 @@ export function layerVisibility(context: PDFContext, catalog: PDFDict): (group: 
   const listed = (key: string): Set<PDFDict> => {
     const out = new Set<PDFDict>();
     const array = resolve(context, config?.get(N(key)));
-    if (array instanceof PDFArray) for (let i = 0; i < array.size(); i++) {
-      const group = dictValue(context, array.get(i));
-      if (group) out.add(group);
-    }
+    if (array instanceof PDFArray)
+      for (let i = 0; i < array.size(); i++) {
+        const group = dictValue(context, array.get(i));
+        if (group) out.add(group);
+      }
     return out;
   };
   const on = listed('ON');
@@ -112,10 +113,11 @@ export function layerVisibility(context: PDFContext, catalog: PDFDict): (group: 
     const members = resolve(context, group.get(N('OCGs')));
     const states: boolean[] = [];
     if (members instanceof PDFDict) states.push(groupOn(members));
-    else if (members instanceof PDFArray) for (let i = 0; i < members.size(); i++) {
-      const member = dictValue(context, members.get(i));
-      if (member) states.push(groupOn(member));
-    }
+    else if (members instanceof PDFArray)
+      for (let i = 0; i < members.size(); i++) {
+        const member = dictValue(context, members.get(i));
+        if (member) states.push(groupOn(member));
+      }
     if (states.length === 0) return true;
     switch (nameValue(context, group.get(N('P')))) {
       case 'AllOn':

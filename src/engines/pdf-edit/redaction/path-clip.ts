@@ -133,7 +133,7 @@ function clipByHalfPlane(polygon: Point[], plane: HalfPlane): Point[] {
     const dp = plane(p);
     const dq = plane(q);
     if (dp >= 0) out.push(p);
-    if ((dp >= 0) !== (dq >= 0)) {
+    if (dp >= 0 !== dq >= 0) {
       const t = dp / (dp - dq);
       out.push([p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])]);
     }
@@ -238,12 +238,24 @@ export function clipPath(subpaths: readonly Subpath[], ctm: Matrix, inverse: Mat
           return box && overlapsStrictly(box, [area]) ? subtractRect(piece, area) : [piece];
         });
       }
-      for (const piece of pieces) parts.push(`${back(piece[0]!)} m ${piece.slice(1).map((p) => `${back(p)} l`).join(' ')} h`);
+      for (const piece of pieces)
+        parts.push(
+          `${back(piece[0]!)} m ${piece
+            .slice(1)
+            .map((p) => `${back(p)} l`)
+            .join(' ')} h`,
+        );
     } else {
       const line = mapped[index]!.closed ? [...points, points[0]!] : points;
       let open: Point[] = [];
       const flush = (): void => {
-        if (open.length >= 2) parts.push(`${back(open[0]!)} m ${open.slice(1).map((p) => `${back(p)} l`).join(' ')}`);
+        if (open.length >= 2)
+          parts.push(
+            `${back(open[0]!)} m ${open
+              .slice(1)
+              .map((p) => `${back(p)} l`)
+              .join(' ')}`,
+          );
         open = [];
       };
       if (line.length === 1) line.push(line[0]!);

@@ -28,7 +28,12 @@ export function redactionMarks(context: PDFContext, page: PDFDict): RedactionMar
     if (quads && quads.length >= 8 && quads.every(Number.isFinite)) {
       for (let i = 0; i + 8 <= quads.length; i += 8) {
         const q = quads.slice(i, i + 8);
-        const box = boundsOf([[q[0]!, q[1]!], [q[2]!, q[3]!], [q[4]!, q[5]!], [q[6]!, q[7]!]]);
+        const box = boundsOf([
+          [q[0]!, q[1]!],
+          [q[2]!, q[3]!],
+          [q[4]!, q[5]!],
+          [q[6]!, q[7]!],
+        ]);
         if (box) areas.push(box);
       }
     } else {

@@ -32,7 +32,11 @@ export function pruneReplacedXObjects(document: PDFDocument, originals: Readonly
     if (listed.length === 0) continue;
     let drawn: Set<string>;
     try {
-      drawn = new Set(parseContent(owner.content()).ops.filter((op) => op.op === 'Do' && op.args[0]?.t === 'name').map((op) => (op.args[0] as { v: string }).v));
+      drawn = new Set(
+        parseContent(owner.content())
+          .ops.filter((op) => op.op === 'Do' && op.args[0]?.t === 'name')
+          .map((op) => (op.args[0] as { v: string }).v),
+      );
     } catch (error) {
       if (error instanceof StreamDecodeError) continue; // unreadable content: leave its resources alone
       throw error;

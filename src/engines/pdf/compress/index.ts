@@ -25,10 +25,15 @@ export class PdfCompressor {
     try {
       await this.qpdf.run(
         [
-          '--object-streams=disable', '--compress-streams=y', '--decode-level=generalized', '--recompress-flate', '--compression-level=9',
+          '--object-streams=disable',
+          '--compress-streams=y',
+          '--decode-level=generalized',
+          '--recompress-flate',
+          '--compression-level=9',
           // Object streams need PDF 1.5.
           '--min-version=1.5',
-          input, normalised,
+          input,
+          normalised,
         ],
         { deadline: options.deadline },
       );

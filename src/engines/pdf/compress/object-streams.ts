@@ -89,10 +89,7 @@ export async function packObjectStreams(source: string, target: string, options:
     }
     const data = deflateSync(rows, { level: 9 });
     const trailer = trailerEntries(layout.trailer.entries);
-    await write(Buffer.from(
-      `${xrefNumber} 0 obj\n<< /Type /XRef /Size ${size} /W [${w.join(' ')}]${trailer} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`,
-      'latin1',
-    ));
+    await write(Buffer.from(`${xrefNumber} 0 obj\n<< /Type /XRef /Size ${size} /W [${w.join(' ')}]${trailer} /Filter /FlateDecode /Length ${data.length} >>\nstream\n`, 'latin1'));
     await write(data);
     await write(Buffer.from(`\nendstream\nendobj\nstartxref\n${entries.get(xrefNumber)!.field2}\n%%EOF\n`, 'latin1'));
   });

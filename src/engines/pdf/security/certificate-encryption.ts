@@ -70,13 +70,7 @@ function profileOf(key: EncryptionKey, encryptMetadata: boolean): Profile {
   }
 }
 
-export async function encryptForRecipients(
-  qpdf: PdfStructureTool,
-  input: string,
-  output: string,
-  protection: CertificateProtection,
-  options: { deadline?: number } = {},
-): Promise<void> {
+export async function encryptForRecipients(qpdf: PdfStructureTool, input: string, output: string, protection: CertificateProtection, options: { deadline?: number } = {}): Promise<void> {
   if (protection.recipients.length === 0) throw new PdfSecurityError('invalidOption', 'recipient: at least one recipient is needed.');
   const profile = profileOf(protection.key, protection.encryptMetadata);
   const normalised = `${output}.normalised.pdf`;
@@ -168,9 +162,7 @@ function trailer(entries: Map<string, PdfValue>, size: number, encryptNum: numbe
     if (isRef(value)) parts.push(`/${key} ${value.num} ${value.gen} R`);
   }
   const id = entries.get('ID');
-  const ids = Array.isArray(id) && id.length === 2 && id.every((part) => isString(part))
-    ? id.map((part) => (part as { bytes: Buffer }).bytes)
-    : [randomBytes(16), randomBytes(16)];
+  const ids = Array.isArray(id) && id.length === 2 && id.every((part) => isString(part)) ? id.map((part) => (part as { bytes: Buffer }).bytes) : [randomBytes(16), randomBytes(16)];
   parts.push(`/ID [${ids.map((bytes) => `<${bytes.toString('hex')}>`).join(' ')}]`);
   parts.push(`/Encrypt ${encryptNum} 0 R`);
   return `<< ${parts.join(' ')} >>`;

@@ -137,11 +137,7 @@ export interface AppendingOutput {
  * (everything before the first object) to `target`, and hands the rest to `body`. Both files are
  * closed afterwards, whatever happens.
  */
-export async function rewriteClassicFile(
-  source: string,
-  target: string,
-  body: (input: FileHandle, layout: ClassicLayout, output: AppendingOutput) => Promise<void>,
-): Promise<void> {
+export async function rewriteClassicFile(source: string, target: string, body: (input: FileHandle, layout: ClassicLayout, output: AppendingOutput) => Promise<void>): Promise<void> {
   const input = await open(source, 'r');
   const file = await open(target, 'w');
   try {

@@ -42,10 +42,7 @@ export function readRecipientCertificate(bytes: Buffer): RecipientCertificate {
     throw new PdfSecurityError('invalidOption', 'the certificate cannot be read (expected an X.509 certificate, PEM or DER)', { cause: error });
   }
   if (x509.publicKey.asymmetricKeyType !== 'rsa') {
-    throw new PdfSecurityError(
-      'invalidOption',
-      `the certificate holds a ${x509.publicKey.asymmetricKeyType ?? 'non-RSA'} key; certificate encryption of PDFs needs an RSA key (key transport)`,
-    );
+    throw new PdfSecurityError('invalidOption', `the certificate holds a ${x509.publicKey.asymmetricKeyType ?? 'non-RSA'} key; certificate encryption of PDFs needs an RSA key (key transport)`);
   }
   const certificate = asn1.fromDer(x509.raw.toString('binary'));
   const tbs = children(certificate)[0];

@@ -31,13 +31,7 @@ export interface ProtectionProblem {
  * (any local user can read /proc/<pid>/cmdline). JSON also carries passwords that look like options
  * ("--print=full"), which qpdf's positional `--encrypt user owner bits` would misread.
  */
-export async function encryptWithPasswords(
-  qpdf: PdfStructureTool,
-  input: string,
-  output: string,
-  protection: PasswordProtection,
-  options: { deadline?: number } = {},
-): Promise<void> {
+export async function encryptWithPasswords(qpdf: PdfStructureTool, input: string, output: string, protection: PasswordProtection, options: { deadline?: number } = {}): Promise<void> {
   const problem = protectionProblems(protection)[0];
   if (problem) throw new PdfSecurityError(problem.kind, `${problem.member}: ${problem.reason}`);
   const job = {
@@ -64,7 +58,10 @@ export async function encryptWithPasswords(
 export function protectionProblems(protection: PasswordProtection): ProtectionProblem[] {
   const problems: ProtectionProblem[] = [];
   const legacy = protection.key !== 'AES_256';
-  for (const [member, password] of [['open', protection.userPassword], ['permission', protection.ownerPassword]] as const) {
+  for (const [member, password] of [
+    ['open', protection.userPassword],
+    ['permission', protection.ownerPassword],
+  ] as const) {
     if (/[\r\n]/.test(password)) {
       problems.push({ member: `password.${member}`, kind: 'invalidOption', reason: 'a PDF password cannot contain a line break' });
     } else if (legacy && !isPdfDocEncodable(password)) {
@@ -91,7 +88,11 @@ export function protectionProblems(protection: PasswordProtection): ProtectionPr
       }
     }
     if (printLevel(flags) === 'low') {
-      problems.push({ member: 'canPrintHighRes', kind: 'unsupported', reason: '40-bit RC4 (revision 2) cannot limit printing to low resolution; set canPrintHighRes like canPrint or use a longer key' });
+      problems.push({
+        member: 'canPrintHighRes',
+        kind: 'unsupported',
+        reason: '40-bit RC4 (revision 2) cannot limit printing to low resolution; set canPrintHighRes like canPrint or use a longer key',
+      });
     }
   }
   return problems;

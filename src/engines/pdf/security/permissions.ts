@@ -14,8 +14,14 @@ export interface PermissionFlags {
 }
 
 export const PERMISSION_FLAGS: readonly (keyof PermissionFlags)[] = [
-  'canAssemble', 'canExtractContent', 'canExtractForAccessibility', 'canFillInForm',
-  'canModify', 'canModifyAnnotations', 'canPrint', 'canPrintHighRes',
+  'canAssemble',
+  'canExtractContent',
+  'canExtractForAccessibility',
+  'canFillInForm',
+  'canModify',
+  'canModifyAnnotations',
+  'canPrint',
+  'canPrintHighRes',
 ];
 
 /** The flags as the options give them; absent members are false (the reference's default). */

@@ -30,12 +30,7 @@ export interface DocumentJson {
 
 const MAX_JSON_BYTES = 256 * 1024 * 1024;
 
-export async function readDocumentJson(
-  qpdf: PdfStructureTool,
-  file: string,
-  call: QpdfCall,
-  parts: { pages?: boolean; outlines?: boolean } = {},
-): Promise<DocumentJson> {
+export async function readDocumentJson(qpdf: PdfStructureTool, file: string, call: QpdfCall, parts: { pages?: boolean; outlines?: boolean } = {}): Promise<DocumentJson> {
   const trailerOnly = ['--json=2', '--json-key=qpdf', '--json-object=trailer', file];
   const overview = async (): Promise<{ json: QDict; complete: boolean }> => {
     if (!parts.outlines) return { json: parseJson((await qpdf.run(trailerOnly, { ...call, maxOutputBytes: MAX_JSON_BYTES })).stdout), complete: false };

@@ -28,10 +28,7 @@ export async function readPageGeometry(qpdf: PdfStructureTool, file: string, cal
   let fetcher: ObjectFetcher;
   if (size !== undefined && size <= DUMP_ALL_OBJECTS) {
     // The page list from qpdf's walk of the page tree (not --json-key=pages: it loops on outline cycles).
-    const [all, listing] = await Promise.all([
-      qpdf.run(['--json=2', '--json-key=qpdf', file], { ...call, maxOutputBytes: 256 * 1024 * 1024 }),
-      listPages(qpdf, file, call),
-    ]);
+    const [all, listing] = await Promise.all([qpdf.run(['--json=2', '--json-key=qpdf', file], { ...call, maxOutputBytes: 256 * 1024 * 1024 }), listPages(qpdf, file, call)]);
     const parsed = parseJson(all.stdout);
     pages = listing.refs;
     fetcher = new ObjectFetcher(qpdf, file, call);

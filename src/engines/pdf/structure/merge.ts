@@ -60,7 +60,11 @@ export async function mergeDocuments(qpdf: PdfStructureTool, request: MergeReque
     return maybe ? readOutlines(qpdf, source.file, call) : [];
   });
   const count = (file: string) => countPages(qpdf, file, call);
-  const wanted = outlineWorkNeeded(request.baseOutlinePath, request.insertedOutlinePath, outlines.some((items) => items.length > 0));
+  const wanted = outlineWorkNeeded(
+    request.baseOutlinePath,
+    request.insertedOutlinePath,
+    outlines.some((items) => items.length > 0),
+  );
   if (wanted) {
     const baseCount = request.basePageCount ?? (await count(base));
     const counts = await mapLimited(sources, PROBES_IN_PARALLEL, (source) => count(source.file));
@@ -130,4 +134,3 @@ function pageLayout(position: MergePosition, baseCount: number, insertedTotal: n
       return position.page === 1 ? { baseStart: insertedTotal + 1, insertedStart: 1 } : { baseStart: 1, insertedStart: position.page };
   }
 }
-

@@ -140,7 +140,10 @@ export async function writeMergedOutlines(qpdf: PdfStructureTool, input: string,
 }
 
 function pathSegments(path: string): string[] {
-  return path.split('/').map((segment) => segment.trim()).filter((segment) => segment !== '');
+  return path
+    .split('/')
+    .map((segment) => segment.trim())
+    .filter((segment) => segment !== '');
 }
 
 /** The children list at the end of `segments` below `level`, creating (or reusing) path bookmarks. */

@@ -21,15 +21,7 @@ export interface SplitPart {
   pages: number[];
 }
 
-export async function splitPages(
-  qpdf: PdfStructureTool,
-  input: string,
-  outDir: string,
-  pages: readonly number[],
-  groupSize: number,
-  pageCount: number,
-  call: QpdfCall,
-): Promise<SplitPart[]> {
+export async function splitPages(qpdf: PdfStructureTool, input: string, outDir: string, pages: readonly number[], groupSize: number, pageCount: number, call: QpdfCall): Promise<SplitPart[]> {
   const groups: number[][] = [];
   for (let i = 0; i < pages.length; i += groupSize) groups.push(pages.slice(i, i + groupSize));
   await mkdir(outDir, { recursive: true });

@@ -38,10 +38,12 @@ const Border = Type.Object(
 );
 
 const DrawMode = withDefault(Type.Enum(['fill', 'stroke', 'fillAndStroke'], { default: 'fillAndStroke', description: 'Operation_DrawMode' }));
-const AppearanceGeneration = withDefault(Type.Enum(['Always', 'Never', 'nonStandard'], {
-  default: 'nonStandard',
-  description: 'Operation_AppearanceGeneration: Always = the server draws the appearance; Never = the viewer draws its own icon; nonStandard = drawn only for icons outside the PDF standard set',
-}));
+const AppearanceGeneration = withDefault(
+  Type.Enum(['Always', 'Never', 'nonStandard'], {
+    default: 'nonStandard',
+    description: 'Operation_AppearanceGeneration: Always = the server draws the appearance; Never = the viewer draws its own icon; nonStandard = drawn only for icons outside the PDF standard set',
+  }),
+);
 
 const Quadrilateral = Type.Object(
   { point: opt(Type.Array(Point, { description: 'four points: top-left, top-right, bottom-left, bottom-right of the marked text' })) },
@@ -62,12 +64,7 @@ const RectanglePosition = (name: string) => Type.Object({ rectangle: opt(Rectang
 const AppearanceFileData = FileData('Operation_AppearanceFileData');
 const AppearanceSource = Type.Object(
   {
-    image: opt(
-      Type.Object(
-        { data: opt(AppearanceFileData), preserveAspectRatio: opt(bool(false)) },
-        { description: 'Operation_AppearanceImage: PNG, JPEG (other raster formats are converted)' },
-      ),
-    ),
+    image: opt(Type.Object({ data: opt(AppearanceFileData), preserveAspectRatio: opt(bool(false)) }, { description: 'Operation_AppearanceImage: PNG, JPEG (other raster formats are converted)' })),
     pdf: opt(
       Type.Object(
         { data: opt(AppearanceFileData), page: defaulted(int({ default: 1, minimum: 1 })), preserveAspectRatio: opt(bool(false)) },
@@ -150,7 +147,23 @@ const kinds = {
       appearanceGeneration: opt(AppearanceGeneration),
       icon: defaulted(
         Type.Enum(
-          ['approved', 'experimental', 'notApproved', 'asIs', 'expired', 'notForPublicRelease', 'confidential', 'final', 'sold', 'departmental', 'forComment', 'topSecret', 'draft', 'forPublicRelease', 'unnamed'],
+          [
+            'approved',
+            'experimental',
+            'notApproved',
+            'asIs',
+            'expired',
+            'notForPublicRelease',
+            'confidential',
+            'final',
+            'sold',
+            'departmental',
+            'forComment',
+            'topSecret',
+            'draft',
+            'forPublicRelease',
+            'unnamed',
+          ],
           { default: 'draft', description: 'Operation_RubberStampIcon; unnamed uses customIconName' },
         ),
       ),
@@ -176,12 +189,31 @@ const kinds = {
       appearanceGeneration: opt(AppearanceGeneration),
       icon: defaulted(
         Type.Enum(
-          ['check', 'checkmark', 'circle', 'comment', 'cross', 'crossHair', 'insert', 'key', 'note', 'help', 'newParagraph', 'paragraph', 'rightArrow', 'rightPointer', 'star', 'upArrow', 'upLeftArrow', 'unnamed'],
+          [
+            'check',
+            'checkmark',
+            'circle',
+            'comment',
+            'cross',
+            'crossHair',
+            'insert',
+            'key',
+            'note',
+            'help',
+            'newParagraph',
+            'paragraph',
+            'rightArrow',
+            'rightPointer',
+            'star',
+            'upArrow',
+            'upLeftArrow',
+            'unnamed',
+          ],
           { default: 'note', description: 'Operation_TextAnnotationIcons; unnamed uses customIconName' },
         ),
       ),
       customIconName: opt(str('the icon name for icon "unnamed"')),
-      initialOpen: opt(bool(true, 'the note\'s pop-up is open when the document opens')),
+      initialOpen: opt(bool(true, "the note's pop-up is open when the document opens")),
       normalAppearance: opt(AppearanceSource),
       position: opt(Rectangle),
     },
@@ -240,7 +272,7 @@ export const annotationOptions = Type.Object(
           square: opt(kinds.square),
           text: opt(kinds.text),
         },
-        { description: 'Operation_EditToolboxAnnotation: the given kind\'s members replace those of the selected annotations of that kind; a position given moves them' },
+        { description: "Operation_EditToolboxAnnotation: the given kind's members replace those of the selected annotations of that kind; a position given moves them" },
       ),
     ),
     remove: opt(
@@ -277,9 +309,7 @@ export const annotationOptions = Type.Object(
                     { description: 'Operation_ReplyStateAnnotation (review state)' },
                   ),
                 ),
-                markAnnotation: arrayOf(
-                  Type.Object({ ...commentBase(), markedState: opt(bool(true)) }, { description: 'Operation_MarkedStateAnnotation' }),
-                ),
+                markAnnotation: arrayOf(Type.Object({ ...commentBase(), markedState: opt(bool(true)) }, { description: 'Operation_MarkedStateAnnotation' })),
               },
               { description: 'Operation_AddComment' },
             ),

@@ -24,34 +24,39 @@ export const annotationOperation: ToolboxOperation<AnnotationOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, edit, remove, clear or comment.`);
     }
     const output = context.scratch('pdf');
-    await editPdf(input.path, output, async (document) => {
-      const editor = new AnnotationEditor(document);
-      if (clear) editor.clear(selectPages(clear.pages, editor.pageCount, `${field}.clear.pages`), clear.flatten);
-      if (remove) editor.remove(remove.selection?.select, remove.flatten, `${field}.remove`);
-      if (edit) {
-        const kinds: Partial<KindSpecs> = {};
-        for (const kind of ANNOTATION_KINDS) {
-          const spec = edit[kind];
-          if (spec) (kinds as Record<string, unknown>)[kind] = withAppearance(spec, `${field}.edit.${kind}`);
+    await editPdf(
+      input.path,
+      output,
+      async (document) => {
+        const editor = new AnnotationEditor(document);
+        if (clear) editor.clear(selectPages(clear.pages, editor.pageCount, `${field}.clear.pages`), clear.flatten);
+        if (remove) editor.remove(remove.selection?.select, remove.flatten, `${field}.remove`);
+        if (edit) {
+          const kinds: Partial<KindSpecs> = {};
+          for (const kind of ANNOTATION_KINDS) {
+            const spec = edit[kind];
+            if (spec) (kinds as Record<string, unknown>)[kind] = withAppearance(spec, `${field}.edit.${kind}`);
+          }
+          await editor.edit(edit.selection?.select, kinds, `${field}.edit`);
         }
-        await editor.edit(edit.selection?.select, kinds, `${field}.edit`);
-      }
-      if (add) {
-        for (const kind of ANNOTATION_KINDS) {
-          for (const [index, spec] of (add[kind] ?? []).entries()) {
-            const here = `${field}.add.${kind}[${index}]`;
-            await editor.add(kind, withAppearance(spec, here) as KindSpecs[typeof kind], here);
+        if (add) {
+          for (const kind of ANNOTATION_KINDS) {
+            for (const [index, spec] of (add[kind] ?? []).entries()) {
+              const here = `${field}.add.${kind}[${index}]`;
+              await editor.add(kind, withAppearance(spec, here) as KindSpecs[typeof kind], here);
+            }
           }
         }
-      }
-      if (comment) {
-        for (const [index, spec] of (comment.add?.replyTo ?? []).entries()) editor.addReply(spec, `${field}.comment.add.replyTo[${index}]`);
-        for (const [index, spec] of (comment.add?.changeAnnotationState ?? []).entries()) editor.addReviewState(spec, `${field}.comment.add.changeAnnotationState[${index}]`);
-        for (const [index, spec] of (comment.add?.markAnnotation ?? []).entries()) editor.addMarkedState(spec, `${field}.comment.add.markAnnotation[${index}]`);
-        for (const [index, spec] of (comment.edit?.replyTo ?? []).entries()) editor.editReply(spec, `${field}.comment.edit.replyTo[${index}]`);
-      }
-      editor.finish();
-    }, { deadline: context.deadline });
+        if (comment) {
+          for (const [index, spec] of (comment.add?.replyTo ?? []).entries()) editor.addReply(spec, `${field}.comment.add.replyTo[${index}]`);
+          for (const [index, spec] of (comment.add?.changeAnnotationState ?? []).entries()) editor.addReviewState(spec, `${field}.comment.add.changeAnnotationState[${index}]`);
+          for (const [index, spec] of (comment.add?.markAnnotation ?? []).entries()) editor.addMarkedState(spec, `${field}.comment.add.markAnnotation[${index}]`);
+          for (const [index, spec] of (comment.edit?.replyTo ?? []).entries()) editor.editReply(spec, `${field}.comment.edit.replyTo[${index}]`);
+        }
+        editor.finish();
+      },
+      { deadline: context.deadline },
+    );
     return { path: output, type: input.type };
   },
 };

@@ -9,7 +9,7 @@ const str = (description?: string) => defaulted(Type.String({ default: '', ...(d
 
 const Selection = Type.Object(
   {
-    context: defaulted(Type.Enum(['page', 'document', 'all'], { default: 'all', description: 'Operation_Context: page = file attachment annotations, document = the document\'s embedded files' })),
+    context: defaulted(Type.Enum(['page', 'document', 'all'], { default: 'all', description: "Operation_Context: page = file attachment annotations, document = the document's embedded files" })),
     fileMask: str('file names to select: "*" and "?" wildcards, case-insensitive; "" = all'),
     pages: str('pages whose annotations are selected ("1-3,5", "last"; "" = all); only for context page or all'),
   },
@@ -19,7 +19,7 @@ const Selection = Type.Object(
 const Point = Type.Object(
   {
     coordinates: defaulted(Type.Enum(['pdf', 'user'], { default: 'user', description: 'Operation_Coordinates: user = origin top-left, y downwards; pdf = origin bottom-left' })),
-    metrics: defaulted(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: 'Operation_Metrics (also the unit of the annotation\'s width and height)' })),
+    metrics: defaulted(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm', description: "Operation_Metrics (also the unit of the annotation's width and height)" })),
     x: defaulted(Type.Number({ default: 0, minimum: 0 })),
     y: defaulted(Type.Number({ default: 0, minimum: 0 })),
   },
@@ -35,7 +35,7 @@ const FileAnnotation = Type.Object(
     opacity: defaulted(Type.Integer({ format: 'int32', default: 100, minimum: 0, maximum: 100 })),
     page: defaulted(Type.Integer({ format: 'int32', default: 1, minimum: 1 })),
     point: Point,
-    popupText: str('the annotation\'s text (default: the file name)'),
+    popupText: str("the annotation's text (default: the file name)"),
     width: defaulted(Type.Number({ default: 0, minimum: 0, description: '0: the icon size (20 pt)' })),
   },
   { description: 'Operation_FileAnnotation: makes the file a page-level attachment' },
@@ -44,7 +44,7 @@ const FileAnnotation = Type.Object(
 const FileAttachment = Type.Object(
   {
     annotation: Type.Optional(FileAnnotation),
-    creator: str('who made the file (the annotation\'s author, and the file\'s collection item)'),
+    creator: str("who made the file (the annotation's author, and the file's collection item)"),
     data: Type.Object(
       {
         source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),

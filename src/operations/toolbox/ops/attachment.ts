@@ -68,7 +68,7 @@ export const attachmentOperation: ToolboxOperation<AttachmentOptions> = {
 async function extract(input: WorkFile, options: NonNullable<AttachmentOptions['extract']>, pageCount: number, field: string, context: ToolboxContext): Promise<WorkFile> {
   const template = options.folderNameTemplate;
   const folder = (page: number): string => template.replace(/%d/g, String(page));
-  const problem = template === '' ? 'empty' : unsafeNameReason(folder(1)) ?? (folder(1).includes('/') ? 'it contains "/"' : undefined);
+  const problem = template === '' ? 'empty' : (unsafeNameReason(folder(1)) ?? (folder(1).includes('/') ? 'it contains "/"' : undefined));
   if (problem) throw new QuireError('PARAMETER', `Invalid parameter ${field}.extract.folderNameTemplate: "${template}" cannot name a folder (${problem}).`);
   const chosen = selections(options.selection, pageCount, `${field}.extract.selection`);
   const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
@@ -79,7 +79,10 @@ async function extract(input: WorkFile, options: NonNullable<AttachmentOptions['
     return { path: only.file, type: await typeOf(only.file, only.name) };
   }
   const names = uniqueEntryNames(files.map((file) => (file.page === undefined ? safeFileName(file.name) : `${folder(file.page)}/${safeFileName(file.name)}`)));
-  return zipResult(files.map((file, index) => ({ name: names[index]!, file: file.file })), context);
+  return zipResult(
+    files.map((file, index) => ({ name: names[index]!, file: file.file })),
+    context,
+  );
 }
 
 /** The type of an extracted file, from its content (its name decides only between text flavours). */
@@ -111,7 +114,13 @@ function selections(list: AttachmentSelectionOptions[] | undefined, pageCount: n
 /** A file mask with "*" and "?" wildcards, compared case-insensitively with the whole file name. */
 export function fileMask(mask: string): (name: string) => boolean {
   if (mask === '' || mask === '*') return () => true;
-  const pattern = new RegExp(`^${mask.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'is');
+  const pattern = new RegExp(
+    `^${mask
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+    'is',
+  );
   return (name) => pattern.test(name);
 }
 

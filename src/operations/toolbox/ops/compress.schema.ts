@@ -11,9 +11,7 @@ export const compressOptions = Type.Object(
     compressObjects: Type.Optional(
       Type.Object(
         {
-          objectStreamSize: defaulted(
-            Type.Integer({ format: 'int32', default: 200, minimum: 1, description: 'objects per object stream (the last one may hold fewer)' }),
-          ),
+          objectStreamSize: defaulted(Type.Integer({ format: 'int32', default: 200, minimum: 1, description: 'objects per object stream (the last one may hold fewer)' })),
         },
         { description: 'Operation_CompressObjects; absent: objectStreamSize 200' },
       ),

@@ -17,7 +17,9 @@ export const descriptionOptions = Type.Object(
       Type.Array(
         Type.Object(
           {
-            key: defaulted(Type.String({ default: '', maxLength: 127, description: 'the entry name, e.g. "Company"; CreationDate, ModDate (dates) and Trapped (True/False/Unknown) are accepted too' })),
+            key: defaulted(
+              Type.String({ default: '', maxLength: 127, description: 'the entry name, e.g. "Company"; CreationDate, ModDate (dates) and Trapped (True/False/Unknown) are accepted too' }),
+            ),
             remove: defaulted(Type.Boolean({ default: false, description: 'removes the entry' })),
             value: defaulted(Type.String({ default: '', maxLength: 32_768 })),
           },

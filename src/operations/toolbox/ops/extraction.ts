@@ -98,12 +98,24 @@ export const extractionOperation: ToolboxOperation<ExtractionOptions> = {
     let model: { document: Json };
     let plain: () => string;
     switch (kind) {
-      case 'text': ({ model, plain } = await textModel(job)); break;
-      case 'words': ({ model, plain } = await wordsModel(job, options.words!)); break;
-      case 'paragraphs': ({ model, plain } = await paragraphsModel(job)); break;
-      case 'links': ({ model, plain } = await linksModel(job, options.links!)); break;
-      case 'images': ({ model, plain } = await imagesModel(job, options.images!)); break;
-      case 'info': ({ model, plain } = await infoModel(job)); break;
+      case 'text':
+        ({ model, plain } = await textModel(job));
+        break;
+      case 'words':
+        ({ model, plain } = await wordsModel(job, options.words!));
+        break;
+      case 'paragraphs':
+        ({ model, plain } = await paragraphsModel(job));
+        break;
+      case 'links':
+        ({ model, plain } = await linksModel(job, options.links!));
+        break;
+      case 'images':
+        ({ model, plain } = await imagesModel(job, options.images!));
+        break;
+      case 'info':
+        ({ model, plain } = await infoModel(job));
+        break;
     }
     const extension = fileFormat === 'text' ? 'txt' : fileFormat;
     const output = context.scratch(extension);
@@ -218,10 +230,13 @@ async function paragraphsModel(job: Job): Promise<{ model: { document: Json }; p
   const [layouts, geometry] = await Promise.all([layoutsOf(job), geometryOf(job)]);
   const paragraphs = new Map<number, { x: number; y: number; width: number; height: number; text: string }[]>();
   for (const page of job.pages) {
-    paragraphs.set(page, (layouts.get(page)?.blocks ?? []).map((block) => ({
-      ...box(block),
-      text: block.lines.map((line) => line.words.map((w) => w.text).join(' ')).join(' '),
-    })));
+    paragraphs.set(
+      page,
+      (layouts.get(page)?.blocks ?? []).map((block) => ({
+        ...box(block),
+        text: block.lines.map((line) => line.words.map((w) => w.text).join(' ')).join(' '),
+      })),
+    );
   }
   const model = {
     document: {
@@ -269,7 +284,10 @@ async function linksModel(job: Job, options: NonNullable<ExtractionOptions['link
         ? { destinationPage: link.destinationPage, destinationView: link.destinationView, destinationName: link.destinationName }
         : {}),
       ...rect,
-      text: words.filter((w) => inside(w, rect)).map((w) => w.text).join(' '),
+      text: words
+        .filter((w) => inside(w, rect))
+        .map((w) => w.text)
+        .join(' '),
     });
   }
   if (fromText) {
@@ -290,9 +308,7 @@ async function linksModel(job: Job, options: NonNullable<ExtractionOptions['link
       page: job.pages.map((page) => ({ ...pageHeader(page, geometry.get(page)), link: (links.get(page) ?? []) as unknown as Json[] })),
     },
   };
-  const plain = () => job.pages
-    .flatMap((page) => (links.get(page) ?? []).map((l) => `${page}\t${l.type}\t${l.target}\t${l.text.replace(/\s+/g, ' ')}\n`))
-    .join('');
+  const plain = () => job.pages.flatMap((page) => (links.get(page) ?? []).map((l) => `${page}\t${l.type}\t${l.target}\t${l.text.replace(/\s+/g, ' ')}\n`)).join('');
   return { model, plain };
 }
 
@@ -351,7 +367,11 @@ async function imagesOf(job: Job): Promise<{ run: PageRun; images: (PageImage & 
 
 async function imagesModel(job: Job, options: NonNullable<ExtractionOptions['images']>): Promise<{ model: { document: Json }; plain: () => string }> {
   const runs = await imagesOf(job);
-  const plans = planImages(job, runs.flatMap((r) => r.images), options);
+  const plans = planImages(
+    job,
+    runs.flatMap((r) => r.images),
+    options,
+  );
   const geometry = await geometryOf(job);
   const entry = (plan: ImagePlan) => ({
     number: plan.number,
@@ -374,15 +394,20 @@ async function imagesModel(job: Job, options: NonNullable<ExtractionOptions['ima
       page: job.pages.map((page) => ({ ...pageHeader(page, geometry.get(page)), image: plans.filter((p) => p.image.page === page).map(entry) })),
     },
   };
-  const plain = () => plans
-    .map((p) => `${p.folder}/${p.file}\t${p.image.width}x${p.image.height}\t${p.image.colorSpace}\t${p.image.bitsPerComponent} bpc\t${p.image.type}\t${p.image.encoding}\n`)
-    .join('');
+  const plain = () =>
+    plans.map((p) => `${p.folder}/${p.file}\t${p.image.width}x${p.image.height}\t${p.image.colorSpace}\t${p.image.bitsPerComponent} bpc\t${p.image.type}\t${p.image.encoding}\n`).join('');
   return { model, plain };
 }
 
 async function imagesZip(job: Job, options: NonNullable<ExtractionOptions['images']>): Promise<string> {
   const runs = await imagesOf(job);
-  const plans = new Map(planImages(job, runs.flatMap((r) => r.images), options).map((plan) => [plan.image, plan]));
+  const plans = new Map(
+    planImages(
+      job,
+      runs.flatMap((r) => r.images),
+      options,
+    ).map((plan) => [plan.image, plan]),
+  );
   const jpeg = options.fallbackFormat === 'jpeg';
   const sources: { name: string; file: string }[] = [];
   for (const { run, images } of runs) {
@@ -424,14 +449,17 @@ async function infoModel(job: Job): Promise<{ model: { document: Json }; plain: 
     pages: { page: job.pages.map((page) => metadata.pages.page[page - 1]).filter((p) => p !== undefined) },
     form: metadata.form,
     images: {
-      image: runs.flatMap((r) => r.images).filter((image) => selected.has(image.page)).map((image) => ({
-        page: image.page,
-        width: image.width,
-        height: image.height,
-        bitsPerComponent: image.bitsPerComponent,
-        objectKey: image.objectKey,
-        suffix: extractedSuffix(image),
-      })),
+      image: runs
+        .flatMap((r) => r.images)
+        .filter((image) => selected.has(image.page))
+        .map((image) => ({
+          page: image.page,
+          width: image.width,
+          height: image.height,
+          bitsPerComponent: image.bitsPerComponent,
+          objectKey: image.objectKey,
+          suffix: extractedSuffix(image),
+        })),
     },
   } as unknown as Json;
   return { model: { document }, plain: () => toFlatText(document) };

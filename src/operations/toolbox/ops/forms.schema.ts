@@ -2,8 +2,7 @@ import Type from 'typebox';
 import { withDefault, type Options } from '../../option-schema.js';
 import { bool, FileData, opt, str } from '../schema-types.js';
 
-const FormsFormat = (description: string) =>
-  withDefault(Type.Enum(['xml', 'fdf', 'xfdf', 'xdp'], { default: 'xml', description: `Operation_FormsFormat: ${description}` }));
+const FormsFormat = (description: string) => withDefault(Type.Enum(['xml', 'fdf', 'xfdf', 'xdp'], { default: 'xml', description: `Operation_FormsFormat: ${description}` }));
 
 /**
  * `Operation_ToolboxForms.forms` (reference §10.9.6): AcroForm data. The formats: xml = Acrobat's

@@ -29,15 +29,20 @@ export const formsOperation: ToolboxOperation<FormsOptions> = {
     let current: WorkFile = input;
     if (importing || flattens) {
       const output = context.scratch('pdf');
-      await editPdf(current.path, output, async (document) => {
-        const form = openForm(document, field);
-        if (importing) {
-          if (!form) throw new QuireError('PARAMETER', `Invalid parameter ${field}.import: the document has no form fields to fill.`);
-          const entries = await parseFormData(importing.format, data!, `${field}.import.data`);
-          applyFieldData(form, entries, `${field}.import.data`, importing.format === 'xdp');
-        }
-        if (flattens) flattenForm(document, form, flatten !== undefined ? `${field}.flatten` : `${field}.import.flatten`);
-      }, { deadline: context.deadline });
+      await editPdf(
+        current.path,
+        output,
+        async (document) => {
+          const form = openForm(document, field);
+          if (importing) {
+            if (!form) throw new QuireError('PARAMETER', `Invalid parameter ${field}.import: the document has no form fields to fill.`);
+            const entries = await parseFormData(importing.format, data!, `${field}.import.data`);
+            applyFieldData(form, entries, `${field}.import.data`, importing.format === 'xdp');
+          }
+          if (flattens) flattenForm(document, form, flatten !== undefined ? `${field}.flatten` : `${field}.import.flatten`);
+        },
+        { deadline: context.deadline },
+      );
       current = { path: output, type: input.type };
     }
     if (exporting) {

@@ -14,10 +14,12 @@ const size = () => ({
 });
 
 const SvgGraphicsStateMode = () =>
-  withDefault(Type.Enum(['verbose', 'centralize'], {
-    default: 'centralize',
-    description: 'Operation_SvgGraphicsStateMode: verbose: fill/stroke state on every element; centralize: each distinct state once, as a CSS class',
-  }));
+  withDefault(
+    Type.Enum(['verbose', 'centralize'], {
+      default: 'centralize',
+      description: 'Operation_SvgGraphicsStateMode: verbose: fill/stroke state on every element; centralize: each distinct state once, as a CSS class',
+    }),
+  );
 const SvgPathDrawMode = () =>
   withDefault(Type.Enum(['verbose', 'compact'], { default: 'compact', description: 'Operation_SvgPathDrawMode: verbose: every segment with command and spaces; compact: shortest path data' }));
 

@@ -112,11 +112,17 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
       result = { path: files.get(pages[0]!)!, type: fileTypeByKey(format) };
     } else if (format === 'tiff' && options.tiff?.multipage === true) {
       const output = context.scratch('tif');
-      await mergeTiffs(pages.map((page) => files.get(page)!), output);
+      await mergeTiffs(
+        pages.map((page) => files.get(page)!),
+        output,
+      );
       result = { path: output, type: fileTypeByKey('tiff') };
     } else {
       const output = context.scratch('zip');
-      await zipFiles(pages.map((page) => ({ name: names.get(page)!, file: files.get(page)! })), output);
+      await zipFiles(
+        pages.map((page) => ({ name: names.get(page)!, file: files.get(page)! })),
+        output,
+      );
       result = { path: output, type: fileTypeByKey('zip') };
     }
     await requireResultWithin(result.path, context.maxResultBytes, 'image result');

@@ -25,10 +25,8 @@ const MergeFileData = Type.Object(
 export const mergeOptions = Type.Object(
   {
     data: Type.Optional(MergeFileData),
-    mode: defaulted(
-      Type.Enum(['atTheEnd', 'atTheBeginning', 'afterPage', 'beforePage'], { default: 'atTheEnd', description: 'where the inserted pages go; afterPage/beforePage use page' }),
-    ),
-    outlineName: defaulted(Type.String({ default: '', description: 'slash-separated bookmark path the document\'s own bookmarks go under' })),
+    mode: defaulted(Type.Enum(['atTheEnd', 'atTheBeginning', 'afterPage', 'beforePage'], { default: 'atTheEnd', description: 'where the inserted pages go; afterPage/beforePage use page' })),
+    outlineName: defaulted(Type.String({ default: '', description: "slash-separated bookmark path the document's own bookmarks go under" })),
     page: defaulted(Type.Integer({ format: 'int32', minimum: 1, default: 1, description: 'the page of afterPage/beforePage' })),
     removeStaticXFA: defaulted(Type.Boolean({ default: false, description: 'drop XFA and usage rights so that an XFA document can be merged (refused otherwise)' })),
     resetMetadata: defaulted(Type.Boolean({ default: false, description: 'replace the document information and drop the XMP metadata' })),

@@ -45,8 +45,8 @@ export const BackgroundSettings = Type.Object(
         { description: 'Operation_PositionBackgroundBaseSettings' },
       ),
     ),
-    relativeToPage: opt(bool(true, 'scale relative to the page (an image first fitted into it) instead of the layer\'s own size; a colour always fills the page')),
-    replaceExisting: opt(bool(false, 'remove the document\'s backgrounds first; false: a document with a background is refused (-14)')),
+    relativeToPage: opt(bool(true, "scale relative to the page (an image first fitted into it) instead of the layer's own size; a colour always fills the page")),
+    replaceExisting: opt(bool(false, "remove the document's backgrounds first; false: a document with a background is refused (-14)")),
     rotation: defaulted(int({ default: 0, minimum: 0, maximum: 360, description: 'clockwise degrees' })),
     scale: defaulted(int({ default: 100, minimum: 0, description: 'percent' })),
     visibility: opt(
@@ -79,12 +79,7 @@ const Background = Type.Object(
         { description: 'Operation_AddBackground: the colour goes under the image when both are given' },
       ),
     ),
-    remove: opt(
-      Type.Object(
-        { backgroundSelection: opt(Type.Object({}, { description: 'Operation_SelectionBackground: removes every background' })) },
-        { description: 'Operation_RemoveBackground' },
-      ),
-    ),
+    remove: opt(Type.Object({ backgroundSelection: opt(Type.Object({}, { description: 'Operation_SelectionBackground: removes every background' })) }, { description: 'Operation_RemoveBackground' })),
   },
   { description: 'Operation_BackgroundToolboxOptions: add or remove, not both' },
 );
@@ -161,7 +156,7 @@ export const HeaderFooter = Type.Object(
                       month: defaulted(int({ default: 0, minimum: 0, maximum: 12 })),
                       year: defaulted(int({ default: 0, minimum: 0 })),
                     },
-                    { description: 'Operation_HeaderFooterDate: the date for date placeholders; 0 parts are today\'s' },
+                    { description: "Operation_HeaderFooterDate: the date for date placeholders; 0 parts are today's" },
                   ),
                 ),
                 firstPageNumber: defaulted(int({ default: 1, minimum: 1, description: 'the number of the first selected page; later pages count on from it' })),
@@ -187,11 +182,11 @@ export const HeaderFooter = Type.Object(
                       right: defaulted(Type.Number({ default: 0 })),
                       top: defaulted(Type.Number({ default: 0 })),
                     },
-                    { description: 'Operation_OptionsMargin: distance of the header\'s top and the footer\'s bottom from the page edges, and of the left/right texts' },
+                    { description: "Operation_OptionsMargin: distance of the header's top and the footer's bottom from the page edges, and of the left/right texts" },
                   ),
                 ),
                 pages: opt(Type.Object({ pageInterval: opt(PageInterval) }, { description: 'Operation_PagesHeaderFooter' })),
-                replaceExisting: opt(bool(false, 'remove the document\'s headers and footers first; false: a document with them is refused (-14)')),
+                replaceExisting: opt(bool(false, "remove the document's headers and footers first; false: a document with them is refused (-14)")),
               },
               { description: 'Operation_HeaderFooter' },
             ),
@@ -278,9 +273,7 @@ export const optionsOptions = Type.Object(
     boxes: opt(Boxes),
     headerFooter: opt(HeaderFooter),
     initialPage: defaulted(int({ default: 1, minimum: 1, description: 'page shown when the document opens (/OpenAction)' })),
-    initialView: defaulted(
-      Type.Enum(['none', 'outlines', 'thumbnails', 'fullscreen', 'layers', 'attachments'], { default: 'none', description: 'Operation_InitialView (/PageMode)' }),
-    ),
+    initialView: defaulted(Type.Enum(['none', 'outlines', 'thumbnails', 'fullscreen', 'layers', 'attachments'], { default: 'none', description: 'Operation_InitialView (/PageMode)' })),
     language: defaulted(Type.String({ default: '', description: 'RFC 3066 language tag (/Lang), e.g. "de-DE"; "" leaves it as it is' })),
     magnification: defaulted(
       Type.Enum(['none', 'fitWidth', 'fitVisible', 'fitHeight', 'fitPage', 'fitActual', 'zoom'], { default: 'fitWidth', description: 'Operation_Magnification (/OpenAction destination)' }),

@@ -96,7 +96,12 @@ export const optionsOperation: ToolboxOperation<OptionsOptions> = {
         const headerFooter = options.headerFooter;
         if (headerFooter?.add && headerFooter.remove) throw new QuireError('PARAMETER', `Invalid parameter ${field}.headerFooter: add and remove exclude each other.`);
         if (headerFooter?.remove) removedAny = removeHeaderFooter(document) || removedAny;
-        if (headerFooter?.add) removedAny = (await addHeaderFooter(document, { ...headerFooterSpec(headerFooter.add.headerFooterContent ?? DEFAULTS.content, count, field), fonts: { timeoutMs: context.engines.toolTimeoutMs, env: { ...process.env, ...context.engines.fontEnv } } })) || removedAny;
+        if (headerFooter?.add)
+          removedAny =
+            (await addHeaderFooter(document, {
+              ...headerFooterSpec(headerFooter.add.headerFooterContent ?? DEFAULTS.content, count, field),
+              fonts: { timeoutMs: context.engines.toolTimeoutMs, env: { ...process.env, ...context.engines.fontEnv } },
+            })) || removedAny;
 
         for (const [i, entry] of (options.pageTransitions?.remove ?? []).entries()) {
           removeTransitions(document, selectPages((entry.transitionSelection ?? DEFAULTS.transitionSelection).pages, count, `${field}.pageTransitions.remove[${i}].transitionSelection.pages`));

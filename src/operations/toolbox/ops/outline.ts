@@ -15,13 +15,18 @@ export const outlineOperation: ToolboxOperation<OutlineOptions> = {
     const { add, remove, clear } = options;
     if (!add && !remove && !clear) throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, remove or clear.`);
     const output = context.scratch('pdf');
-    await editPdf(input.path, output, (document) => {
-      const editor = new OutlineEditor(document);
-      if (clear) editor.clear();
-      for (const [index, item] of (remove?.item ?? []).entries()) editor.remove(item.path, `${field}.remove.item[${index}].path`);
-      for (const [index, item] of (add?.item ?? []).entries()) editor.add(item, `${field}.add.item[${index}]`);
-      editor.finish();
-    }, { deadline: context.deadline });
+    await editPdf(
+      input.path,
+      output,
+      (document) => {
+        const editor = new OutlineEditor(document);
+        if (clear) editor.clear();
+        for (const [index, item] of (remove?.item ?? []).entries()) editor.remove(item.path, `${field}.remove.item[${index}].path`);
+        for (const [index, item] of (add?.item ?? []).entries()) editor.add(item, `${field}.add.item[${index}]`);
+        editor.finish();
+      },
+      { deadline: context.deadline },
+    );
     return { path: output, type: input.type };
   },
 };

@@ -62,7 +62,9 @@ export const portfolioOptions = Type.Object(
         {
           initialDocumentPath: str('folder of the file the portfolio opens with afterwards'),
           initialFileName: str('the file the portfolio opens with afterwards'),
-          selection: Type.Optional(Type.Array(Selection, { maxItems: 10_000, description: 'the files or folders to remove ({"path":"/"} removes everything); may be empty only to change the initial document' })),
+          selection: Type.Optional(
+            Type.Array(Selection, { maxItems: 10_000, description: 'the files or folders to remove ({"path":"/"} removes everything); may be empty only to change the initial document' }),
+          ),
         },
         { description: 'Operation_PortfolioRemove' },
       ),

@@ -68,7 +68,10 @@ export const portfolioOperation: ToolboxOperation<PortfolioOptions> = {
           current = { path: only.file, type: await typeOf(only.file, only.name) };
         } else {
           const names = uniqueEntryNames(files.map((f) => [...f.path.map((segment) => safeFileName(segment, 'folder')), safeFileName(f.name)].join('/')));
-          current = await zipResult(files.map((f, i) => ({ name: names[i]!, file: f.file })), context);
+          current = await zipResult(
+            files.map((f, i) => ({ name: names[i]!, file: f.file })),
+            context,
+          );
         }
       }
     } catch (error) {
@@ -80,7 +83,10 @@ export const portfolioOperation: ToolboxOperation<PortfolioOptions> = {
 
 /** A folder path: "" or "/" is the root; segments are folder names (no "." or "..", no control characters). */
 function folderPath(raw: string, at: string): string[] {
-  const segments = raw.split('/').map((s) => s.trim()).filter((s) => s !== '');
+  const segments = raw
+    .split('/')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const segment of segments) {
     if (segment === '.' || segment === '..') throw new QuireError('PARAMETER', `Invalid parameter ${at}: "${raw}" has a "${segment}" segment; give the path from the root, e.g. "/reports/2024".`);
     if (/[\u0000-\u001f\u007f\\]/.test(segment)) throw new QuireError('PARAMETER', `Invalid parameter ${at}: "${raw}" contains control characters or a backslash.`);

@@ -30,7 +30,12 @@ export const printOperation: ToolboxOperation<PrintOptions> = {
     if (dpi > MAX_RASTER_DPI) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.dpi: 0 (= ${DEFAULT_RASTER_DPI}) to ${MAX_RASTER_DPI} is expected.`);
     }
-    const layout: [keyof PrintOptions, boolean][] = [['autoRotate', true], ['centerInPage', false], ['expandToMargins', false], ['shrinkToMargins', false]];
+    const layout: [keyof PrintOptions, boolean][] = [
+      ['autoRotate', true],
+      ['centerInPage', false],
+      ['expandToMargins', false],
+      ['shrinkToMargins', false],
+    ];
     for (const [member, supported] of layout) {
       if (options[member] !== supported) {
         throw new QuireError(

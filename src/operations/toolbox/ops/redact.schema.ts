@@ -2,11 +2,7 @@ import Type from 'typebox';
 import { defaulted, type Options } from '../../option-schema.js';
 
 /** `Operation_Sanitize<Category>`: a category is sanitised when its object is present and enabled. */
-const category = (name: string, what: string) =>
-  Type.Object(
-    { enabled: defaulted(Type.Boolean({ default: true, description: `remove ${what}` })) },
-    { description: `Operation_Sanitize${name}` },
-  );
+const category = (name: string, what: string) => Type.Object({ enabled: defaulted(Type.Boolean({ default: true, description: `remove ${what}` })) }, { description: `Operation_Sanitize${name}` });
 
 /** `Operation_Blacken` (reference §10.9.18): applies the document's redaction annotations. */
 const blacken = Type.Object(

@@ -35,13 +35,15 @@ export const redactOperation: ToolboxOperation<RedactOptions> = {
     const edited = context.scratch('pdf');
     try {
       await rewriter.rewrite(input.path, normalized, { deadline: context.deadline });
-      await redactPdf(normalized, edited, job, { scratch: context.scratch, deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler }).catch((error: unknown) => {
-        // The only option the engine can find unaffordable: a page raster beyond its pixel budget.
-        if (error instanceof RedactionError && error.kind === 'unsupported') {
-          throw new QuireError('OPTION_UNSUPPORTED', `Option ${field}.sanitize.pages.dpi is not supported here: ${error.message}`, { cause: error });
-        }
-        throw error;
-      });
+      await redactPdf(normalized, edited, job, { scratch: context.scratch, deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler }).catch(
+        (error: unknown) => {
+          // The only option the engine can find unaffordable: a page raster beyond its pixel budget.
+          if (error instanceof RedactionError && error.kind === 'unsupported') {
+            throw new QuireError('OPTION_UNSUPPORTED', `Option ${field}.sanitize.pages.dpi is not supported here: ${error.message}`, { cause: error });
+          }
+          throw error;
+        },
+      );
       await rewriter.rewrite(edited, output, { compress: true, deadline: context.deadline });
     } finally {
       await rm(normalized, { force: true });

@@ -5,15 +5,13 @@ import { defaulted, type Options } from '../../option-schema.js';
 const PaddedRectangle = Type.Object(
   {
     bottom: defaulted(Type.Integer({ format: 'int32', default: 0 })),
-    coordinates: defaulted(
-      Type.Enum(['pdf', 'user'], { default: 'user', description: 'origin top left (user) or bottom left (pdf); paddings are distances from the named edges either way' }),
-    ),
-    height: defaulted(Type.Number({ format: 'float', minimum: 0, default: 0, description: 'target height; 0 = follow the page\'s aspect ratio from width' })),
+    coordinates: defaulted(Type.Enum(['pdf', 'user'], { default: 'user', description: 'origin top left (user) or bottom left (pdf); paddings are distances from the named edges either way' })),
+    height: defaulted(Type.Number({ format: 'float', minimum: 0, default: 0, description: "target height; 0 = follow the page's aspect ratio from width" })),
     left: defaulted(Type.Integer({ format: 'int32', default: 0 })),
     metrics: defaulted(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm' })),
     right: defaulted(Type.Integer({ format: 'int32', default: 0 })),
     top: defaulted(Type.Integer({ format: 'int32', default: 0 })),
-    width: defaulted(Type.Number({ format: 'float', minimum: 0, default: 0, description: 'target width; 0 = follow the page\'s aspect ratio from height' })),
+    width: defaulted(Type.Number({ format: 'float', minimum: 0, default: 0, description: "target width; 0 = follow the page's aspect ratio from height" })),
   },
   { description: 'Operation_PaddedRectangle' },
 );

@@ -23,8 +23,8 @@ const permissions = {
 
 const EncryptionKey = Type.Enum(['RC4_40', 'RC4_128', 'AES_128', 'AES_256'], {
   description:
-    'Operation_PdfEncryptionKey. The reference names RC4_128 as default; this server uses AES_256 when the member is absent, '
-    + 'because RC4 is broken. RC4_40 and RC4_128 are written only when asked for explicitly (for viewers older than Acrobat 7).',
+    'Operation_PdfEncryptionKey. The reference names RC4_128 as default; this server uses AES_256 when the member is absent, ' +
+    'because RC4 is broken. RC4_40 and RC4_128 are written only when asked for explicitly (for viewers older than Acrobat 7).',
 });
 
 const ContentEncryption = defaulted(
@@ -43,9 +43,7 @@ const Encrypt = Type.Object(
         {
           encryptionKey: Type.Optional(EncryptionKey),
           open: defaulted(Type.String({ default: '', description: 'open (user) password; empty: the document opens without one' })),
-          permission: defaulted(
-            Type.String({ default: '', description: 'permission (owner) password; empty: a random one nobody knows, so the restrictions cannot be lifted' }),
-          ),
+          permission: defaulted(Type.String({ default: '', description: 'permission (owner) password; empty: a random one nobody knows, so the restrictions cannot be lifted' })),
         },
         { description: 'Operation_PasswordEncrypt' },
       ),
@@ -80,7 +78,7 @@ const EncryptCertificate = Type.Object(
 
 export const securityOptions = Type.Object(
   {
-    decrypt: Type.Optional(Type.Object({}, { description: 'Operation_Decrypt: removes the protection (the document is opened with the call\'s or the remembered password)' })),
+    decrypt: Type.Optional(Type.Object({}, { description: "Operation_Decrypt: removes the protection (the document is opened with the call's or the remembered password)" })),
     encrypt: Type.Optional(Encrypt),
     encryptCertificate: Type.Optional(EncryptCertificate),
   },

@@ -1,13 +1,5 @@
 import { QuireError } from '../../../core/errors.js';
-import {
-  PdfSecurity,
-  PdfSecurityError,
-  permissionFlags,
-  protectionProblems,
-  readRecipientCertificate,
-  type CertificateRecipient,
-  type EncryptionKey,
-} from '../../../engines/pdf/security/index.js';
+import { PdfSecurity, PdfSecurityError, permissionFlags, protectionProblems, readRecipientCertificate, type CertificateRecipient, type EncryptionKey } from '../../../engines/pdf/security/index.js';
 import { defaultsOf } from '../../option-schema.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
@@ -83,13 +75,7 @@ async function encrypt(security: PdfSecurity, input: WorkFile, options: NonNulla
   return { path: output, type: input.type };
 }
 
-async function encryptCertificate(
-  security: PdfSecurity,
-  input: WorkFile,
-  options: NonNullable<SecurityOptions['encryptCertificate']>,
-  context: ToolboxContext,
-  field: string,
-): Promise<WorkFile> {
+async function encryptCertificate(security: PdfSecurity, input: WorkFile, options: NonNullable<SecurityOptions['encryptCertificate']>, context: ToolboxContext, field: string): Promise<WorkFile> {
   const recipients: CertificateRecipient[] = options.recipient.map((recipient: Recipient, index) => {
     const member = `${field}.recipient[${index}].certificate`;
     const bytes = certificateBytes(recipient.certificate, member);

@@ -7,9 +7,7 @@ import { defaulted, type Options } from '../../option-schema.js';
  */
 export const splitOptions = Type.Object(
   {
-    fileNameTemplate: defaulted(
-      Type.String({ default: 'page[%d]', description: 'names of the PDFs in the ZIP; %d becomes the (first) page number of the part, ".pdf" is added' }),
-    ),
+    fileNameTemplate: defaulted(Type.String({ default: 'page[%d]', description: 'names of the PDFs in the ZIP; %d becomes the (first) page number of the part, ".pdf" is added' })),
     mode: defaulted(
       Type.Enum(['last', 'first', 'list', 'single', 'each', 'group', 'burst'], {
         default: 'last',

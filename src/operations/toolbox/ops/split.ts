@@ -93,7 +93,6 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
   },
 };
 
-
 function range(from: number, to: number): number[] {
   return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
 }

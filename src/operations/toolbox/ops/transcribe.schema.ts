@@ -24,7 +24,7 @@ export const transcribeOptions = Type.Object(
         {
           dpi: defaulted(Type.Integer({ format: 'int32', minimum: 0, maximum: 9600, default: 72, description: 'pixels per inch of the pages in the HTML; 0 means 72' })),
           pages: defaulted(Type.String({ default: '1', description: 'pages to transcribe: "1-3,5", "last", "*" or "" for all' })),
-          svgFormat: opt(Type.Object(svgFormatMembers(), { description: 'Operation_SvgFormat: how the pages\' SVG is written' })),
+          svgFormat: opt(Type.Object(svgFormatMembers(), { description: "Operation_SvgFormat: how the pages' SVG is written" })),
         },
         { description: 'Operation_HtmlTranscribe' },
       ),

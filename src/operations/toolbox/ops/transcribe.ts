@@ -69,7 +69,12 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
     const svgFormat = { decimalPrecision, pathDrawMode, graphicsStateMode };
     const limits = { deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler };
 
-    const { title, pages: all } = await documentInfo(input.path, pages.reduce((a, b) => Math.min(a, b)), pages.reduce((a, b) => Math.max(a, b)), limits);
+    const { title, pages: all } = await documentInfo(
+      input.path,
+      pages.reduce((a, b) => Math.min(a, b)),
+      pages.reduce((a, b) => Math.max(a, b)),
+      limits,
+    );
     const geometry = new Map<number, PageGeometry>(all.map((g) => [g.page, g]));
     const messages: ReportMessage[] = [];
 
@@ -82,7 +87,12 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
     });
     for (const run of runs) {
       const layouts = await pageLayouts(run.file, run.first, run.last, { ...limits, output: context.scratch('html'), maxBytes: MAX_LAYOUT_BYTES });
-      layouts.forEach((layout, i) => words.set(run.pages[i]!, layout.blocks.flatMap((b) => b.lines.flatMap((l) => l.words))));
+      layouts.forEach((layout, i) =>
+        words.set(
+          run.pages[i]!,
+          layout.blocks.flatMap((b) => b.lines.flatMap((l) => l.words)),
+        ),
+      );
     }
     for (const page of pages) {
       const unmapped = (words.get(page) ?? []).reduce((sum, w) => sum + [...w.text].filter((c) => c === '\uFFFD').length, 0);
@@ -96,9 +106,7 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
     const links = new Map<number, { x: number; y: number; width: number; height: number; href: string }[]>();
     for (const link of await readLinks(input.path, pages, { ...limits, qpdf: context.engines.qpdf, maxJsonBytes: 256 * 1024 * 1024, maxAnnotations: 200_000 })) {
       // Only schemes that navigate: a javascript: or data: URI of a PDF must not become script in the HTML.
-      const href = link.kind === 'uri' && SAFE_SCHEME.test(link.target)
-        ? link.target
-        : link.kind === 'goTo' && selected.has(link.destinationPage) ? `#page-${link.destinationPage}` : undefined;
+      const href = link.kind === 'uri' && SAFE_SCHEME.test(link.target) ? link.target : link.kind === 'goTo' && selected.has(link.destinationPage) ? `#page-${link.destinationPage}` : undefined;
       const g = geometry.get(link.page);
       if (href === undefined || href === '' || !g) continue;
       links.set(link.page, [...(links.get(link.page) ?? []), { ...linkBox(link, g), href }]);
@@ -183,7 +191,13 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
       const reportFile = context.scratch('xml');
       await writeFile(reportFile, report, 'utf8');
       const output = context.scratch('zip');
-      await zipFiles([{ name: 'document.html', file: document }, { name: 'report.xml', file: reportFile }], output);
+      await zipFiles(
+        [
+          { name: 'document.html', file: document },
+          { name: 'report.xml', file: reportFile },
+        ],
+        output,
+      );
       result = { path: output, type: fileTypeByKey('zip') };
     }
     await requireResultWithin(result.path, context.maxResultBytes, 'transcription');

@@ -68,7 +68,7 @@ export const watermarkOptions = Type.Object(
           data: FileData,
           opacity: defaulted(int({ default: 25, minimum: 0, maximum: 100, description: 'percent (0 = invisible)' })),
           position: opt(Position),
-          scale: defaulted(int({ default: 0, minimum: 0, description: 'percent of the natural size (pixels at the image\'s resolution, 72 dpi if it states none); 0 = 100' })),
+          scale: defaulted(int({ default: 0, minimum: 0, description: "percent of the natural size (pixels at the image's resolution, 72 dpi if it states none); 0 = 100" })),
         },
         { description: 'Operation_WatermarkImage' },
       ),

@@ -1,13 +1,5 @@
 import { QuireError } from '../../../core/errors.js';
-import {
-  addWatermark,
-  editDocument,
-  inField,
-  parseColor,
-  toPoints,
-  type WatermarkPosition,
-  type WatermarkSpec,
-} from '../../../engines/pdf-edit/content/index.js';
+import { addWatermark, editDocument, inField, parseColor, toPoints, type WatermarkPosition, type WatermarkSpec } from '../../../engines/pdf-edit/content/index.js';
 import { defaultsOf } from '../../option-schema.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxOperation } from '../operation.js';
