@@ -113,9 +113,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const draining = deps.draining;
   if (draining) {
-    app.addHook('onSend', async (_request, reply, payload) => {
+    app.addHook('onSend', (_request, reply, payload, done) => {
       if (draining.active) reply.header('connection', 'close');
-      return payload;
+      done(null, payload);
     });
   }
   registerRequestLog(app);

@@ -22,9 +22,13 @@ declare module 'fastify' {
  */
 export function registerOperationObserver(app: FastifyInstance, options: { restBase: string; events: OperationEvents }): void {
   const { restBase, events } = options;
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback-style: an async hook costs a promise on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url;
-    if (route === undefined || !route.startsWith(`${restBase}/`)) return;
+    if (route === undefined || !route.startsWith(`${restBase}/`)) {
+      done();
+      return;
+    }
     const webservice = request.routeOptions.config.statistics ?? (route.slice(restBase.length + 1).split('/')[0] || 'root');
     const elapsed = reply.elapsedTime;
     events.emit({
@@ -41,5 +45,6 @@ export function registerOperationObserver(app: FastifyInstance, options: { restB
       ...(request.session ? { sessionId: request.session.id } : {}),
       ...(request.acceptedAsJob ? { accepted: true } : {}),
     });
+    done();
   });
 }

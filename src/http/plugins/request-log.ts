@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
  * token), status and duration. Request bodies and headers are never logged.
  */
 export function registerRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request, reply) => {
+  // Callback-style: an async hook costs a promise on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       {
         method: request.method,
@@ -15,5 +16,6 @@ export function registerRequestLog(app: FastifyInstance): void {
       },
       'request completed',
     );
+    done();
   });
 }
