@@ -3,6 +3,7 @@ import { buildDestination, type DestinationSpec } from './destinations.js';
 import { invalid, unsupported } from './errors.js';
 import { arrayOf, dictOf, isPlainName, literalString, round, textOf, textString } from './pdf-values.js';
 import { annotationsOf, requirePageNumber } from './selection.js';
+import { TRANSITION_STYLE_NAMES } from '../content/transitions.js';
 
 /**
  * `Operation_ActionEvent` as PDF action dictionaries (ISO 32000-1 12.6), several chained with
@@ -278,20 +279,7 @@ function layerAction(document: PDFDocument, spec: NonNullable<ActionSpec['setLay
   return context.obj({ Type: 'Action', S: 'SetOCGState', State: context.obj(state), PreserveRB: spec.preserveRadioButtonRelation ?? true });
 }
 
-const TRANSITION_STYLES: Record<string, string> = {
-  blinds: 'Blinds',
-  box: 'Box',
-  cover: 'Cover',
-  dissolve: 'Dissolve',
-  fade: 'Fade',
-  fly: 'Fly',
-  glitter: 'Glitter',
-  push: 'Push',
-  split: 'Split',
-  uncover: 'Uncover',
-  wipe: 'Wipe',
-  none: 'R',
-};
+const TRANSITION_STYLES: Record<string, string> = TRANSITION_STYLE_NAMES;
 const DIRECTIONS: Record<string, number | 'None'> = { leftToRight: 0, bottomToTop: 90, rightToLeft: 180, topToBottom: 270, topLeftToBottomRight: 315, none: 'None' };
 
 function transitionAction(document: PDFDocument, spec: NonNullable<ActionSpec['setTransition']>, field: string): PDFDict {

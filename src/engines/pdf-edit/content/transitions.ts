@@ -17,7 +17,8 @@ export interface TransitionSpec {
   autoScrollTime: number;
 }
 
-const STYLE_NAMES: Record<TransitionStyle, string> = {
+/** /S of a transition dictionary per style (PDF 32000-1, Table 162); also used by the trans action of a link. */
+export const TRANSITION_STYLE_NAMES: Record<TransitionStyle, string> = {
   blinds: 'Blinds',
   box: 'Box',
   cover: 'Cover',
@@ -55,7 +56,7 @@ export function setTransitions(document: PDFDocument, spec: TransitionSpec): voi
   const context = document.context;
   for (const number of spec.pages) {
     const page = pages[number - 1]!;
-    const trans: Record<string, unknown> = { Type: 'Trans', S: STYLE_NAMES[spec.style], D: Number(num(spec.duration)) };
+    const trans: Record<string, unknown> = { Type: 'Trans', S: TRANSITION_STYLE_NAMES[spec.style], D: Number(num(spec.duration)) };
     if (spec.direction !== 'none' && DIRECTED[spec.style]?.includes(DIRECTIONS[spec.direction])) trans.Di = DIRECTIONS[spec.direction];
     if (spec.style === 'fly') {
       trans.SS = Number(num(spec.flyScale));
