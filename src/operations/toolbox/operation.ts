@@ -67,6 +67,8 @@ export interface ToolboxContext {
   engines: ToolboxEngines;
   /** Epoch milliseconds by which the whole call must be done. */
   deadline: number;
+  /** `{ deadline }`: the per-call options the engines' methods take. */
+  readonly call: { readonly deadline: number };
   /** Bytes a result may have (the session's upload limit; 0 = none). */
   maxResultBytes: number;
 }

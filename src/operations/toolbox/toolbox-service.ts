@@ -156,6 +156,7 @@ export class ToolboxService {
       password: tx.password,
       engines: this.engines,
       deadline: tx.deadline.at,
+      call: { deadline: tx.deadline.at },
       maxResultBytes: limits.uploadLimit,
       sessionDocument: (documentId) => this.sessionDocument(session, documentId, (extension) => scratch.file(extension)),
     };
@@ -177,7 +178,7 @@ export class ToolboxService {
     if (result.type.key !== 'pdf') return;
     let pages: number;
     try {
-      pages = await this.engines.rewriter.pageCount(result.path, { deadline: context.deadline });
+      pages = await this.engines.rewriter.pageCount(result.path, context.call);
     } catch (error) {
       // Encrypted by the chain's own security step: it was checked before that step.
       if (error instanceof PdfEngineError && ['passwordRequired', 'passwordWrong', 'unsupportedEncryption', 'certificateRequired'].includes(error.kind)) return;

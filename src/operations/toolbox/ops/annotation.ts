@@ -55,7 +55,7 @@ export const annotationOperation: ToolboxOperation<AnnotationOptions> = {
         }
         editor.finish();
       },
-      { deadline: context.deadline },
+      context.call,
     );
     return { path: output, type: input.type };
   },

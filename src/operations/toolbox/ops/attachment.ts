@@ -44,7 +44,7 @@ export const attachmentOperation: ToolboxOperation<AttachmentOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give add, remove or extract.`);
     }
     const edit = editContext({ qpdf: context.engines.qpdf, timeoutMs: context.engines.toolTimeoutMs, deadline: context.deadline, scratch: context.scratch });
-    const pageCount = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
+    const pageCount = await context.engines.rewriter.pageCount(input.path, context.call);
     if (options.remove && (options.remove.selection ?? []).length === 0) {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}.remove.selection: name the attachments to remove ([{}] selects every one).`);
     }

@@ -10,7 +10,7 @@ export const deleteOperation: ToolboxOperation<DeleteOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const { rewriter } = context.engines;
-    const count = await rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await rewriter.pageCount(input.path, context.call);
     const doomed = new Set(selectPages(options.pages, count, `${field}.pages`));
     const kept = Array.from({ length: count }, (_, i) => i + 1).filter((page) => !doomed.has(page));
     if (kept.length === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}.pages: deleting every page would leave no document.`);

@@ -78,7 +78,7 @@ export const extractionOperation: ToolboxOperation<ExtractionOptions> = {
     if (fileFormat === 'zip' && kind !== 'images') {
       throw new QuireError('PARAMETER', `Invalid parameter ${kindField}.fileFormat: "zip" is the format of image extraction; ${kind} are written as text, xml or json.`);
     }
-    const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to extract from.`);
     const pages = selectPages(settings.pages, count, `${kindField}.pages`);
     const job: Job = {

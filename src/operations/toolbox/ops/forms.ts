@@ -41,12 +41,12 @@ export const formsOperation: ToolboxOperation<FormsOptions> = {
           }
           if (flattens) flattenForm(document, form, flatten !== undefined ? `${field}.flatten` : `${field}.import.flatten`);
         },
-        { deadline: context.deadline },
+        context.call,
       );
       current = { path: output, type: input.type };
     }
     if (exporting) {
-      const fields = await readPdf(current.path, (document) => readFieldData(openForm(document, `${field}.export`)), { deadline: context.deadline });
+      const fields = await readPdf(current.path, (document) => readFieldData(openForm(document, `${field}.export`)), context.call);
       const output = context.scratch(exporting.format);
       await writeFile(output, writeFormData(exporting.format, fields, exporting.fdfFileName));
       // FDF is no type of the table; the stored document's type is detected from the content.

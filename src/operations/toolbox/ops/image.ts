@@ -52,7 +52,7 @@ export const imageOperation: ToolboxOperation<ImageOptions> = {
     const formatField = `${field}.${format}`;
     const encoding = encodingOf(format, options, formatField);
 
-    const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to render.`);
     const pages = selectPages(options.pages, count, `${field}.pages`);
     const template = options.fileNameTemplate;

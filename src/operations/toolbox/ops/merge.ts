@@ -42,7 +42,6 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
   async run(input, options, context, field) {
     const { mode } = options;
     const qpdf = context.engines.qpdf;
-    const call = { deadline: context.deadline };
     const scratch = () => context.scratch('pdf');
 
     try {
@@ -59,7 +58,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
         base = input.path;
       }
       if (!options.data && !options.sourceIsZip) throw new QuireError('PARAMETER', `Invalid parameter ${field}.data: required (the document to insert).`);
-      if (!options.removeStaticXFA && (await hasXfa(qpdf, base, call))) {
+      if (!options.removeStaticXFA && (await hasXfa(qpdf, base, context.call))) {
         throw new QuireError(
           'PARAMETER',
           `Invalid parameter ${field}.removeStaticXFA: the document carries an XFA form, which merging would break; set removeStaticXFA to true to merge it as a plain AcroForm (the XFA packets and the usage rights are removed).`,
@@ -71,7 +70,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
       let position: MergePosition = { at: 'end' };
       if (mode === 'atTheBeginning') position = { at: 'start' };
       if (sources.length > 0 && (mode === 'afterPage' || mode === 'beforePage')) {
-        basePageCount = await context.engines.rewriter.pageCount(base, call);
+        basePageCount = await context.engines.rewriter.pageCount(base, context.call);
         // An empty document (the start of toolbox/new) has no page to stand before or after.
         if (basePageCount > 0) {
           const page = requirePage(options.page, basePageCount, `${field}.page`);
@@ -90,7 +89,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
         producer: PRODUCER,
         scratch,
       };
-      const path = await withCulprit(sources, context, () => mergeDocuments(qpdf, request, call));
+      const path = await withCulprit(sources, context, () => mergeDocuments(qpdf, request, context.call));
       return { path, type: PDF };
     } catch (error) {
       if (error instanceof ArchiveError) throw fromArchiveEngine(error);
@@ -103,7 +102,6 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
 /** sourceIsZip: the first PDF of the document's archive with the others appended, as one base PDF. */
 async function zipAsBase(input: WorkFile, context: ToolboxContext, field: string): Promise<string> {
   const qpdf = context.engines.qpdf;
-  const call = { deadline: context.deadline };
   const entries = await pdfsFromZip(input.path, () => context.scratch('pdf'), archiveLimits(context), `${field}.sourceIsZip`);
   const unlocked = await Promise.all(entries.map((entry, i) => unlock(entry.file, '', context, `${field}.sourceIsZip: ZIP entry ${i + 1} (${JSON.stringify(entry.title)})`)));
   const labelled = unlocked.map((source, i) => ({ ...source, title: entries[i]!.title, label: `${field}.sourceIsZip: ZIP entry ${i + 1} (${JSON.stringify(entries[i]!.title)})` }));
@@ -120,7 +118,7 @@ async function zipAsBase(input: WorkFile, context: ToolboxContext, field: string
     producer: PRODUCER,
     scratch: () => context.scratch('pdf'),
   };
-  return withCulprit(labelled, context, () => mergeDocuments(qpdf, request, call));
+  return withCulprit(labelled, context, () => mergeDocuments(qpdf, request, context.call));
 }
 
 type LabelledSource = MergeSource & { label: string };
@@ -137,7 +135,7 @@ async function withCulprit<T>(sources: readonly LabelledSource[], context: Toolb
     if (!(error instanceof PdfEngineError) || error.kind !== 'invalidPdf') throw error;
     for (const source of sources) {
       try {
-        await context.engines.rewriter.pageCount(source.file, { deadline: context.deadline });
+        await context.engines.rewriter.pageCount(source.file, context.call);
       } catch (check) {
         if (check instanceof PdfEngineError && check.kind === 'invalidPdf') {
           throw new QuireError('INVALID_PDF', `Unable to read the PDF file content of ${source.label}: ${check.message}`, { cause: check });
@@ -194,7 +192,7 @@ async function collectSources(data: MergeFileData, context: ToolboxContext, fiel
 /** The source itself or its decrypted copy; password failures name the source. */
 async function unlock(file: string, password: string, context: ToolboxContext, name: string): Promise<UnlockedSource> {
   try {
-    return await unlockedSource(context.engines.qpdf, file, password, context.scratch('pdf'), { deadline: context.deadline });
+    return await unlockedSource(context.engines.qpdf, file, password, context.scratch('pdf'), context.call);
   } catch (error) {
     if (error instanceof PdfEngineError && error.kind === 'passwordRequired') {
       throw new QuireError('PDF_PASSWORD_REQUIRED', `${name} is password protected: remember its password first (PUT documents/{id}/security/password), or decrypt it.`, { cause: error });

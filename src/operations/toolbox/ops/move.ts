@@ -15,8 +15,7 @@ export const moveOperation: ToolboxOperation<MoveOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const { mode, order } = options;
-    const call = { deadline: context.deadline };
-    const count = await context.engines.rewriter.pageCount(input.path, call);
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     const moving = selectPages(options.pages, count, `${field}.pages`).sort((a, b) => (order === 'preserve' ? a - b : b - a));
     const target = requirePage(options.targetPosition, count, `${field}.targetPosition`);
     if (moving.includes(target)) {
@@ -27,7 +26,7 @@ export const moveOperation: ToolboxOperation<MoveOptions> = {
     const at = staying.indexOf(target) + (mode === 'afterPage' ? 1 : 0);
     const sequence = [...staying.slice(0, at), ...moving, ...staying.slice(at)];
     const output = context.scratch('pdf');
-    await reorderPages(context.engines.qpdf, input.path, qpdfRange(sequence), output, call);
+    await reorderPages(context.engines.qpdf, input.path, qpdfRange(sequence), output, context.call);
     return { path: output, type: input.type };
   },
 };

@@ -146,7 +146,7 @@ export const optionsOperation: ToolboxOperation<OptionsOptions> = {
 /** pdf-lib keeps the objects of removed backgrounds/headers: a qpdf rewrite writes only what is reachable. */
 async function dropOrphans(path: string, type: FileType, context: ToolboxContext): Promise<WorkFile> {
   const compact = context.scratch('pdf');
-  await context.engines.rewriter.rewrite(path, compact, { deadline: context.deadline });
+  await context.engines.rewriter.rewrite(path, compact, context.call);
   return { path: compact, type };
 }
 

@@ -25,7 +25,7 @@ export const outlineOperation: ToolboxOperation<OutlineOptions> = {
         for (const [index, item] of (add?.item ?? []).entries()) editor.add(item, `${field}.add.item[${index}]`);
         editor.finish();
       },
-      { deadline: context.deadline },
+      context.call,
     );
     return { path: output, type: input.type };
   },

@@ -46,7 +46,7 @@ export const printOperation: ToolboxOperation<PrintOptions> = {
     }
 
     const { rewriter } = context.engines;
-    const count = await rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await rewriter.pageCount(input.path, context.call);
     const pages = selectPages(options.pages, count, `${field}.pages`);
     let file = input.path;
     if (pages.length !== count || pages.some((page, i) => page !== i + 1)) {

@@ -22,7 +22,7 @@ export const redactOperation: ToolboxOperation<RedactOptions> = {
   needsPdf: true,
   async run(input, options, context, field) {
     const { rewriter } = context.engines;
-    const pageCount = await rewriter.pageCount(input.path, { deadline: context.deadline });
+    const pageCount = await rewriter.pageCount(input.path, context.call);
     const job = buildJob(options, pageCount, field);
     const output = context.scratch('pdf');
     if (!job.blacken && !job.sanitize) {
@@ -34,7 +34,7 @@ export const redactOperation: ToolboxOperation<RedactOptions> = {
     const normalized = context.scratch('pdf');
     const edited = context.scratch('pdf');
     try {
-      await rewriter.rewrite(input.path, normalized, { deadline: context.deadline });
+      await rewriter.rewrite(input.path, normalized, context.call);
       await redactPdf(normalized, edited, job, { scratch: context.scratch, deadline: context.deadline, toolTimeoutMs: context.engines.toolTimeoutMs, poppler: context.engines.poppler }).catch(
         (error: unknown) => {
           // The only option the engine can find unaffordable: a page raster beyond its pixel budget.

@@ -23,12 +23,11 @@ export const rotateOperation: ToolboxOperation<RotateOptions> = {
     }
 
     const qpdf = context.engines.qpdf;
-    const call = { deadline: context.deadline };
-    const count = await context.engines.rewriter.pageCount(input.path, call);
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     let pages = selectPages(options.pages, count, `${field}.pages`);
     if (group !== 'all') pages = pages.filter((page) => (page % 2 === 0) === (group === 'even'));
     if (orientation !== 'any' && pages.length > 0) {
-      const geometry = await readPageGeometry(qpdf, input.path, call);
+      const geometry = await readPageGeometry(qpdf, input.path, context.call);
       pages = pages.filter((page) => {
         const info = geometry[page - 1];
         if (!info) return false;
@@ -37,7 +36,7 @@ export const rotateOperation: ToolboxOperation<RotateOptions> = {
       });
     }
     const output = context.scratch('pdf');
-    await rotatePages(qpdf, input.path, output, pages, degrees, call);
+    await rotatePages(qpdf, input.path, output, pages, degrees, context.call);
     return { path: output, type: input.type };
   },
 };

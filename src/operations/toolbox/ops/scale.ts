@@ -36,7 +36,7 @@ export const scaleOperation: ToolboxOperation<ScaleOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${label}.dimensions: without preserveAspectRatio both width and height are needed.`);
     }
 
-    const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     const pages = selectPages(scale.pages, count, `${label}.pages`);
     const output = context.scratch('pdf');
     try {

@@ -52,7 +52,7 @@ export const securityOperation: ToolboxOperation<SecurityOptions> = {
  */
 async function decrypt(input: WorkFile, context: ToolboxContext): Promise<WorkFile> {
   const { rewriter } = context.engines;
-  if (!(await rewriter.isEncrypted(input.path, { deadline: context.deadline }))) return input;
+  if (!(await rewriter.isEncrypted(input.path, context.call))) return input;
   const output = context.scratch('pdf');
   await rewriter.decrypt(input.path, output, { ...(context.password ? { password: context.password } : {}), deadline: context.deadline });
   return { path: output, type: input.type };
@@ -71,7 +71,7 @@ async function encrypt(security: PdfSecurity, input: WorkFile, options: NonNulla
   if (problem?.kind === 'invalidOption') throw new QuireError('PARAMETER', `Invalid parameter ${field}.${problem.member}: ${problem.reason}.`);
   if (problem) throw new QuireError('OPTION_UNSUPPORTED', `${field}.${problem.member} cannot be honoured: ${problem.reason}.`);
   const output = context.scratch('pdf');
-  await security.encryptWithPasswords(input.path, output, protection, { deadline: context.deadline });
+  await security.encryptWithPasswords(input.path, output, protection, context.call);
   return { path: output, type: input.type };
 }
 
@@ -92,7 +92,7 @@ async function encryptCertificate(security: PdfSecurity, input: WorkFile, option
     throw new QuireError('OPTION_UNSUPPORTED', `${field}.contentEncryption exposeMetadata cannot be honoured with RC4_40: 40-bit RC4 always encrypts the metadata; use a longer key.`);
   }
   const output = context.scratch('pdf');
-  await security.encryptForRecipients(input.path, output, { key, encryptMetadata: metadata, recipients }, { deadline: context.deadline });
+  await security.encryptForRecipients(input.path, output, { key, encryptMetadata: metadata, recipients }, context.call);
   return { path: output, type: input.type };
 }
 

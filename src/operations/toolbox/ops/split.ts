@@ -37,8 +37,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
   async run(input, options, context, field) {
     const { mode } = options;
     const qpdf = context.engines.qpdf;
-    const call = { deadline: context.deadline };
-    const count = await context.engines.rewriter.pageCount(input.path, call);
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     const pagesField = `${field}.pages`;
 
     if (mode === 'last' || mode === 'first' || mode === 'list') {
@@ -49,7 +48,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
         pages = mode === 'last' ? range(1, page) : range(page, count);
       }
       const output = context.scratch('pdf');
-      await reorderPages(qpdf, input.path, qpdfRange(pages), output, call);
+      await reorderPages(qpdf, input.path, qpdfRange(pages), output, context.call);
       return { path: output, type: PDF };
     }
 
@@ -76,7 +75,7 @@ export const splitOperation: ToolboxOperation<SplitOptions> = {
     const inputBytes = (await stat(input.path)).size;
     const estimate = Math.max(2 * inputBytes, inputBytes + parts * PART_OVERHEAD);
     return context.inFastDirectory(estimate, async (dir) => {
-      const written = await splitPages(qpdf, input.path, dir, pages, groupSize, count, call);
+      const written = await splitPages(qpdf, input.path, dir, pages, groupSize, count, context.call);
       if (!asZip) {
         // The single part must outlive the memory directory: it becomes the call's result.
         const output = context.scratch('pdf');

@@ -60,7 +60,7 @@ export const transcribeOperation: ToolboxOperation<TranscribeOptions> = {
       throw new QuireError('PARAMETER', `Invalid parameter ${field}: give the target format, e.g. {"html":{"pages":"1","dpi":72}} (html is the one format).`);
     }
     const { failureLevel, errorReport, successReport } = options;
-    const count = await context.engines.rewriter.pageCount(input.path, { deadline: context.deadline });
+    const count = await context.engines.rewriter.pageCount(input.path, context.call);
     if (count === 0) throw new QuireError('PARAMETER', `Invalid parameter ${field}: the document has no pages to transcribe.`);
     const pages = selectPages(html.pages, count, `${field}.html.pages`);
     const dpi = html.dpi === 0 ? 72 : html.dpi; // 0 stands for the default
