@@ -7,6 +7,8 @@ import type { FastifyInstance } from 'fastify';
 export function registerRequestLog(app: FastifyInstance): void {
   // Callback-style: an async hook costs a promise on every request.
   app.addHook('onResponse', (request, reply, done) => {
+    // The entry is built only when it will be written (the default level in production is warn).
+    if (!infoEnabled(request.log)) return done();
     request.log.info(
       {
         method: request.method,
@@ -18,4 +20,10 @@ export function registerRequestLog(app: FastifyInstance): void {
     );
     done();
   });
+}
+
+/** pino's loggers answer isLevelEnabled; another logger is assumed to want the entry. */
+function infoEnabled(log: object): boolean {
+  const pino = log as { isLevelEnabled?: (level: string) => boolean };
+  return pino.isLevelEnabled?.('info') ?? true;
 }
