@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BackgroundStart } from '../../src/engines/background-start.js';
 import { PoolError } from '../../src/engines/pool/pool-errors.js';
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
+import { rejection } from '../helpers/rejection.js';
 
 function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
   let resolve!: (value: T) => void;

@@ -5,6 +5,7 @@ import { PoolError } from '../../../src/engines/pool/pool-errors.js';
 import { WorkerPool, type JobOutcome, type WorkerPoolOptions } from '../../../src/engines/pool/worker-pool.js';
 import { MemoryLimitError } from '../../../src/engines/process/memory-limit.js';
 import { ProcessWorkerFactory, isGone, liveWorkers, type Job, type JobResult } from './process-worker.js';
+import { rejection } from '../../helpers/rejection.js';
 
 // The hard memory cap of a running job and the withdrawal of jobs whose caller is gone, with real
 // worker processes (process-worker.ts, child.mjs). Waits are on conditions, never on guessed delays.
@@ -53,15 +54,6 @@ async function until(condition: () => boolean, ms = 10_000): Promise<boolean> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   return true;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    const value = await promise;
-    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-  } catch (error) {
-    return error;
-  }
 }
 
 describe('WorkerPool: the hard memory cap of a running job', () => {

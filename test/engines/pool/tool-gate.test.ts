@@ -2,21 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { PoolError } from '../../../src/engines/pool/pool-errors.js';
 import { ToolGate } from '../../../src/engines/pool/tool-gate.js';
 import { run } from '../../../src/engines/process/run.js';
+import { rejection } from '../../helpers/rejection.js';
 
 /** A promise with its resolve, to hold a run open until the test lets it finish. */
 function held(): { promise: Promise<void>; release: () => void } {
   let release!: () => void;
   const promise = new Promise<void>((resolve) => (release = resolve));
   return { promise, release };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe("ToolGate: the pools' rules for per-call tools", () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PoolError, type PoolErrorKind } from '../../../src/engines/pool/pool-errors.js';
 import { WorkerPool, type JobOutcome, type PoolEvents, type WorkerPoolOptions } from '../../../src/engines/pool/worker-pool.js';
 import { JobFailedError, ProcessWorkerFactory, groupMembers, isGone, liveWorkers, type Job, type JobResult, type ProcessWorker, type ProcessWorkerOptions } from './process-worker.js';
+import { rejection } from '../../helpers/rejection.js';
 
 // The supervisor's rules, exercised with real child processes (see process-worker.ts and child.mjs).
 // Waits are on events or on conditions polled every few milliseconds, never on a guessed delay.
@@ -82,15 +83,6 @@ function recordJobs(pool: Pool): JobOutcome[] {
 }
 
 /** The rejection of `promise`; fails when it resolves. */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    const value = await promise;
-    throw new Error(`expected a rejection, got ${JSON.stringify(value)}`);
-  } catch (error) {
-    return error;
-  }
-}
-
 function expectPoolError(error: unknown, kind: PoolErrorKind): PoolError {
   expect(error).toBeInstanceOf(PoolError);
   const poolError = error as PoolError;
