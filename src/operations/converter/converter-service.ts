@@ -15,7 +15,7 @@ import { runInPlace, type Transaction, type TransactionDeps } from '../transacti
 import type { CallPassword } from '../transaction/password.js';
 import { openPlainPdf, restoreProtection, type OpenedProtection } from '../transaction/protection.js';
 import { conversionTimeout, type CallDeadline } from './call-deadline.js';
-import { fromConversionEngine } from './engine-errors.js';
+import { fromEngine } from '../engine-errors.js';
 import { effectiveType, inputKindOf, unsupportedType, type InputKind } from './input-kind.js';
 import { convertOffice, delimitedImport, NATIVE_PDFA_LEVELS, officeFilterData } from './office.js';
 import { conversionSettings, type ConversionSettings, type ConverterOptions } from './options.js';
@@ -252,7 +252,7 @@ export class ConverterService {
         })) ?? {};
       return { file: output, ...result };
     } catch (error) {
-      throw fromConversionEngine(error, { accessPassword: settings.accessPassword !== '' });
+      throw fromEngine(error, { accessPassword: settings.accessPassword !== '' });
     }
   }
 
@@ -289,7 +289,7 @@ export class ConverterService {
       }
       return current;
     } catch (error) {
-      throw fromConversionEngine(error, { accessPassword: false });
+      throw fromEngine(error, { accessPassword: false });
     }
   }
 
@@ -314,7 +314,7 @@ export class ConverterService {
     try {
       return await restoreProtection(this.engines.rewriter, input, encryption, path.join(workDir, `encrypted-${path.basename(input)}`), deadline.at);
     } catch (error) {
-      throw fromConversionEngine(error, { accessPassword: false });
+      throw fromEngine(error, { accessPassword: false });
     }
   }
 

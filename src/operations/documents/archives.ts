@@ -9,7 +9,7 @@ import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
 import { discardPartialFile } from '../../storage/atomic.js';
 import type { DocumentService } from './document-service.js';
-import { fromArchiveEngine } from './engine-errors.js';
+import { fromEngine } from '../engine-errors.js';
 
 /** webPDF `Document_FileCompress`. */
 export interface CompressRequest {
@@ -67,7 +67,7 @@ export class DocumentArchives {
         try {
           await writeZip(sources, destination);
         } catch (error) {
-          throw fromArchiveEngine(error);
+          throw fromEngine(error);
         }
       },
     );
@@ -115,7 +115,7 @@ export class DocumentArchives {
         return created;
       } catch (error) {
         for (const document of created) await this.documents.delete(session, document.id).catch(() => undefined);
-        throw fromArchiveEngine(error);
+        throw fromEngine(error);
       }
     });
   }
@@ -127,7 +127,7 @@ export class DocumentArchives {
     try {
       return await openEntry(file.path, memberPath, { ...(await this.limitsFor(session)), maxTotalBytes: Number.MAX_SAFE_INTEGER });
     } catch (error) {
-      throw fromArchiveEngine(error);
+      throw fromEngine(error);
     }
   }
 
@@ -141,7 +141,7 @@ export class DocumentArchives {
     try {
       return compileFilter(filter);
     } catch (error) {
-      throw fromArchiveEngine(error);
+      throw fromEngine(error);
     }
   }
 

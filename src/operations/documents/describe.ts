@@ -7,7 +7,7 @@ import { MemoryLimitError } from '../../engines/process/memory-limit.js';
 import type { PdfInspector, SecurityInfo } from '../../engines/pdf/index.js';
 import { activeVersion, type DocumentRecord, type DocumentStore } from '../../storage/document-store.js';
 import type { RememberedCredentials } from './credentials.js';
-import { fromArchiveEngine, fromPdfEngine } from './engine-errors.js';
+import { fromEngine } from '../engine-errors.js';
 
 /** webPDF `Document_Password`: which protections a PDF carries. */
 export interface DocumentPassword {
@@ -102,7 +102,7 @@ export class DocumentDescriber {
     try {
       security = await this.securityOf(record, path);
     } catch (error) {
-      return { error: asException(fromPdfEngine(error)) };
+      return { error: asException(fromEngine(error)) };
     }
     const password: DocumentPassword = {
       isOpenSet: security.hasOpenPassword,
@@ -127,7 +127,7 @@ export class DocumentDescriber {
       const metadata = await this.withinBudget(record, key, path, peek, () => this.pdf.metadata(path, { password: remembered?.password }));
       return { error: NO_ERROR, password, metadata };
     } catch (error) {
-      return { error: asException(fromPdfEngine(error)), password };
+      return { error: asException(fromEngine(error)), password };
     }
   }
 
@@ -225,7 +225,7 @@ async function archiveMetadata(path: string): Promise<DocumentDescription['metad
     };
     return metadata;
   } catch (error) {
-    throw fromArchiveEngine(error);
+    throw fromEngine(error);
   }
 }
 

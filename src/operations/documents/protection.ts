@@ -6,7 +6,7 @@ import type { DocumentCredentials, KeyPairCredentials, RememberedCredentials } f
 import type { DocumentDescriber } from './describe.js';
 import { asException } from './describe.js';
 import type { DocumentService } from './document-service.js';
-import { fromPdfEngine } from './engine-errors.js';
+import { fromEngine } from '../engine-errors.js';
 
 /** Credentials as a client sends them (webPDF `Operation_PdfPassword`, key material already read). */
 export interface SuppliedCredentials {
@@ -49,7 +49,7 @@ export class DocumentProtection {
       const security = await this.describer.securityOf(record, file.path);
       result = await this.check(security.kind, file.path, supplied, (working) => this.credentials.set(session.id, documentId, working));
     } catch (error) {
-      const mapped = fromPdfEngine(error);
+      const mapped = fromEngine(error);
       if (!(mapped instanceof QuireError)) throw mapped;
       result = asException(mapped);
     }
@@ -72,14 +72,14 @@ export class DocumentProtection {
       };
     } catch (error) {
       if (!(error instanceof PdfEngineError)) throw error;
-      return { infoType: 'form', value: '', acroFormFields: [], error: asException(fromPdfEngine(error)) };
+      return { infoType: 'form', value: '', acroFormFields: [], error: asException(fromEngine(error)) };
     }
   }
 
   private async check(kind: string, path: string, supplied: SuppliedCredentials, remember: (working: DocumentCredentials) => void): Promise<ExceptionBody> {
     if (kind === 'none') return NO_ERROR;
     if (kind === 'certificate') {
-      if (!supplied.keyPair) return asException(fromPdfEngine(new PdfEngineError('certificateRequired', 'certificate encryption')));
+      if (!supplied.keyPair) return asException(fromEngine(new PdfEngineError('certificateRequired', 'certificate encryption')));
       const { certificate, privateKey, privateKeyPassword } = supplied.keyPair;
       if (!(await this.pdf.checkCertificate(path, certificate, privateKey, privateKeyPassword))) {
         return asException(new QuireError('PDF_PASSWORD_WRONG', 'The key pair does not open the PDF: the certificate is no recipient, or the private key does not match it.'));

@@ -11,7 +11,7 @@ import { MemoryLimitError } from '../../../src/engines/process/memory-limit.js';
 import { memoryCapsAvailable, run, RunError } from '../../../src/engines/process/run.js';
 import { configureTools, resetTools } from '../../../src/engines/process/tools.js';
 import { renderPages } from '../../../src/engines/poppler/index.js';
-import { fromPdfEngine } from '../../../src/operations/documents/engine-errors.js';
+import { fromEngine } from '../../../src/operations/engine-errors.js';
 import { childProcesses, waitForNoChildren, watchChildren, isAlive as alive } from '../../helpers/child-processes.js';
 import { outlineCyclePdf } from '../../helpers/hostile-pdf.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
@@ -48,7 +48,7 @@ describe('memory caps of child processes', () => {
     expect((error as MemoryLimitError).message).toContain('128 MB');
     // Never above its cap (the kernel refuses the allocation that would pass it).
     for (const child of watch.seen.values()) expect(child.peakBytes).toBeLessThanOrEqual(128 * MB);
-    const mapped = fromPdfEngine(error);
+    const mapped = fromEngine(error);
     expect(mapped).toBeInstanceOf(QuireError);
     expect((mapped as QuireError).errorCode).toBe(-109);
     expect((mapped as QuireError).status).toBe(400);

@@ -9,7 +9,7 @@ import { mergeDocuments } from '../../../engines/pdf/structure/merge.js';
 import type { MergePosition, MergeRequest, MergeSource } from '../../../engines/pdf/structure/merge.js';
 import { looksLikePdf, pdfsFromZip, unlockedSource } from '../../../engines/pdf/structure/sources.js';
 import type { UnlockedSource } from '../../../engines/pdf/structure/sources.js';
-import { fromArchiveEngine } from '../../documents/engine-errors.js';
+import { fromEngine } from '../../engine-errors.js';
 import { decodeFileData } from '../file-data.js';
 import type { ToolboxContext, ToolboxOperation, WorkFile } from '../operation.js';
 import { requirePage } from '../pages.js';
@@ -92,7 +92,7 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
       const path = await withCulprit(sources, context, () => mergeDocuments(qpdf, request, context.call));
       return { path, type: PDF };
     } catch (error) {
-      if (error instanceof ArchiveError) throw fromArchiveEngine(error);
+      if (error instanceof ArchiveError) throw fromEngine(error);
       if (error instanceof StructureError && error.kind === 'invalidOption') throw new QuireError('PARAMETER', `Invalid parameter ${error.message}`, { cause: error });
       throw error;
     }
