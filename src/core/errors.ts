@@ -19,10 +19,14 @@ export const Errors = {
   INTERNAL: { errorCode: -1, status: 500, description: 'Unexpected server failure; details are in the server log.' },
   INVALID_PDF: { errorCode: -7, status: 400, description: 'Unable to read the PDF file content: not a PDF, or damaged beyond repair.' },
   PARAMETER: { errorCode: -14, status: 400, description: 'A web-service parameter is invalid: malformed JSON, a wrong type, an unknown enum value or a missing member. The message names the field.' },
-  SESSION_NOT_FOUND: { errorCode: -60, status: 401, description: 'The session of the token does not exist (logged out, expired, closed by an administrator).' },
+  SESSION_NOT_FOUND: {
+    errorCode: -60,
+    status: 401,
+    description:
+      'The token opens no session: the session does not exist (logged out, expired, closed by an administrator), or the token was replaced by a refresh (only the newest access and refresh tokens of a session are accepted).',
+  },
   TOKEN_MISSING: { errorCode: -61, status: 401, description: 'The call needs a bearer token and none was sent.' },
   TOKEN_INVALID: { errorCode: -62, status: 401, description: 'The token is malformed, has a wrong signature, algorithm, issuer or audience, or has expired.' },
-  TOKEN_SUPERSEDED: { errorCode: -63, status: 401, description: 'The token was replaced by a refresh; only the newest access and refresh tokens of a session are accepted.' },
   LOGIN_FAILED: { errorCode: -64, status: 401, description: 'Login failed: unknown user or wrong password.' },
   ANONYMOUS_DISABLED: { errorCode: -65, status: 401, description: 'Anonymous sessions are disabled by configuration; log in with credentials.' },
   REFRESH_REFUSED: { errorCode: -66, status: 401, description: 'The token cannot be used for refresh (not a refresh token of the local provider).' },

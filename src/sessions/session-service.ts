@@ -166,7 +166,8 @@ export class SessionService {
     return this.serial.run(claims.sessionId, async () => {
       const session = await this.liveSession(claims.sessionId);
       if (session.refreshTokenId === '' || session.refreshTokenId !== claims.tokenId) {
-        throw new QuireError('TOKEN_SUPERSEDED', 'This refresh token has been replaced by a newer one.');
+        // -60 rather than a code of our own: the clients know -60 for a token that no longer opens a session.
+        throw new QuireError('SESSION_NOT_FOUND', 'This refresh token has been replaced by a newer one (a refresh took place); use the newest refresh token.');
       }
       const now = Date.now();
       const renewed: Session = {
@@ -271,7 +272,8 @@ export class SessionService {
     if (claims.use !== 'access') throw new QuireError('TOKEN_INVALID', 'A refresh token cannot be used to call the server; use the access token.');
     const session = await this.liveSession(claims.sessionId);
     if (session.accessTokenId !== claims.tokenId) {
-      throw new QuireError('TOKEN_SUPERSEDED', 'This access token has been replaced by a refresh; use the newest token.');
+      // -60 (not a code of our own): the clients only know -60 for a token whose session it no longer opens.
+      throw new QuireError('SESSION_NOT_FOUND', 'This access token has been replaced by a refresh; use the newest access token.');
     }
     return session;
   }

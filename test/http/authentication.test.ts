@@ -132,8 +132,11 @@ describe('refresh', () => {
     expect(second.refreshToken).not.toBe(first.refreshToken);
     expect(decodeJwt(second.token).sub).toBe(decodeJwt(first.token).sub);
 
-    await expectError(await fetch(`${server.rest}/documents/list`, { headers: bearer(first.token) }), 401, -63);
-    await expectError(await refresh(first.refreshToken), 401, -63);
+    // -60, the code the clients know for a token that opens no session; the message says why.
+    const oldAccess = await expectError(await fetch(`${server.rest}/documents/list`, { headers: bearer(first.token) }), 401, -60);
+    expect(oldAccess.errorMessage).toMatch(/access token has been replaced by a refresh/);
+    const oldRefresh = await expectError(await refresh(first.refreshToken), 401, -60);
+    expect(oldRefresh.errorMessage).toMatch(/refresh token has been replaced by a newer one/);
 
     const list = (await (await fetch(`${server.rest}/documents/list`, { headers: bearer(second.token) })).json()) as Array<{ documentId: string }>;
     expect(list.map((d) => d.documentId)).toEqual([document.documentId]);

@@ -179,7 +179,7 @@ describe.concurrent('restart', () => {
     expect((await userInfo(second.rest, renewed.token)).body.uniqueId).toBe(before.body.uniqueId);
     const superseded = await userInfo(second.rest, session.token);
     expect(superseded.status).toBe(401);
-    expect(superseded.body.errorCode).toBe(-63);
+    expect(superseded.body.errorCode).toBe(-60);
     expect((await second.stop()).code).toBe(0);
   });
 });
