@@ -28,6 +28,10 @@ async function main(): Promise<void> {
   }
   const logger = server.app.log;
   logger.info({ url: `${server.url}${config.server.restBase}`, dataDir: config.dataDir }, 'Quire is listening');
+  // Once, at start (a restart reads the same environment): QUIRE_ variables that set nothing.
+  if (config.ignoredEnvironment.length > 0) {
+    logger.warn({ variables: config.ignoredEnvironment }, `environment variables ignored, they name no configuration key: ${config.ignoredEnvironment.join(', ')}`);
+  }
 
   closeWithGrace({ delay: config.server.shutdownTimeoutMs, logger }, async ({ signal, err }) => {
     if (err) logger.error({ err }, 'shutting down after an unexpected error');

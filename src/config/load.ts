@@ -42,6 +42,8 @@ export interface Config {
     drainLimit: number;
     drainTimeoutMs: number;
   };
+  /** The HTTPS listener (server-https.ts); key store paths as configured (relative = in <dataDir>/keystore). */
+  https: RawConfig['https'];
   log: { level: string; console: boolean; retentionDays: number };
   metrics: { public: boolean };
   security: { login: LoginSecurity; anonymousSessionsPerAddress: number };
@@ -81,6 +83,11 @@ export interface Config {
   adminPassword: string | undefined;
   /** Keys set by environment variables (dotted key → variable name): they win over the file. */
   overrides: Record<string, string>;
+  /**
+   * `QUIRE_` variables that name no configuration key (a deployment tool's own `QUIRE_VERSION`, a
+   * typo): ignored, and named in a warning at start (main.ts) rather than refused.
+   */
+  ignoredEnvironment: string[];
 }
 
 /** Login throttling and the bound on password hashing (security.login), resolved to milliseconds and counts. */
@@ -182,6 +189,7 @@ export function buildConfig(file: Record<string, unknown>, options: { configFile
   const sources = new Map<string, string>();
   const issues: ConfigIssue[] = [];
   const fileOrigin = configFile ? `in ${configFile}` : '';
+  const ignoredEnvironment: string[] = [];
 
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
@@ -189,13 +197,14 @@ export function buildConfig(file: Record<string, unknown>, options: { configFile
     if (!keyPath) continue;
     const target = schemaAt(CONFIG_TREE, keyPath);
     if (!target) {
-      issues.push({ key: name, origin: '', message: `environment variable names no configuration key (${keyPath.join('.')})` });
+      // The environment is shared with deployment tools that use the prefix too (QUIRE_VERSION): a
+      // warning, not a refusal to start. A key the file does not know stays an error (the schema's).
+      ignoredEnvironment.push(name);
       continue;
     }
     setPath(raw, keyPath, acceptsOnlyStrings(target) ? value : parseScalar(value));
     sources.set(keyPath.join('.'), name);
   }
-  if (issues.length > 0) throw new ConfigError(issues);
 
   const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
   const errors = Value.Errors(ConfigSchema, withDefaults);
@@ -217,10 +226,10 @@ export function buildConfig(file: Record<string, unknown>, options: { configFile
     }
     throw new ConfigError(issues);
   }
-  return resolve(withDefaults as RawConfig, configFile, env, cwd, Object.fromEntries(sources));
+  return resolve(withDefaults as RawConfig, configFile, env, cwd, Object.fromEntries(sources), ignoredEnvironment.sort());
 }
 
-function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: string, overrides: Record<string, string>): Config {
+function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: string, overrides: Record<string, string>, ignoredEnvironment: string[]): Config {
   const limits = (l: RawConfig['limits']['user']): Limits => ({
     uploadLimit: parseSize(l.uploadLimit),
     maxFiles: l.maxFiles,
@@ -262,6 +271,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       drainLimit: parseSize(raw.server.drainLimit),
       drainTimeoutMs: Math.round(raw.server.drainTimeout * 1000),
     },
+    https: raw.https,
     log: { level: raw.log.level, console: raw.log.console, retentionDays: raw.log.retentionDays },
     metrics: { public: raw.metrics.public },
     security: {
@@ -338,6 +348,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     oauth: { providers: raw.oauth.providers },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
     overrides,
+    ignoredEnvironment,
   };
 }
 

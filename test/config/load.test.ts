@@ -75,13 +75,23 @@ users:
 
   it('names the key, the source and the reason of every problem', () => {
     expect(problems({ QUIRE_SESSION__LIFETIME: '-3' })).toEqual(['session.lifetime (from QUIRE_SESSION__LIFETIME): must be >= 1']);
-    expect(problems({ QUIRE_SESION__LIFETIME: '3' })[0]).toMatch(/^QUIRE_SESION__LIFETIME: .*names no configuration key/);
     expect(problems({ QUIRE_LOG__LEVEL: 'loud' })[0]).toMatch(/^log\.level .*allowed values: fatal, error, warn, info, debug, trace, silent/);
     expect(problems({ QUIRE_LIMITS__USER__UPLOAD_LIMIT: '12 parsecs' })[0]).toMatch(/^limits\.user\.uploadLimit .*size with unit/);
     const file = yamlFile('sesion:\n  lifetime: 5\nusers:\n  - name: a\n    password: b\n    roles: [root]\n');
     const found = problems({ QUIRE_CONFIG: file });
     expect(found).toContain(`sesion (in ${file}): unknown key`);
     expect(found.some((p) => p.startsWith('users[0].roles[0]') && p.includes('user, admin'))).toBe(true);
+  });
+
+  it('names QUIRE_ variables that match no key instead of refusing to start; an unknown key in the file stays an error', () => {
+    const config = loadConfig({ QUIRE_VERSION: '3.1.0', QUIRE_SESION__LIFETIME: '3', QUIRE_SESSION__LIFETIME: '90', QUIRE_ADMIN_PASSWORD: 'pw' });
+    expect(config.ignoredEnvironment).toEqual(['QUIRE_SESION__LIFETIME', 'QUIRE_VERSION']);
+    expect(config.session.lifetime).toBe(90);
+    expect(loadConfig({}).ignoredEnvironment).toEqual([]);
+    // A variable that names a key still has its value checked.
+    expect(problems({ QUIRE_VERSION: 'x', QUIRE_SESSION__LIFETIME: '-3' })).toEqual(['session.lifetime (from QUIRE_SESSION__LIFETIME): must be >= 1']);
+    const file = yamlFile('version: 3\n');
+    expect(problems({ QUIRE_CONFIG: file, QUIRE_VERSION: 'x' })).toEqual([`version (in ${file}): unknown key`]);
   });
 
   it('refuses duplicate users, unreadable files and non-mapping YAML', () => {
