@@ -110,7 +110,7 @@ export class DocumentDescriber {
       isCertificateSet: security.hasCertificate,
       recipients: security.recipients.map((r) => ({ issuer: r.issuer, serialNumber: r.serialNumber })),
     };
-    const remembered = this.credentials.get(record.sessionId, record.id);
+    const remembered = this.credentials.get(record.sessionId, record.id, record.activeVersion);
     if (security.kind === 'certificate') {
       // Verified key material opens the document for this session; qpdf cannot decrypt it for metadata.
       return remembered?.keyPair

@@ -47,7 +47,7 @@ export class DocumentProtection {
     let result: ExceptionBody;
     try {
       const security = await this.describer.securityOf(record, file.path);
-      result = await this.check(security.kind, file.path, supplied, (working) => this.credentials.set(session.id, documentId, working));
+      result = await this.check(security.kind, file.path, supplied, (working) => this.credentials.set(session.id, documentId, record.activeVersion, working));
     } catch (error) {
       const mapped = fromEngine(error);
       if (!(mapped instanceof QuireError)) throw mapped;
@@ -61,7 +61,7 @@ export class DocumentProtection {
     if (!activeVersion(record).fileTypeGroups.includes('pdf')) {
       return { infoType: 'form', value: '', acroFormFields: [], error: asException(new QuireError('INVALID_PDF', 'The document is not a PDF.')) };
     }
-    const remembered = this.credentials.get(session.id, documentId);
+    const remembered = this.credentials.get(session.id, documentId, record.activeVersion);
     try {
       const form = await this.pdf.formFields(file.path, { password: remembered?.password });
       return {

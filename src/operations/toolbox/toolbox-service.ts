@@ -9,6 +9,7 @@ import type { CallPassword } from '../transaction/password.js';
 import type { ToolboxEngines } from './engines.js';
 import type { ToolboxElement, ToolboxOptions } from './schemas.js';
 import { fromToolboxEngine } from './engine-errors.js';
+import { credentialsAfterSecurity } from './ops/security-credentials.js';
 import { TOOLBOX_OPERATIONS, type SessionFile, type ToolboxContext, type ToolboxOperation, type ToolboxOperationName, type WorkFile } from './operation.js';
 
 /** `Operation_ToolboxOperation` as the route hands it over. */
@@ -68,7 +69,9 @@ export class ToolboxService {
       },
       async (tx, input) => {
         const result = await this.chain(input, steps, this.context(tx));
-        return { file: result, securityChanged: steps.some((s) => s.name === 'security') };
+        const securityChanged = steps.some((s) => s.name === 'security');
+        const credentials = securityChanged ? credentialsAfterSecurity(steps) : undefined;
+        return { file: result, securityChanged, ...(credentials ? { credentials } : {}) };
       },
     );
     return record;
@@ -83,7 +86,8 @@ export class ToolboxService {
       await this.guard(() => this.engines.rewriter.empty(empty));
       const result = await this.chain({ path: empty, type: PDF }, steps, context);
       await this.requirePages(result, context);
-      return { file: result };
+      const credentials = credentialsAfterSecurity(steps);
+      return { file: result, ...(credentials ? { credentials } : {}) };
     });
     return record;
   }
@@ -169,7 +173,7 @@ export class ToolboxService {
     // A hard link keeps this state even if the document is replaced while the chain runs.
     const copy = scratch(type.extension || 'bin');
     await link(file.path, copy).catch(() => copyFile(file.path, copy));
-    const password = this.deps.credentials.get(session.id, documentId)?.password;
+    const password = this.deps.credentials.get(session.id, documentId, record.activeVersion)?.password;
     return { path: copy, type, fileName: record.fileName, ...(password ? { password } : {}) };
   }
 

@@ -5,7 +5,7 @@ import type { WebserviceName } from '../../core/webservices.js';
 import { fileTypeById, UNKNOWN_FILE_TYPE, type FileType } from '../../core/file-types.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
-import type { RememberedCredentials } from '../documents/credentials.js';
+import type { DocumentCredentials, RememberedCredentials } from '../documents/credentials.js';
 import type { DocumentService } from '../documents/document-service.js';
 import { CallDeadline } from './deadline.js';
 import { resolvePassword, type CallPassword } from './password.js';
@@ -72,8 +72,18 @@ export interface StepsResult {
    * checked to be whole before it is committed (transaction/verify.ts).
    */
   file: { path: string; type?: FileType; pdf?: boolean };
-  /** The steps set new protection (toolbox `security`): no re-encryption, remembered passwords are forgotten. */
+  /**
+   * The steps set new protection (toolbox `security`): no re-encryption, and what was remembered for
+   * the old protection no longer applies to the result (older history states keep theirs).
+   */
   securityChanged?: boolean;
+  /**
+   * With `securityChanged`: what opens the result, when the steps protected it with a password the
+   * session chose (toolbox `security.encrypt`). The session set it itself, so it is remembered for the
+   * new state as if supplied by `PUT documents/{id}/security/password`: its info shows the metadata,
+   * later calls need not send it. Absent: nothing is remembered (decrypted, or certificate-encrypted).
+   */
+  credentials?: DocumentCredentials;
 }
 
 export interface DeadlineSpec {
@@ -107,11 +117,13 @@ export async function runInPlace<P, R extends StepsResult>(
     const record = await documents.info(session, documentId);
     const storedType = fileTypeById(activeVersion(record).fileTypeId) ?? UNKNOWN_FILE_TYPE;
     const plan = options.plan ? options.plan(record, storedType) : (undefined as P);
-    const password = resolvePassword(credentials, session.id, documentId, options.password);
     return documents.locks.with(session.id, documentId, () =>
       inScratch(documents, async (scratch) => {
+        // The state under the lock: its remembered credentials are the ones that open this content.
+        const { record: current, file } = await documents.content(session, documentId);
+        const inputVersion = current.activeVersion;
+        const password = resolvePassword(credentials, session.id, documentId, inputVersion, options.password);
         const tx: Transaction = { session, documentId, password, deadline, scratch };
-        const { file } = await documents.content(session, documentId);
         // A hard link costs nothing and keeps this state even if the store moves on; steps only read it.
         const original = scratch.file(storedType.extension || 'bin');
         await link(file.path, original).catch(() => copyFile(file.path, original));
@@ -138,8 +150,7 @@ export async function runInPlace<P, R extends StepsResult>(
         const temp = documents.tempPath();
         await rename(result.path, temp);
         const committed = await documents.commitResult(session, documentId, temp, options.operation, result.type);
-        // Passwords remembered for the old protection no longer fit a document the steps re-secured.
-        if (outcome.securityChanged) credentials.forget(session.id, documentId);
+        rememberResult(credentials, committed, inputVersion, outcome);
         return { record: committed, outcome };
       }),
     );
@@ -157,7 +168,7 @@ export interface AsNewOptions {
 
 /** Makes a new document of the session from `steps` (which start from nothing), as one transaction. */
 export async function runAsNew<R extends StepsResult>(
-  deps: Pick<TransactionDeps, 'documents'>,
+  deps: Pick<TransactionDeps, 'documents'> & Partial<Pick<TransactionDeps, 'credentials'>>,
   session: Session,
   options: AsNewOptions,
   steps: (tx: Transaction) => Promise<R>,
@@ -174,9 +185,22 @@ export async function runAsNew<R extends StepsResult>(
       await rename(outcome.file.path, temp);
       const { size } = await stat(temp);
       const record = await documents.adopt(session, temp, size, { clientFileName: options.name, history: options.history });
+      if (outcome.credentials) deps.credentials?.replace(session.id, record.id, record.activeVersion, outcome.credentials);
       return { record, outcome };
     });
   });
+}
+
+/**
+ * What the session remembers for the committed state. New protection the steps set: exactly what
+ * they say opens it (nothing after a decryption). Otherwise the result carries the input's protection
+ * again, so a new history state inherits the input state's credentials (without history the state
+ * id stays 0 and they stay as they are). Older history states keep theirs either way.
+ */
+function rememberResult(credentials: RememberedCredentials, committed: DocumentRecord, inputVersion: number, outcome: StepsResult): void {
+  const { sessionId, id, activeVersion: resultVersion } = committed;
+  if (outcome.securityChanged) credentials.replace(sessionId, id, resultVersion, outcome.credentials);
+  else if (resultVersion !== inputVersion) credentials.replace(sessionId, id, resultVersion, credentials.get(sessionId, id, inputVersion));
 }
 
 /**

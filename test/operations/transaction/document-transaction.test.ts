@@ -161,7 +161,7 @@ describe('document transaction under engine faults', () => {
       const record = await store.upload(protectedPdf(store.dataDir, user, owner), 'protected.pdf');
       documentId = record.id;
       before = { sha: sha256(store.storedFile(documentId)), versions: record.versions.length, active: record.activeVersion };
-      store.credentials.set(store.session.id, documentId, { password: user });
+      store.credentials.set(store.session.id, documentId, record.activeVersion, { password: user });
       tool = new PdfRewriter({ timeoutMs: 30_000 });
     });
 
@@ -174,7 +174,7 @@ describe('document transaction under engine faults', () => {
       expect(() => qpdfCheck(file, user)).not.toThrow();
       // Still encrypted: qpdf --requires-password exits 0 exactly when a password is needed.
       expect(() => execFileSync('qpdf', ['--requires-password', file])).not.toThrow();
-      expect(store.credentials.get(store.session.id, documentId)).toEqual({ password: user });
+      expect(store.credentials.get(store.session.id, documentId, before.active)).toEqual({ password: user });
       expect(store.leftovers()).toEqual([]);
     }
 
