@@ -151,13 +151,19 @@ export const Errors = {
     errorCode: -131,
     status: 400,
     description:
-      'A check requested with a configuration failed (an executable is missing, a login or listener address does not work, a store folder is not writable); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+      'A check requested with a configuration failed (a configured executable is missing or does not print its version, a login or listener address does not work, a store folder is not writable); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
   },
   CONFIGURATION_CHECK_UNSUPPORTED: {
     errorCode: -132,
     status: 400,
     description:
       'A check requested with a configuration cannot run on this server (timestamp authority, signature, trust store, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+  },
+  EXECUTABLE_UNAVAILABLE: {
+    errorCode: -47,
+    status: 400,
+    description:
+      "An executable check named a program that cannot exist on this server (webPDF's Windows-only Office and SharePoint bridges, an OCR engine Quire does not have); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), the program in `executableError`.",
   },
   CONFIGURATION_WRITE_FAILED: {
     errorCode: -133,

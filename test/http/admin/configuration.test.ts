@@ -319,14 +319,16 @@ describe('admin configuration', () => {
     const before = readFileSync(file);
     const application = await admin.read('application');
     const missing = await admin.submit(envelope(application, 'validate', undefined, [{ checkType: 'executable', executables: ['officeBridge'] }]));
-    expect(code(missing)).toBe(-131);
+    expect(code(missing)).toBe(-47);
     expect(missing.executableError).toMatchObject({ applicationName: 'officeBridge', isSuccessful: false });
 
     const chromium = await admin.submit(envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/nonexistent/chromium'), [{ checkType: 'executable', executables: ['chromium'] }]));
     expect(code(chromium)).toBe(-131);
-    expect(chromium.executableError).toMatchObject({ applicationName: 'chromium', commandLine: ['/nonexistent/chromium'] });
+    expect(chromium.executableError).toMatchObject({ applicationName: 'chromium', commandLine: ['/nonexistent/chromium', '--version'] });
+    // An executable that is not Chromium does not print Chromium's version.
     const sh = await admin.submit(envelope(application, 'validate', (c) => (at(c, 'bridges.chromium').path = '/bin/sh'), [{ checkType: 'executable', executables: ['chromium'] }]));
-    expect(code(sh)).toBe(0);
+    expect(code(sh)).toBe(-131);
+    expect(sh.executableError).toMatchObject({ applicationName: 'chromium', commandLine: ['/bin/sh', '--version'] });
 
     expect(code(await admin.submit(envelope(application, 'validate', undefined, [{ checkType: 'tsa' }])))).toBe(-132);
 
