@@ -256,3 +256,80 @@ describe('limits', () => {
     expect(failure(() => run('a.indexOf("y")', { a: half + half })).kind).toBe('limit');
   });
 });
+
+describe('random input', () => {
+  it('either compiles or throws a syntax ExpressionError, and evaluates or throws an ExpressionError (seeded, 5,000 sources)', () => {
+    const pieces = [
+      'a',
+      'b',
+      's',
+      'n',
+      '1',
+      '0.5',
+      '"x"',
+      "'y'",
+      '/a+/',
+      '/[/]/g',
+      '(',
+      ')',
+      '.',
+      ',',
+      '?',
+      ':',
+      '=>',
+      '!',
+      '-',
+      '+',
+      '*',
+      '/',
+      '%',
+      '&',
+      '|',
+      '^',
+      '<<',
+      '>>',
+      '==',
+      '===',
+      '!=',
+      '<',
+      '>=',
+      '&&',
+      '||',
+      'null',
+      'true',
+      'Math',
+      'abs',
+      'length',
+      'split',
+      'filter',
+      'test',
+      'toString',
+      'e',
+      ' ',
+    ];
+    const scope = scopeOf({ a: 1, b: null, s: 'p,q', n: 2.5 });
+    let seed = 14;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    let compiled = 0;
+    for (let i = 0; i < 5000; i++) {
+      const source = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      let expression;
+      try {
+        expression = compile(source);
+      } catch (error) {
+        expect([source, error instanceof ExpressionError && error.kind]).toEqual([source, 'syntax']);
+        continue;
+      }
+      compiled++;
+      try {
+        evaluate(expression, scope);
+      } catch (error) {
+        expect([source, error instanceof ExpressionError && error.kind !== 'syntax']).toEqual([source, true]);
+      }
+    }
+    expect(compiled).toBeGreaterThan(100);
+  });
+});
