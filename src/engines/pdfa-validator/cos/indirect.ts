@@ -4,7 +4,7 @@
  * stream, its keyword EOLs and real length (1: 6.1.7, 2/3: 6.1.7.1).
  */
 import { CosParser, note, type ParseEnv } from './parser.js';
-import { eolLengthBefore, isDigit, isEol, isRegular, isWhite } from './syntax.js';
+import { eolLengthAt, eolLengthBefore, isDigit, isEol, isRegular, isWhite } from './syntax.js';
 import type { CosDict, CosIndirectSpacing, CosStream, CosValue } from './types.js';
 
 export interface ParsedIndirect {
@@ -118,15 +118,27 @@ function readStream(parser: CosParser, dict: CosDict, resolveLength: LengthResol
   dataStart = Math.min(dataStart, buf.length);
   const length = resolveLength(dict.entries.get('Length'));
 
-  // Where is endstream? First where /Length says (after optional white-space), else the first one after the data start.
+  // Where is endstream? Where /Length says when an EOL marker and `endstream` follow there: then the
+  // data is exactly /Length bytes, even when it ends in a CR that could pair with the EOL's LF.
   let endstream = -1;
   let lengthPlausible = false;
+  let realLength: number | null = null;
+  let eolBefore = false;
   if (length !== null && length >= 0 && dataStart + length <= buf.length) {
-    let q = dataStart + length;
-    while (isWhite(buf[q]) && q - (dataStart + length) < 64) q++;
-    if (buf.toString('latin1', q, q + 9) === 'endstream') {
-      endstream = q;
+    const q = dataStart + length;
+    const eol = eolLengthAt(buf, q);
+    if (buf.toString('latin1', q + eol, q + eol + 9) === 'endstream') {
+      endstream = q + eol;
       lengthPlausible = true;
+      realLength = length;
+      eolBefore = eol > 0;
+    } else {
+      let w = q;
+      while (isWhite(buf[w]) && w - q < 64) w++;
+      if (buf.toString('latin1', w, w + 9) === 'endstream') {
+        endstream = w;
+        lengthPlausible = true;
+      }
     }
   }
   if (endstream < 0) {
@@ -134,12 +146,13 @@ function readStream(parser: CosParser, dict: CosDict, resolveLength: LengthResol
     // A search is linear in the rest of the file: charge it to the work budget.
     parser.env.tokensLeft -= Math.floor(((endstream < 0 ? buf.length : endstream) - dataStart) / 256);
   }
-  let realLength: number | null = null;
-  let eolBefore = false;
   if (endstream >= 0) {
-    const eol = eolLengthBefore(buf, endstream);
-    eolBefore = eol > 0;
-    realLength = Math.max(0, endstream - eol - dataStart);
+    if (realLength === null) {
+      // The bytes between the data start and the EOL marker before `endstream` (ISO 19005-1 6.1.7).
+      const eol = eolLengthBefore(buf, endstream);
+      eolBefore = eol > 0;
+      realLength = Math.max(0, endstream - eol - dataStart);
+    }
     parser.pos = endstream + 9;
   } else {
     note(parser.env, `stream at ${keyword} has no endstream`);
