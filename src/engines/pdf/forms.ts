@@ -4,7 +4,7 @@
  */
 import type { ObjectFetcher, QDict, QValue } from './qpdf-json.js';
 import { asArray, asDict, asName, asNumber, asText, asTextOrName, isRef } from './qpdf-json.js';
-import type { FieldType, MetadataField, MetadataFormValue } from './types.js';
+import type { FieldType, MetadataAnnotation, MetadataField, MetadataFormValue } from './types.js';
 import { buildXml, XML_DECLARATION, xmlElement, xmlText, type XmlOut } from '../xml/write.js';
 
 const FLAG_READ_ONLY = 1 << 0;
@@ -22,6 +22,14 @@ export interface ParsedField {
   signed: boolean;
   /** Where /Opt and the field's own entries may be: the widget (merged field) and its parent. */
   candidates: string[];
+  /** The field's widget annotations as qpdf lists them: object, 1-based page (0: none), /F flags. */
+  widgets: Widget[];
+}
+
+export interface Widget {
+  object: string;
+  page: number;
+  flags: number;
 }
 
 function fieldType(entry: QDict, flags: number): FieldType {
@@ -60,8 +68,10 @@ export function parseAcroFormFields(acroform: QValue | undefined): ParsedField[]
     const fullName = plain(entry.fullname) ?? '';
     const existing = byName.get(fullName);
     const candidates = [entry.object, entry.parent].filter(isRef);
+    const widget = widgetOf(entry);
     if (existing) {
       existing.candidates.push(...candidates);
+      if (widget) existing.widgets.push(widget);
       continue;
     }
     const flags = asNumber(entry.fieldflags) ?? 0;
@@ -85,14 +95,116 @@ export function parseAcroFormFields(acroform: QValue | undefined): ParsedField[]
       multiSelect: type === 'listBox' || type === 'comboBox' ? (flags & FLAG_MULTI_SELECT) !== 0 : false,
       isRichText: type === 'text' ? (flags & FLAG_RICH_TEXT) !== 0 : false,
       objectKey: '',
+      annotation: [],
     };
     const defaults = valuesOf(entry.defaultvalue);
     if ((type === 'checkBox' || type === 'radioButton') && values.length > 0 && values[0] !== 'Off') {
       field.value.push({ display: values[0]!, export: values[0]!, isDefault: defaults.includes(values[0]!) });
     }
-    byName.set(fullName, { field, values, signed: type === 'signature' && entry.value !== null && entry.value !== undefined, candidates });
+    byName.set(fullName, { field, values, signed: type === 'signature' && entry.value !== null && entry.value !== undefined, candidates, widgets: widget ? [widget] : [] });
   }
   return [...byName.values()];
+}
+
+function widgetOf(entry: QDict): Widget | undefined {
+  const annotation = asDict(entry.annotation);
+  const object = annotation?.object;
+  if (!isRef(object)) return undefined;
+  const page = asNumber(entry.pageposfrom1);
+  return { object, page: page !== undefined && Number.isInteger(page) && page > 0 ? page : 0, flags: asNumber(annotation?.annotationflags) ?? 0 };
+}
+
+// ---- widget annotations (Metadata_Field.annotation) ----
+
+const ANNOTATION_FLAG = { invisible: 1 << 0, hidden: 1 << 1, print: 1 << 2, noZoom: 1 << 3, noRotate: 1 << 4, noView: 1 << 5, readOnly: 1 << 6, locked: 1 << 7 };
+/** `Metadata_Annotation.color`'s default in the reference, for a widget without an RGB /C. */
+const DEFAULT_ANNOTATION_COLOR = '#4800FF';
+
+/** The widget objects of the fields, for the caller to fetch before `fillWidgetAnnotations`. */
+export function widgetRefs(fields: readonly ParsedField[]): string[] {
+  return fields.flatMap((parsed) => parsed.widgets.map((widget) => widget.object));
+}
+
+/**
+ * Indirect objects the widgets' /Rect, /C and /MK point to (numbers and arrays may be indirect),
+ * once the widgets are fetched: the caller fetches them too.
+ */
+export function widgetMemberRefs(fields: readonly ParsedField[], fetcher: ObjectFetcher): string[] {
+  const refs: string[] = [];
+  for (const parsed of fields) {
+    for (const widget of parsed.widgets) {
+      const dict = asDict(fetcher.peek(widget.object));
+      if (!dict) continue;
+      for (const key of ['/Rect', '/C', '/MK']) {
+        const value = dict[key];
+        if (isRef(value)) refs.push(value);
+        for (const item of asArray(fetcher.peek(value)) ?? []) if (isRef(item)) refs.push(item);
+      }
+    }
+  }
+  return refs;
+}
+
+/**
+ * Fills each field's `annotation` from its widgets (fetched, with `widgetMemberRefs`): page,
+ * rectangle (normalised /Rect, PDF coordinates as in the file), flags and the field's names. A widget
+ * whose /Rect is not four finite numbers keeps its page with no position: the file says nothing
+ * trustworthy about where it is.
+ */
+export function fillWidgetAnnotations(fields: ParsedField[], fetcher: ObjectFetcher): void {
+  for (const parsed of fields) {
+    const { field } = parsed;
+    field.annotation = parsed.widgets.map((widget): MetadataAnnotation => {
+      const dict = asDict(fetcher.peek(widget.object)) ?? {};
+      const numbers = (value: QValue | undefined): number[] | undefined => {
+        const array = asArray(fetcher.peek(value));
+        const items = array?.map((item) => asNumber(fetcher.peek(item)));
+        return items?.every((n): n is number => n !== undefined && Number.isFinite(n)) ? items : undefined;
+      };
+      const rect = numbers(dict['/Rect']);
+      const color = numbers(dict['/C']);
+      const rotation = asNumber(fetcher.peek(asDict(fetcher.peek(dict['/MK']))?.['/R'])) ?? 0;
+      const has = (flag: number) => (widget.flags & flag) !== 0;
+      return {
+        subType: 'Widget',
+        page: widget.page,
+        positions: rect?.length === 4 ? [{ rectangle: normalisedRectangle(rect as [number, number, number, number]) }] : [],
+        color: color?.length === 3 ? hexColor(color) : DEFAULT_ANNOTATION_COLOR,
+        contents: asText(fetcher.peek(dict['/Contents'])) ?? '',
+        name: asText(fetcher.peek(dict['/NM'])) ?? '',
+        rotation: [0, 90, 180, 270].includes(((rotation % 360) + 360) % 360) ? ((rotation % 360) + 360) % 360 : 0,
+        iconName: '',
+        invisible: has(ANNOTATION_FLAG.invisible),
+        hidden: has(ANNOTATION_FLAG.hidden),
+        printable: has(ANNOTATION_FLAG.print),
+        zoomable: !has(ANNOTATION_FLAG.noZoom),
+        rotatable: !has(ANNOTATION_FLAG.noRotate),
+        viewable: !has(ANNOTATION_FLAG.noView),
+        writable: !has(ANNOTATION_FLAG.readOnly),
+        locked: has(ANNOTATION_FLAG.locked),
+        objectKey: '',
+        field: { name: field.name, alternateName: field.alternateName, mappingName: field.mappingName, type: field.type },
+      };
+    });
+  }
+}
+
+/** [llx lly urx ury] in any corner order as x, y (lower left), width, height; rounded to 1/1000 pt. */
+function normalisedRectangle([x1, y1, x2, y2]: [number, number, number, number]): { x: number; y: number; width: number; height: number } {
+  const round = (n: number) => Math.round(n * 1000) / 1000;
+  return { x: round(Math.min(x1, x2)), y: round(Math.min(y1, y2)), width: round(Math.abs(x2 - x1)), height: round(Math.abs(y2 - y1)) };
+}
+
+/** RGB components 0..1 as #RRGGBB. */
+function hexColor(rgb: number[]): string {
+  return `#${rgb
+    .map((c) =>
+      Math.round(Math.min(1, Math.max(0, c)) * 255)
+        .toString(16)
+        .padStart(2, '0')
+        .toUpperCase(),
+    )
+    .join('')}`;
 }
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Permissions } from './encryption.js';
 import { ALL_PERMISSIONS, encryptionParameters, permissionsFromBits } from './encryption.js';
 import { PdfEngineError } from './errors.js';
-import { defaultValues, fillChoiceOptions, parseAcroFormFields, toXfdf } from './forms.js';
+import { defaultValues, fillChoiceOptions, fillWidgetAnnotations, parseAcroFormFields, toXfdf, widgetMemberRefs, widgetRefs } from './forms.js';
 import type { ParsedField } from './forms.js';
 import { description, effectiveBoxes, effectiveVersion, initialView, labelRanges, normaliseRotation, openView, pageLabel, pageLayout, viewerPreferences } from './metadata.js';
 import { listPages } from './page-count.js';
@@ -323,6 +323,10 @@ export class QpdfInspector implements PdfInspector {
     const fields = parseAcroFormFields(main.acroform);
     await this.fetchChoiceFields(fetcher, fields);
     fillChoiceOptions(fields, fetcher, defaultValues(main.acroform));
+    // The widgets' rectangles (Metadata_Field.annotation): already there when the file was dumped whole.
+    await fetcher.fetch(widgetRefs(fields));
+    await fetcher.fetch(widgetMemberRefs(fields, fetcher));
+    fillWidgetAnnotations(fields, fetcher);
     const xmp = await this.xmp(absolute, root['/Metadata'], call);
 
     // Pages.

@@ -147,7 +147,53 @@ export interface MetadataFormValue {
 
 export type FieldType = 'text' | 'checkBox' | 'radioButton' | 'pushButton' | 'comboBox' | 'listBox' | 'signature' | 'unknown';
 
-/** `Metadata_Field` (the members the engine fills; annotation and signature details are not read). */
+/** `Metadata_Positions`, the rectangle member of the one-of (`Metadata_AnnotationRectangle`). */
+export interface MetadataAnnotationRectangle {
+  /** Normalised /Rect: points, PDF coordinates (origin bottom-left of the page, before /Rotate). */
+  rectangle: MetadataRectangle;
+}
+
+/** `Metadata_FieldAnnotation`: the field a widget annotation belongs to. */
+export interface MetadataFieldAnnotation {
+  name: string;
+  alternateName: string;
+  mappingName: string;
+  type: FieldType;
+}
+
+/**
+ * `Metadata_Annotation` of a form field's widget (the members a widget has; the optional nested
+ * `appearance`, `border`, `drawStyle`, `line`, `markup` and `popup` are not read).
+ */
+export interface MetadataAnnotation {
+  subType: string;
+  /** 1-based page the widget is on (0: on no page). */
+  page: number;
+  /** The widget's rectangle; empty when its /Rect is not four numbers. */
+  positions: MetadataAnnotationRectangle[];
+  /** /C as #RRGGBB when it is an RGB colour, else the reference's default. */
+  color: string;
+  /** /Contents, "" when absent. */
+  contents: string;
+  /** /NM, "" when absent. */
+  name: string;
+  /** /MK /R: the rotation of the widget's appearance, 0, 90, 180 or 270. */
+  rotation: number;
+  iconName: string;
+  /** The annotation flags (/F, ISO 32000-1 Table 165). */
+  invisible: boolean;
+  hidden: boolean;
+  printable: boolean;
+  zoomable: boolean;
+  rotatable: boolean;
+  viewable: boolean;
+  writable: boolean;
+  locked: boolean;
+  objectKey: string;
+  field: MetadataFieldAnnotation;
+}
+
+/** `Metadata_Field` (the members the engine fills; signature details are not read). */
 export interface MetadataField {
   fullyQualifiedName: string;
   /** The last part of the fully qualified name. */
@@ -169,6 +215,8 @@ export interface MetadataField {
   multiSelect: boolean;
   isRichText: boolean;
   objectKey: string;
+  /** The field's widget annotations, each with its page and rectangle (filled by the metadata, empty elsewhere). */
+  annotation: MetadataAnnotation[];
 }
 
 /** `Metadata_FormDocument`. */
