@@ -12,6 +12,7 @@ import { clientErrorHandler, registerClientErrors } from './http/plugins/client-
 import { registerSecurityHeaders } from './http/plugins/security-headers.js';
 import { registerSlowClientGuard } from './http/plugins/slow-clients.js';
 import { registerExpectContinue } from './http/plugins/expect-continue.js';
+import { registerEmptyBodies } from './http/plugins/empty-bodies.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
 import { registerAsyncCalls } from './http/plugins/async-calls.js';
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerClientCancellation(app, { restBase: config.server.restBase });
   registerExpectContinue(app);
   registerLenientJson(app);
+  registerEmptyBodies(app);
   await registerOpenApi(app, { restBase: config.server.restBase, build: deps.build });
   await app.register(multipart);
 
