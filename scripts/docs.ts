@@ -3,11 +3,14 @@
  * fails when the committed files differ, so the docs cannot drift from the code.
  */
 import { writeFileSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '../src/core/errors.js';
 import { FILE_TYPES, UNKNOWN_FILE_TYPE } from '../src/core/file-types.js';
+import { TRANSPORT_ERROR_STATUSES } from '../src/http/plugins/error-answer.js';
 
 export function errorsMarkdown(): string {
+  const transportStatuses = [...TRANSPORT_ERROR_STATUSES].map((status) => `${status} (${STATUS_CODES[status] ?? 'Error'})`).join(', ');
   const rows = Object.entries(Errors)
     .sort(([, a], [, b]) => b.errorCode - a.errorCode)
     .map(([name, e]) => `| ${e.errorCode} | ${e.status} | \`${name}\` | ${e.description} |`);
@@ -15,7 +18,7 @@ export function errorsMarkdown(): string {
 
 Every failed call answers with an HTTP status of 4xx or 5xx and the webPDF exception structure, with
 \`Content-Type: application/json\` exactly (no charset parameter: the official clients compare the whole
-header):
+header); the one exception is the transport errors below:
 
 \`\`\`json
 { "errorCode": -14, "errorMessage": "Invalid parameter body.createRefreshToken: must be boolean", "stackTrace": "" }
@@ -25,6 +28,24 @@ header):
 - \`errorMessage\` says what was wrong and, for parameters, names the field and the allowed values.
 - \`stackTrace\` is empty unless the server runs with \`server.debug: true\`; causes of 5xx errors are in the log.
 - Bad input never produces a 5xx.
+
+**Transport errors.** The official clients raise their webPDF exception only for \`Content-Type:
+application/json\` exactly with an \`errorCode\` other than 0; any other answer is a plain HTTP error to
+them (their -34 \`HTTP_CUSTOM_ERROR\` carrying the status). The statuses their own tests expect as such
+HTTP errors, the ones webPDF's HTTP container answers before a web service sees the call, are answered
+as RFC 9457 problem details (\`Content-Type: application/problem+json\`) that carry the exception members
+as well, so that a person or a lenient client still reads the reason: ${transportStatuses}. Every other
+status is the exception structure above.
+
+\`\`\`json
+{ "type": "about:blank", "title": "Unsupported Media Type", "status": 415, "detail": "This endpoint does not accept a body of this content type.",
+  "errorCode": -81, "errorMessage": "This endpoint does not accept a body of this content type.", "stackTrace": "" }
+\`\`\`
+
+A route that takes no body (closing a session, deleting a document or a job, the replay queue's calls)
+ignores the \`Content-Type\` of an empty body (\`Content-Length: 0\`, or neither Content-Length nor
+Transfer-Encoding): HTTP clients label bodiless calls with a type of their choosing (axios sends
+\`application/x-www-form-urlencoded\`). A route that takes a body judges the type even of an empty one.
 
 Codes known from the webPDF clients keep their numbers (-14, -60, -5008, -5009, -5055); the others are
 Quire's own. The table is generated from \`src/core/errors.ts\` (\`npm run docs\`).

@@ -861,7 +861,10 @@ describe('aborted and malformed uploads', () => {
       headers: { ...session.headers, 'content-type': 'text/plain', 'content-length': body.length },
       body,
     });
-    expectRawError(outcome, 415, -81);
+    // 415 is an HTTP error for the clients: problem details carrying the exception members (issue 13 item 2).
+    expect(outcome.response?.status).toBe(415);
+    expect(outcome.response?.headers['content-type']).toBe('application/problem+json');
+    expect(JSON.parse(outcome.response!.body.toString())).toMatchObject({ status: 415, errorCode: -81 });
     expect(await expectCleanStorage(server, session)).toEqual([]);
   });
 

@@ -29,8 +29,11 @@ describe('error responses', () => {
     expect(body.errorMessage).toMatch(/body\.createRefreshToken: must be boolean/);
   });
 
-  it('refuses a body of another content type with 415', async () => {
-    await expectPlainError(await post('/authentication/user/login', 'hello', 'text/plain'), 415, -81);
+  it('refuses a body of another content type with 415, an HTTP error for the clients (problem details, issue 13 item 2)', async () => {
+    const response = await post('/authentication/user/login', 'hello', 'text/plain');
+    expect(response.status).toBe(415);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toMatchObject({ status: 415, errorCode: -81, stackTrace: '' });
   });
 
   it('refuses a JSON body above the configured limit with 413', async () => {

@@ -18,9 +18,11 @@ function expectException(outcome: RawExchange, status: number, errorCode: number
   expect(answer, `no answer (${outcome.error?.code ?? 'closed'})`).toBeDefined();
   expect(answer.complete).toBe(true);
   expect(answer.status).toBe(status);
-  expect(answer.headers['content-type']).toBe('application/json');
+  // 415 is an HTTP error for the clients: RFC 9457 problem details carrying the same members (issue 13 item 2).
+  const problem = status === 415;
+  expect(answer.headers['content-type']).toBe(problem ? 'application/problem+json' : 'application/json');
   const body = JSON.parse(answer.body.toString('utf8')) as Record<string, unknown>;
-  expect(Object.keys(body).sort()).toEqual(['errorCode', 'errorMessage', 'stackTrace']);
+  expect(Object.keys(body).sort()).toEqual(problem ? ['detail', 'errorCode', 'errorMessage', 'stackTrace', 'status', 'title', 'type'] : ['errorCode', 'errorMessage', 'stackTrace']);
   expect(body.errorCode).toBe(errorCode);
   expect(typeof body.errorMessage).toBe('string');
   expect(body.errorMessage).not.toBe('');

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
-import { Errors, QuireError, type ErrorDefinition, type ExceptionBody } from '../../core/errors.js';
+import { Errors, QuireError, type ErrorDefinition } from '../../core/errors.js';
+import { errorAnswer } from './error-answer.js';
 import { answerOnSocket } from './raw-answer.js';
 
 /** llhttp's own reasons are clear words ("Duplicate Content-Length", "Invalid character in chunk size"), except these. */
@@ -82,10 +83,10 @@ export function registerClientErrors(app: FastifyInstance, responses: WeakMap<Du
 
 /** An exception body through Node's response object, for events that never reach Fastify. */
 function answer(response: ServerResponse, definition: ErrorDefinition, message: string): void {
-  const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace: '' };
+  const { contentType, body } = errorAnswer(definition, message, '');
   const text = JSON.stringify(body);
   response.writeHead(definition.status, {
-    'content-type': 'application/json',
+    'content-type': contentType,
     'content-length': Buffer.byteLength(text),
     'x-content-type-options': 'nosniff',
     'cache-control': 'no-store',

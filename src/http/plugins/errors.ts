@@ -1,10 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Errors, QuireError, type ErrorDefinition, type ExceptionBody } from '../../core/errors.js';
+import { Errors, QuireError, type ErrorDefinition } from '../../core/errors.js';
+import { errorAnswer } from './error-answer.js';
 
 /**
  * Turns every failure into the webPDF exception structure with `Content-Type: application/json`
- * exactly (the official clients compare the whole header). Expected failures carry their catalogue
- * entry; framework errors are mapped onto one; anything else is a 500 whose cause goes to the log only.
+ * exactly (the official clients compare the whole header), or, for the few statuses the clients must
+ * see as HTTP errors (415), into an RFC 9457 problem that carries the same members (error-answer.ts).
+ * Expected failures carry their catalogue entry; framework errors are mapped onto one; anything else
+ * is a 500 whose cause goes to the log only.
  */
 export function registerErrorHandling(app: FastifyInstance, options: { debug: boolean }): void {
   app.setErrorHandler((error: FastifyError | QuireError | Error, request, reply) => {
@@ -16,22 +19,26 @@ export function registerErrorHandling(app: FastifyInstance, options: { debug: bo
 
   app.setNotFoundHandler((request, reply) => sendError(request, reply, Errors.ROUTE_NOT_FOUND, `No endpoint ${request.method} ${request.url.split('?')[0]}.`, '', {}));
 
-  // JSON is UTF-8 by definition (RFC 8259) and the clients want the bare media type: drop the charset Fastify adds.
+  // JSON is UTF-8 by definition (RFC 8259) and the clients want the bare media type: drop the charset Fastify adds
+  // (to problem+json as well: the same JSON, and RFC 9457 defines no parameter for it).
   // Callback-style, as the other per-request hooks here: an async hook costs a promise on every response.
   app.addHook('onSend', (_request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
-    if (typeof type === 'string' && type.startsWith('application/json;')) reply.header('content-type', 'application/json');
+    if (typeof type === 'string') {
+      if (type.startsWith('application/json;')) reply.header('content-type', 'application/json');
+      else if (type.startsWith('application/problem+json;')) reply.header('content-type', 'application/problem+json');
+    }
     done(null, payload);
   });
 }
 
 function sendError(request: FastifyRequest, reply: FastifyReply, definition: ErrorDefinition, message: string, stackTrace: string, headers: Readonly<Record<string, string>>): FastifyReply {
-  const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace };
+  const { contentType, body } = errorAnswer(definition, message, stackTrace);
   request.quireErrorCode = definition.errorCode;
   // A request whose body was not read (a refused upload) ends its connection, after a bounded drain
   // that lets a client still sending read this answer (body-drain.ts).
   if (!request.raw.complete && request.raw.readable) reply.header('connection', 'close');
-  return reply.code(definition.status).headers(headers).type('application/json').send(body);
+  return reply.code(definition.status).headers(headers).type(contentType).send(body);
 }
 
 function classify(error: FastifyError | QuireError | Error): {

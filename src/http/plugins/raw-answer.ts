@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ErrorDefinition, ExceptionBody } from '../../core/errors.js';
+import type { ErrorDefinition } from '../../core/errors.js';
+import { errorAnswer } from './error-answer.js';
 
 /** How long an answer written straight to a socket may take to leave before the socket is destroyed anyway. */
 const FLUSH_GRACE_MS = 2000;
 
 /**
- * Answers on a bare socket with the webPDF exception structure and closes it. For failures Node's
+ * Answers on a bare socket with the webPDF exception structure (error-answer.ts) and closes it. For failures Node's
  * HTTP layer detects before (or outside) Fastify: a request that cannot be parsed, headers that
  * are too large or too slow, a body that arrives too slowly. Fastify's own answer to these is its
  * `{error, message, statusCode}` body, which the clients cannot read.
@@ -20,11 +21,11 @@ export function answerOnSocket(socket: Duplex, definition: ErrorDefinition, mess
     socket.destroy();
     return;
   }
-  const body: ExceptionBody = { errorCode: definition.errorCode, errorMessage: message, stackTrace: '' };
+  const { contentType, body } = errorAnswer(definition, message, '');
   const text = JSON.stringify(body);
   const head = [
     `HTTP/1.1 ${definition.status} ${STATUS_CODES[definition.status] ?? 'Error'}`,
-    'Content-Type: application/json',
+    `Content-Type: ${contentType}`,
     `Content-Length: ${Buffer.byteLength(text)}`,
     'X-Content-Type-Options: nosniff',
     'Cache-Control: no-store',
