@@ -1,9 +1,11 @@
+import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { REFERENCE_TAGS } from '../../core/webservices.js';
 import { REGISTERED, webServiceModule } from '../../operations/webservices.js';
 import type { BuildInfo } from '../../version.js';
 import { shared } from '../schemas/shared.js';
+import { EXCEPTION_TYPE, PROBLEM_TYPE } from './error-answer.js';
 
 export interface RegisteredRoute {
   method: string;
@@ -70,6 +72,8 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
         },
       },
     },
+    // Every served method is described, HEAD too: Fastify serves one for each GET (exposeHeadRoutes).
+    exposeHeadRoutes: true,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transform: ({ schema, url, route }) => {
       const transformed = { ...(schema as Record<string, unknown>) };
@@ -84,23 +88,66 @@ export async function registerOpenApi(app: FastifyInstance, options: { restBase:
           transformed.params = { ...params, properties: { ...others, [wildcard]: value }, required: [...(params.required ?? []).filter((r) => r !== '*'), wildcard] };
         }
       }
-      if (!url.startsWith(options.restBase)) transformed.hide = true;
-      transformed.response = { ...errorResponses(route.config?.auth ?? 'session'), ...(transformed.response as object) };
+      // A route outside the REST base (health, metrics) is served from the host's root: its full path, under server "/".
+      if (!url.startsWith(options.restBase)) transformed.servers = [{ url: '/', description: 'outside the REST base' }];
       const documented = route.config?.documentedBody;
       if (documented) {
         transformed.body = documented.schema;
         transformed.consumes = [documented.contentType];
       }
+      const takesBody = transformed.body !== undefined;
+      transformed.response = { ...errorResponses(route.config?.auth ?? 'session', takesBody), ...(transformed.response as object) };
+      if (route.method === 'HEAD')
+        headOnly(
+          transformed,
+          routes.some((r) => r.method === 'GET' && r.url === url),
+        );
       return { schema: transformed as typeof schema, url: documentedUrl };
     },
   });
 }
 
-/** The error statuses a route can answer with, all carrying Webservice_Exception (documented, not used for serialisation). */
-function errorResponses(auth: string): Record<string, unknown> {
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: 'Webservice_Exception#' } } } });
+/**
+ * The error statuses a route can answer with (documented, not used for serialisation): Webservice_Exception
+ * as application/json, and for a route that takes a body the 415 that is an RFC 9457 problem (error-answer.ts).
+ */
+function errorResponses(auth: string, takesBody: boolean): Record<string, unknown> {
+  const error = (description: string) => ({ description, content: { [EXCEPTION_TYPE]: { schema: { $ref: 'Webservice_Exception#' } } } });
   const responses: Record<string, unknown> = { 400: error('invalid parameters or data (errorCode -14 and others, see docs/errors.md)') };
   if (auth !== 'none') responses[401] = error('missing, invalid or expired token, or failed login');
   if (auth === 'admin' || auth === 'admin-or-basic') responses[403] = error('administrative rights required');
+  if (takesBody) {
+    responses[415] = {
+      description: 'the body has a content type this endpoint does not read (errorCode -81): an HTTP error for the clients, see docs/errors.md',
+      content: { [PROBLEM_TYPE]: { schema: PROBLEM_SCHEMA } },
+    };
+  }
   return responses;
+}
+
+/** RFC 9457 problem details with the webPDF exception members (error-answer.ts). */
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail', 'errorCode', 'errorMessage', 'stackTrace'],
+  properties: {
+    type: { type: 'string', description: 'about:blank: the status is the problem type' },
+    title: { type: 'string', description: 'the HTTP status phrase' },
+    status: { type: 'integer' },
+    detail: { type: 'string', description: 'what was wrong, as errorMessage' },
+    errorCode: { type: 'integer', description: 'the catalogue code (docs/errors.md)' },
+    errorMessage: { type: 'string' },
+    stackTrace: { type: 'string' },
+  },
+};
+
+/**
+ * A HEAD answer has the status and headers of its GET and no body (RFC 9110 §9.3.2): the responses
+ * the route shares with its GET keep their descriptions and lose their content.
+ */
+function headOnly(schema: Record<string, unknown>, hasGet: boolean): void {
+  const responses = schema.response as Record<string, { description?: string } | undefined>;
+  schema.response = Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [status, { type: 'null', description: response?.description ?? STATUS_CODES[Number(status)] ?? 'answer' }]),
+  );
+  if (hasGet) schema.description = 'The status and headers the GET of this path answers, without the body.';
 }
