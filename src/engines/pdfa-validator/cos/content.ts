@@ -17,7 +17,11 @@ export function* contentTokens(data: Buffer, env: ParseEnv): Generator<ContentTo
   const parser = new CosParser(data, env, 0);
   for (;;) {
     parser.skipSpace();
-    if (parser.pos >= data.length || env.tokensLeft <= 0) return;
+    if (parser.pos >= data.length) return;
+    if (env.tokensLeft <= 0) {
+      env.limitsHit.add('maxTokens');
+      return;
+    }
     const v = parser.readValue(0);
     if (v.kind !== 'keyword') {
       yield { kind: 'operand', value: v };

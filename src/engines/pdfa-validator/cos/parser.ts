@@ -98,6 +98,13 @@ export class CosParser {
     return Number(this.buf.toString('latin1', start, p));
   }
 
+  /** True (and recorded) when the work budget is spent. */
+  private outOfBudget(): boolean {
+    if (this.env.tokensLeft > 0) return false;
+    this.env.limitsHit.add('maxTokens');
+    return true;
+  }
+
   private spend(): boolean {
     if (this.env.tokensLeft <= 0) {
       this.env.limitsHit.add('maxTokens');
@@ -358,7 +365,7 @@ export class CosParser {
         continue;
       }
       items.push(v);
-      if (this.env.tokensLeft <= 0) break;
+      if (this.outOfBudget()) break;
     }
     return { kind: 'array', items };
   }
@@ -390,7 +397,7 @@ export class CosParser {
           break;
         }
         note(this.env, `dictionary key is not a name at ${save}`);
-        if (this.env.tokensLeft <= 0) break;
+        if (this.outOfBudget()) break;
         continue;
       }
       this.skipSpace();
@@ -413,7 +420,7 @@ export class CosParser {
         continue;
       }
       entries.set(key.value, v);
-      if (this.env.tokensLeft <= 0) break;
+      if (this.outOfBudget()) break;
     }
     return { kind: 'dict', entries };
   }
