@@ -27,7 +27,10 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = server.app.log;
-  logger.info({ url: `${server.url}${config.server.restBase}`, dataDir: config.dataDir }, 'Quire is listening');
+  logger.info(
+    { url: `${server.url}${config.server.restBase}`, ...(server.httpsUrl ? { httpsUrl: `${server.httpsUrl}${config.server.restBase}` } : {}), dataDir: config.dataDir },
+    'Quire is listening',
+  );
   // Once, at start (a restart reads the same environment): QUIRE_ variables that set nothing.
   if (config.ignoredEnvironment.length > 0) {
     logger.warn({ variables: config.ignoredEnvironment }, `environment variables ignored, they name no configuration key: ${config.ignoredEnvironment.join(', ')}`);

@@ -34,6 +34,7 @@ import { SessionService } from './sessions/session-service.js';
 import { DiskFloor } from './storage/disk-floor.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
 import { MemoryScratch } from './storage/memory-scratch.js';
+import { listenHttps, prepareHttps, redirectHttpToHttps, type HttpsListener } from './server-https.js';
 import { buildInfo } from './version.js';
 
 export interface RunningServer {
@@ -41,6 +42,8 @@ export interface RunningServer {
   readonly app: FastifyInstance;
   /** Base URL the server listens on, e.g. http://127.0.0.1:8080 (kept across restarts). */
   readonly url: string;
+  /** Base URL of the HTTPS listener, e.g. https://127.0.0.1:8443, while it is open (https.enabled). */
+  readonly httpsUrl?: string | undefined;
   readonly config: Config;
   readonly sessions: SessionService;
   /** Resolves when the engines that warm up in the background (LibreOffice, Chromium) have started or failed to. */
@@ -70,6 +73,8 @@ interface Instance {
   config: Config;
   sessions: SessionService;
   port: number;
+  /** The HTTPS listener's port, when it is open. */
+  httpsPort: number | undefined;
   enginesStarted(): Promise<void>;
   close(): Promise<void>;
 }
@@ -85,6 +90,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   let closed = false;
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   const url = `http://${host}:${current.port}`;
+  const httpsHost = (config: Config) => {
+    const bound = config.https.host || config.server.host;
+    return bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound;
+  };
 
   function restart(): Promise<void> {
     restarting ??= (async () => {
@@ -103,7 +112,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         }
         // The listener is re-opened where it was unless the configuration names another port.
         const port = next.server.port === 0 || next.server.port === config.server.port ? previous.port : next.server.port;
-        current = await startInstance({ ...next, server: { ...next.server, port } }, options, startedAt, () => void restart().catch(() => undefined));
+        const httpsPort = (next.https.port === 0 || next.https.port === config.https.port) && previous.httpsPort !== undefined ? previous.httpsPort : next.https.port;
+        current = await startInstance({ ...next, server: { ...next.server, port }, https: { ...next.https, port: httpsPort } }, options, startedAt, () => void restart().catch(() => undefined));
         current.app.log.warn('restart complete');
       } finally {
         restarting = undefined;
@@ -117,6 +127,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       return current.app;
     },
     url,
+    get httpsUrl() {
+      return current.httpsPort === undefined ? undefined : `https://${httpsHost(current.config)}:${current.httpsPort}`;
+    },
     get config() {
       return current.config;
     },
@@ -138,6 +151,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const logFiles = await LogFiles.open({ dir: path.join(config.dataDir, 'logs'), retentionDays: config.log.retentionDays });
   const logger = options.logger ?? createServerLogger(config, logFiles);
   const announce = options.announce ?? ((message: string) => logger.warn(message));
+  // The HTTPS key store is read (or generated) first: a wrong one stops the start before anything runs.
+  const httpsSetup = await prepareHttps(config, logger);
   const users = await BuiltInUserSource.create(config, announce);
   const tokens = await TokenService.open(config.dataDir, config.session.issuer);
   const documentStore = new FileDocumentStore(config.dataDir);
@@ -242,8 +257,18 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     metrics.close();
     await logFiles.close();
   };
+  let https: HttpsListener | undefined;
   try {
     await app.listen({ host: config.server.host, port: config.server.port });
+    if (httpsSetup) {
+      try {
+        https = await listenHttps(app, config, httpsSetup, config.https.port);
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+      if (config.https.redirectHttp) redirectHttpToHttps(app, https.port);
+    }
     await queue.start();
   } catch (error) {
     await stopServices();
@@ -257,15 +282,19 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     config,
     sessions,
     port,
+    httpsPort: https?.port,
     enginesStarted: () => engines.started(),
     close: () => {
       closing ??= (async () => {
         // Keep-alive clients would hold their connections open past the last response: answer them
         // with Connection: close, and drop connections as soon as they fall idle.
         draining.active = true;
-        const sweeper = setInterval(() => app.server.closeIdleConnections(), 100);
+        const sweeper = setInterval(() => {
+          app.server.closeIdleConnections();
+          https?.server.closeIdleConnections();
+        }, 100);
         try {
-          await app.close();
+          await Promise.all([app.close(), https?.close()]);
         } finally {
           clearInterval(sweeper);
         }

@@ -144,6 +144,31 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    https: Type.Object(
+      {
+        enabled: Type.Boolean({ default: false, description: 'open the HTTPS listener next to the HTTP one (the same application serves both)' }),
+        host: Type.String({ default: '', description: "address the HTTPS listener binds to; '' = server.host" }),
+        port: Type.Integer({ minimum: 0, maximum: 65535, default: 8443 }),
+        redirectHttp: Type.Boolean({ default: false, description: 'the HTTP listener answers every request with 308 to the same path on the HTTPS listener' }),
+        minVersion: Type.Enum(['TLSv1.2', 'TLSv1.3'], { default: 'TLSv1.2', description: 'oldest TLS version accepted' }),
+        ciphers: Type.String({ default: '', description: "OpenSSL cipher list for TLS 1.2; '' = Node's default list" }),
+        keyStore: Type.Object(
+          {
+            type: Type.Enum(['JKS', 'PKCS12', 'PEM'], { default: 'JKS', description: 'JKS and PKCS12 each read both formats (as Java does); PEM: certificate chain and key as text' }),
+            file: Type.String({ minLength: 1, default: 'ssl.jks', description: 'the key store; a relative path is in <dataDir>/keystore' }),
+            password: Type.String({ default: 'webpdf', description: 'opens the key store and its key; PEM: the key, when it is encrypted' }),
+            alias: Type.String({ default: '', description: "JKS: the key entry to serve; '' = the first with a private key" }),
+            keyFile: Type.String({ default: '', description: "PEM: the private key's file when `file` holds only the certificates (relative: in <dataDir>/keystore)" }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+        selfSignedHostNames: Type.Array(Type.String({ minLength: 1 }), {
+          default: [],
+          description: 'names and addresses of a generated self-signed certificate; empty = the machine host name, localhost, 127.0.0.1 and ::1',
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     log: Type.Object(
       {
         level: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
