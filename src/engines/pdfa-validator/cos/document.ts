@@ -264,6 +264,16 @@ export class CosDocument {
   }
 
   private readChain(): void {
+    this.followChain(0);
+    // Junk before `%PDF-`: writers then count offsets from the header (qpdf and PDFBox read such files that way).
+    if (this.xrefSections.length === 0 && this.header.headerOffset > 0) {
+      this.entries.clear();
+      this.followChain(this.header.headerOffset);
+      if (this.xrefSections.length > 0) note(this.env, `offsets count from the header at ${this.header.headerOffset}`);
+    }
+  }
+
+  private followChain(base: number): void {
     const visited = new Set<number>();
     const room = { left: this.limits.maxObjects };
     let next = this.eof.startxref;
@@ -277,26 +287,29 @@ export class CosDocument {
         break;
       }
       visited.add(next);
-      const section = this.readSectionAt(next, room);
+      const section = this.readSectionAt(next + base, room);
       if (section === null) {
-        note(this.env, `no xref section at offset ${next}`);
+        note(this.env, `no xref section at offset ${next + base}`);
         break;
       }
-      this.addSection(section);
+      this.addSection(section, base);
       const stm = section.kind === 'table' ? trailerInt(section.trailer, 'XRefStm') : null;
       if (stm !== null && !visited.has(stm)) {
         visited.add(stm);
-        const hybrid = this.readSectionAt(stm, room);
-        if (hybrid?.kind === 'stream') this.addSection(hybrid);
+        const hybrid = this.readSectionAt(stm + base, room);
+        if (hybrid?.kind === 'stream') this.addSection(hybrid, base);
       }
       next = trailerInt(section.trailer, 'Prev');
     }
   }
 
-  private addSection(section: XrefSection): void {
+  private addSection(section: XrefSection, base: number): void {
     this.xrefSections.push(section);
     // Newest first: an object defined (or freed) by a newer section hides older definitions.
-    for (const [num, e] of section.entries) if (!this.entries.has(num)) this.entries.set(num, e);
+    for (const [num, e] of section.entries) {
+      if (this.entries.has(num)) continue;
+      this.entries.set(num, base > 0 && e.type === 1 ? { type: 1, offset: e.offset + base, gen: e.gen } : e);
+    }
   }
 
   private readSectionAt(offset: number, room: { left: number }): XrefSection | null {

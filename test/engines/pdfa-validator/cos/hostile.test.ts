@@ -83,6 +83,15 @@ describe('COS layer on hostile input', () => {
     expect(selfDoc.catalog).not.toBeNull();
   });
 
+  it('junk before the header: the header offset is reported and xref offsets count from the header', () => {
+    const pdf = buildPdf(BASE_OBJECTS);
+    const doc = openCosBytes(Buffer.concat([Buffer.from('SomeData\n'), pdf.bytes]));
+    expect(doc.header.headerOffset).toBe(9);
+    expect(doc.reconstructed).toBe(false);
+    expect(doc.getObject(3)?.offset).toBe((pdf.offsets[3] as number) + 9);
+    expect(doc.catalog).not.toBeNull();
+  });
+
   it('deeply nested arrays and dictionaries stop at maxDepth without recursion, and later objects still read', () => {
     const depth = 200_000;
     const pdf = buildPdf([...BASE_OBJECTS, `${'['.repeat(depth)}${']'.repeat(depth)}`, `${'<< /A '.repeat(depth)}1${' >>'.repeat(depth)}`, '(after)']);

@@ -1,0 +1,51 @@
+/**
+ * Speed of the PDF/A validator's COS layer over a list of files (paths on stdin, one per line):
+ * read + open (header, EOF, xref chain) + every in-use object parsed + every stream decoded.
+ * Not a timed test: a measurement to report. Errors thrown are counted (there should be none).
+ *
+ *   find /work/shared/pdfa/corpus -name '*.pdf' | node --import tsx bench/pdfa-cos.ts
+ */
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { openCosDocument } from '../src/engines/pdfa-validator/cos/index.js';
+
+const files = readFileSync(0, 'utf8')
+  .split('\n')
+  .filter((l) => l.trim() !== '');
+const times: number[] = [];
+let objects = 0;
+let streams = 0;
+let decodeFailures = 0;
+let reconstructed = 0;
+let withLimits = 0;
+const thrown: string[] = [];
+let peakRss = 0;
+const started = performance.now();
+for (const file of files) {
+  const t0 = performance.now();
+  try {
+    const doc = await openCosDocument(file);
+    for (const o of doc.indirectObjects()) {
+      objects++;
+      if (o.value.kind === 'stream') {
+        streams++;
+        if (!doc.decodeStream(o.value).ok) decodeFailures++;
+      }
+    }
+    if (doc.reconstructed) reconstructed++;
+    if (doc.limitsHit.size > 0) withLimits++;
+  } catch (error) {
+    thrown.push(`${file}: ${(error as Error).message}`);
+  }
+  times.push(performance.now() - t0);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
+}
+const total = performance.now() - started;
+const sorted = [...times].sort((a, b) => a - b);
+const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+const ms = (v: number): string => `${v.toFixed(2)} ms`;
+console.log(`files: ${files.length}, total ${(total / 1000).toFixed(2)} s`);
+console.log(`per file: p50 ${ms(q(0.5))}, p90 ${ms(q(0.9))}, p99 ${ms(q(0.99))}, max ${ms(sorted.at(-1) ?? 0)}`);
+console.log(`objects ${objects}, streams ${streams} (not decoded: ${decodeFailures}, mostly image codecs), xref rebuilt by scanning: ${reconstructed}, limits hit: ${withLimits}`);
+console.log(`peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB, thrown: ${thrown.length}`);
+for (const t of thrown.slice(0, 20)) console.log(`  ${t}`);
