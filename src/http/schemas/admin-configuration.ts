@@ -20,7 +20,10 @@ const ConfigurationModeSchema = Type.Enum(['validate', 'write'], { description: 
 
 const KeyStoreContent = Type.Object(
   { keyStoreContent: opt(Type.String()), certificates: opt(Type.Array(ref(CertificateEntry))) },
-  { description: 'Quire serves no TLS and keeps no global key store: always empty' },
+  {
+    description:
+      "a key store: Base64 content (posted: stored when it differs; '' or absent: unchanged) and its certificates. connectorKeyStore: the files of <dataDir>/keystore; the global key store: always empty",
+  },
 );
 
 // ---- application (ApplicationConfig_Application) ----
@@ -119,8 +122,27 @@ export const ServerConfigServer = component(
               port: opt(int('server.port')),
               protocol: opt(Type.Enum(['HTTP/1.1', 'HTTP/2.0', 'AJP/1.3'])),
               enabled: opt(Type.Boolean()),
+              ssl: opt(
+                Type.Object(
+                  {
+                    scheme: opt(Type.String()),
+                    clientAuth: opt(Type.Boolean()),
+                    keystore: opt(
+                      Type.Object({
+                        type: opt(Type.Enum(['JKS', 'PKCS12', 'PEM', 'WINDOWS_MACHINE', 'WINDOWS_USER'], { description: 'https.keyStore.type (the Windows stores do not exist here)' })),
+                        file: opt(Type.String({ description: 'https.keyStore.file: a file in <dataDir>/keystore, or an absolute path' })),
+                        password: opt(Type.String({ description: 'https.keyStore.password (shown redacted)' })),
+                        alias: opt(Type.String({ description: 'https.keyStore.alias' })),
+                      }),
+                    ),
+                    protocols: opt(Type.Object({ protocol: opt(Type.Array(Type.Enum(['TLSv1', 'TLSv1.1', 'TLSv1.2', 'TLSv1.3']), { description: 'https.minVersion and newer' })) })),
+                    ciphers: opt(Type.Object({ cipher: opt(Type.Array(Type.String(), { description: "https.ciphers; empty = Node's default list" })), forceOrder: opt(Type.Boolean()) })),
+                  },
+                  { description: 'connector[1] only: the TLS of the HTTPS listener' },
+                ),
+              ),
             }),
-            { description: 'one HTTP connector; TLS, compression and proxy settings have no counterpart' },
+            { description: 'connector[0]: the HTTP listener (server.*); connector[1]: the HTTPS listener (https.*); compression and proxy settings have no counterpart' },
           ),
         ),
       }),

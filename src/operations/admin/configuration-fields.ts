@@ -18,6 +18,17 @@ export interface FieldEdit extends ConfigFileEdit {
   field: string;
 }
 
+/**
+ * A file beside the configuration that a write stores (a key store the envelope carries): written
+ * before the configuration file, so that the file a new setting names exists when it is read.
+ */
+export interface ConfigurationFile {
+  field: string;
+  /** The configuration key it belongs to, as a path (reported among the keys a restart applies). */
+  key: string[];
+  write(): Promise<void>;
+}
+
 export interface SectionChanges {
   edits: FieldEdit[];
   problems: ConfigurationProblem[];
@@ -25,14 +36,19 @@ export interface SectionChanges {
   fieldOf?(key: string): string | undefined;
   /** Local users whose sessions end once the change is live: removed, or with new roles or a new password. */
   endSessionsOf?: string[];
+  /** Files a write stores besides the configuration file (key stores). */
+  files?: ConfigurationFile[];
 }
 
 /** One `Admin_ConfigurationType`: how our configuration reads in its envelope, and what a posted envelope changes. */
 export interface ConfigurationSection {
   /** The `configuration` member, plus members the reference adds to this envelope (key stores). */
   read(context: SectionContext): { configuration: WireObject; extras?: WireObject };
-  /** File edits and problems of a posted `configuration`; only fields whose value differs from the current one count. */
-  changes(posted: WireObject, context: SectionContext, mode: ConfigurationMode): Promise<SectionChanges>;
+  /**
+   * File edits and problems of a posted `configuration`; only fields whose value differs from the
+   * current one count. `envelope` is the whole posted envelope (the key-store members beside `configuration`).
+   */
+  changes(posted: WireObject, context: SectionContext, mode: ConfigurationMode, envelope: WireObject): Promise<SectionChanges>;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { OAuthProviderConfig } from '../../config/schema.js';
 import { toWireMegabytes } from '../../config/sizes.js';
 import { readRows, rowChanges, same, type ConfigurationSection, type FieldEdit, type FieldRow } from './configuration-fields.js';
 import { getPath, setPath, type ConfigurationProblem, type WireObject } from './configuration-wire.js';
+import { HTTPS_CONNECTOR_ROWS, httpsConnectorChanges, readConnectorKeyStores, readHttpsConnectorLists } from './configuration-connectors.js';
 
 /** Session limits on the wire are whole megabytes (a bare number is megabytes in our configuration too). */
 function limitRows(suffix: '' | 'User', kind: 'anonymous' | 'user'): FieldRow[] {
@@ -14,9 +15,9 @@ function limitRows(suffix: '' | 'User', kind: 'anonymous' | 'user'): FieldRow[] 
 }
 
 /**
- * `ServerConfig_Server`: the listener (host.contextPath, connectors.connector[0].address/port), local
- * authentication (anonymous logins, token lifetime, session limits) and the OAuth providers. There is
- * one HTTP connector, no TLS, no SOAP, no shutdown port: those fields show fixed values.
+ * `ServerConfig_Server`: the listeners (host.contextPath, connectors.connector[0] = HTTP,
+ * connectors.connector[1] = HTTPS with its key store), local authentication (anonymous logins, token
+ * lifetime, session limits) and the OAuth providers. No SOAP, no shutdown port: those fields show fixed values.
  */
 const ROWS: FieldRow[] = [
   { field: 'host.name', read: () => 'localhost' },
@@ -29,6 +30,8 @@ const ROWS: FieldRow[] = [
   { field: 'connectors.connector.0.protocol', read: () => 'HTTP/1.1' },
   { field: 'connectors.connector.0.address', read: (c) => c.server.host, writes: same('server.host') },
   { field: 'connectors.connector.0.port', read: (c) => c.server.port, writes: same('server.port') },
+  // connector[1]: the HTTPS listener (configuration-connectors.ts).
+  ...HTTPS_CONNECTOR_ROWS,
   { field: 'localAuth.enabled', read: () => true },
   { field: 'localAuth.rest.enabled', read: () => true },
   { field: 'localAuth.rest.allowAnonymous', read: (c) => c.anonymous, writes: same('anonymous') },
@@ -114,20 +117,22 @@ function providerChanges(posted: unknown, config: Config, shown: Config): { edit
 }
 
 export const serverSection: ConfigurationSection = {
-  read({ shown }) {
+  read({ config, shown }) {
     const configuration = readRows(ROWS, shown);
     setPath(configuration, 'user.xml', {});
     setPath(configuration, PROVIDERS, shown.oauth.providers.map(providerWire));
-    // No TLS: the key-store members exist (the clients send them back) and are empty.
-    const extras: WireObject = { connectorKeyStore: {}, trustStoreKeyStore: { keyStoreContent: '', certificates: [] } };
+    readHttpsConnectorLists(configuration, shown);
+    const extras: WireObject = { connectorKeyStore: readConnectorKeyStores(config), trustStoreKeyStore: { keyStoreContent: '', certificates: [] } };
     return { configuration, extras };
   },
-  async changes(posted, { config, shown }) {
+  async changes(posted, { config, shown }, _mode, envelope) {
     const rows = rowChanges(ROWS, posted, shown);
     const providers = providerChanges(getPath(posted, PROVIDERS), config, shown);
+    const https = await httpsConnectorChanges(posted, envelope, config, shown, rows.edits);
     return {
-      edits: [...rows.edits, ...providers.edits],
-      problems: [...rows.problems, ...providers.problems],
+      edits: [...rows.edits, ...providers.edits, ...https.edits],
+      problems: [...rows.problems, ...providers.problems, ...https.problems],
+      files: https.files,
       fieldOf: (key) => (key.startsWith('oauth.providers') ? `configuration.${PROVIDERS}` : undefined),
     };
   },

@@ -13,7 +13,7 @@ import { logSection } from './configuration-log.js';
 import { providerSection } from './configuration-provider.js';
 import { serverSection } from './configuration-server.js';
 import { userSection } from './configuration-user.js';
-import type { ConfigurationEnvelope, ConfigurationMode, ConfigurationProblem, ConfigurationResult, ConfigurationType, ConfigurationView } from './configuration-wire.js';
+import type { ConfigurationEnvelope, ConfigurationMode, ConfigurationProblem, ConfigurationResult, ConfigurationType, ConfigurationView, WireObject } from './configuration-wire.js';
 
 export interface ConfigurationDeps {
   config: Config;
@@ -73,7 +73,7 @@ export class ConfigurationService {
 
   private async process(envelope: ConfigurationEnvelope, callerSessionId: string): Promise<ConfigurationResult> {
     const { configurationType: type, configurationMode: mode } = envelope;
-    const changes = await SECTIONS[type].changes(envelope.configuration, this.context(), mode);
+    const changes = await SECTIONS[type].changes(envelope.configuration, this.context(), mode, envelope as unknown as WireObject);
     const problems = [...changes.problems, ...conflicts(changes.edits)];
     const file = this.file;
     const result = (error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult> = {}) => this.result(mode, file, error, description, { problems, ...extra });
@@ -108,10 +108,11 @@ export class ConfigurationService {
       return result(error, `A check did not pass; nothing was saved. ${summary(failures)}`, { problems: failures, ...executableError });
     }
     if (mode === 'validate') {
-      const pending = changes.edits.length > 0 ? ` It changes ${keysOf(changes.edits).join(', ')}; nothing was saved.` : ' It changes nothing.';
+      const changed = [...changes.edits, ...(changes.files ?? [])];
+      const pending = changed.length > 0 ? ` It changes ${keysOf(changed).join(', ')}; nothing was saved.` : ' It changes nothing.';
       return result(undefined, `The configuration is valid.${pending}`);
     }
-    if (changes.edits.length === 0) return result(undefined, 'Nothing changed; the file was not written.');
+    if (changes.edits.length === 0 && !changes.files?.length) return result(undefined, 'Nothing changed; the file was not written.');
     return this.write(file, after, changes, callerSessionId, result);
   }
 
@@ -124,6 +125,8 @@ export class ConfigurationService {
   ): Promise<ConfigurationResult> {
     let backup: string | undefined;
     try {
+      // Files the new settings name first: a configuration must never point at a file not written yet.
+      for (const extra of changes.files ?? []) await extra.write();
       ({ backup } = await writeConfigFile(file, text));
     } catch (error) {
       return result('CONFIGURATION_WRITE_FAILED', `The configuration file ${file} cannot be written: ${(error as Error).message}`);
@@ -139,7 +142,7 @@ export class ConfigurationService {
       return result('CONFIGURATION_INVALID', `The configuration does not load together with the environment; nothing was saved. ${summary(problems)}`, { problems });
     }
 
-    const keys = keysOf(changes.edits);
+    const keys = keysOf([...changes.edits, ...(changes.files ?? [])]);
     const overridden = Object.entries(next.overrides)
       .filter(([key]) => keys.some((edited) => within(key, edited) || within(edited, key)))
       .map(([key, variable]) => ({ key, variable }));
@@ -201,7 +204,7 @@ export class ConfigurationService {
   }
 }
 
-function keysOf(edits: readonly FieldEdit[]): string[] {
+function keysOf(edits: readonly Pick<FieldEdit, 'key'>[]): string[] {
   return [...new Set(edits.map((e) => e.key.join('.')))];
 }
 
