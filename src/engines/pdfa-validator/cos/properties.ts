@@ -4,6 +4,7 @@
  * so the expression evaluator can look them up as they are; values are null where veraPDF's would be.
  */
 import type { CosDocument } from './document.js';
+import type { FilterStep } from './filters.js';
 import { textString, isValidUtf8 } from './text.js';
 import type { CosArray, CosDict, CosIndirect, CosName, CosString, CosStream, CosValue } from './types.js';
 import type { XrefSection } from './xref.js';
@@ -148,4 +149,10 @@ export function cosFileSpecificationProperties(
   };
   const rel = doc.resolve(spec.entries.get('AFRelationship'));
   return { containsEF: dictHas(doc, spec, 'EF'), F: str('F'), UF: str('UF'), AFRelationship: rel?.kind === 'name' ? rel.value : null };
+}
+
+/** CosFilter / CosIIFilter: the filter name as written, and for Crypt the /Name of its decode parameters (PDF/A-2/3 allow only Identity). */
+export function cosFilterProperties(step: FilterStep): { readonly internalRepresentation: string; readonly decodeParms: string | null } {
+  const name = step.parms?.entries.get('Name');
+  return { internalRepresentation: step.name, decodeParms: name?.kind === 'name' ? name.value : null };
 }
