@@ -2,6 +2,7 @@
  * The smaller Cos* properties on hand-built objects whose expected values follow from the specification
  * text (ISO 32000-1 §7.3, Annex D; ISO 19005), and the content-stream tokens.
  */
+import { PDFHexString } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import {
   contentTokens,
@@ -19,7 +20,7 @@ import { BASE_OBJECTS, buildPdf, streamBody } from './build-pdf.js';
 const pdf = buildPdf([
   ...BASE_OBJECTS,
   '<FEFF00640065002D00440045>', // 4: /Lang "de-DE" in UTF-16BE
-  '(\\223quoted\\224 \\200)', // 5: PDFDocEncoding “quoted” •
+  '(\\215quoted\\216 \\200)', // 5: PDFDocEncoding 8D … 8E 20 80
   '[0 0.5 -3 14403.25]', // 6: a BBox
   '/Cyan#c2', // 7: not UTF-8 after #-expansion
   '/Caf#C3#A9', // 8: UTF-8 "Café"
@@ -41,6 +42,9 @@ describe('Cos* properties', () => {
     const pdfdoc = value(5);
     if (lang.kind !== 'string' || pdfdoc.kind !== 'string') throw new Error('strings expected');
     expect(cosLangProperties(lang).unicodeValue).toBe('de-DE');
+    // pdf-lib's PDFDocEncoding decoder is the independent reading of the same bytes.
+    expect(pdfdoc.bytes.toString('hex').toUpperCase()).toBe('8D71756F7465648E2080');
+    expect(cosLangProperties(pdfdoc).unicodeValue).toBe(PDFHexString.of('8D71756F7465648E2080').decodeText());
     expect(cosLangProperties(pdfdoc).unicodeValue).toBe('\u201cquoted\u201d \u2022');
   });
 
