@@ -27,6 +27,8 @@ export interface Config {
     host: string;
     port: number;
     contextPath: string;
+    /** The public host name (server.hostName): stored and shown by the administration; Quire builds no absolute URLs. */
+    hostName: string;
     /** contextPath + "/rest": where every web service lives. */
     restBase: string;
     shutdownTimeoutMs: number;
@@ -79,6 +81,14 @@ export interface Config {
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
+  /** Stored and shown by the administration; the server runs alone whatever it says. */
+  cluster: { mode: 'single' | 'cluster' };
+  /** webPDF's portal settings, kept as written (Quire has no portal). */
+  portal: PortalConfig;
+  /** The trust store (the file is <dataDir>/keys/truststore; `file` is its name as given, '' = none). */
+  truststore: { file: string; password: string };
+  /** The signature key store's type, stored and shown (the key store itself is the signature service's). */
+  keystore: { type: RawConfig['keystore']['type'] };
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
   adminPassword: string | undefined;
   /** Keys set by environment variables (dotted key → variable name): they win over the file. */
@@ -89,6 +99,8 @@ export interface Config {
    */
   ignoredEnvironment: string[];
 }
+
+export type PortalConfig = RawConfig['portal'];
 
 /** Login throttling and the bound on password hashing (security.login), resolved to milliseconds and counts. */
 export interface LoginSecurity {
@@ -259,6 +271,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       host: raw.server.host,
       port: raw.server.port,
       contextPath,
+      hostName: raw.server.hostName,
       restBase: `${contextPath}/rest`,
       shutdownTimeoutMs: raw.server.shutdownTimeout * 1000,
       jsonBodyLimit: parseSize(raw.server.jsonBodyLimit),
@@ -346,6 +359,10 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
+    cluster: { mode: raw.cluster.mode },
+    portal: structuredClone(raw.portal),
+    truststore: { file: raw.truststore.file, password: raw.truststore.password },
+    keystore: { type: raw.keystore.type },
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
     overrides,
     ignoredEnvironment,

@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { PortalSchema } from './portal-schema.js';
 
 /**
  * The one configuration schema. The loader validates the YAML file plus environment overrides against
@@ -121,6 +122,11 @@ export const ConfigSchema = Type.Object(
         host: Type.String({ default: '0.0.0.0' }),
         port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
         contextPath: Type.String({ pattern: '^(/[A-Za-z0-9._~-]+)*$', default: '/webPDF' }),
+        hostName: Type.String({
+          pattern: '^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$|^\\[[0-9A-Fa-f:.]+\\]$',
+          default: 'localhost',
+          description: 'the public host name of the server (a DNS name, an IPv4 address or a bracketed IPv6 address; no scheme, port or path)',
+        }),
         shutdownTimeout: Type.Number({ minimum: 0, default: 30, description: 'seconds in-flight requests get on SIGTERM' }),
         jsonBodyLimit: Type.Union([SizeSchema], { default: '16MB', description: `largest JSON request body in ${SIZE_FORMAT}` }),
         debug: Type.Boolean({ default: false, description: 'send stack traces in error responses' }),
@@ -360,6 +366,27 @@ export const ConfigSchema = Type.Object(
     ),
     users: Type.Array(UserSchema, { default: [] }),
     oauth: Type.Object({ providers: Type.Array(OAuthProviderSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
+    cluster: Type.Object(
+      { mode: Type.Enum(['single', 'cluster'], { default: 'single', description: 'stored and shown; the server runs alone whatever it says (cluster mode is a later issue)' }) },
+      { additionalProperties: false, default: {} },
+    ),
+    portal: PortalSchema,
+    truststore: Type.Object(
+      {
+        file: Type.String({ default: '', description: "the trust store's name as the administration gave it (shown only; the content is <dataDir>/keys/truststore); '' = none" }),
+        password: Type.String({ default: '', description: 'opens the trust store and checks its integrity' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    keystore: Type.Object(
+      {
+        type: Type.Enum(['NONE', 'JKS', 'PKCS12', 'PKCS11'], {
+          default: 'NONE',
+          description: "the signature key store's type (ApplicationConfig_Keystore.type): stored and shown; the key store itself is the signature service's",
+        }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { buildConfig, ConfigError, type ConfigIssue } from './load.js';
 
-/** One change of the configuration file: the key path (`['limits', 'user', 'maxFiles']`) and its new value. */
+/** One change of the configuration file: the key path (`['limits', 'user', 'maxFiles']`) and its new value; undefined removes the key (its default applies). */
 export interface ConfigFileEdit {
   key: string[];
   value: unknown;
@@ -27,7 +27,10 @@ export async function readConfigText(file: string): Promise<string | undefined> 
 export function editConfigText(text: string | undefined, edits: readonly ConfigFileEdit[]): string {
   const doc = YAML.parseDocument(text ?? '');
   if (doc.errors.length > 0) throw new Error(`the configuration file is not valid YAML: ${doc.errors[0]!.message}`);
-  for (const edit of edits) doc.setIn(edit.key, edit.value);
+  for (const edit of edits) {
+    if (edit.value === undefined) doc.deleteIn(edit.key);
+    else doc.setIn(edit.key, edit.value);
+  }
   return doc.toString();
 }
 

@@ -1,5 +1,6 @@
 import Type, { type TSchema } from 'typebox';
 import { CONFIGURATION_TYPES, type ConfigurationType } from '../../operations/admin/configuration-wire.js';
+import { PortalSchema } from '../../config/portal-schema.js';
 import { WebserviceResult } from './admin-status.js';
 import { CertificateEntry } from './authentication.js';
 import { component, ref } from './shared.js';
@@ -13,6 +14,16 @@ import { component, ref } from './shared.js';
  */
 
 const opt = Type.Optional;
+
+/**
+ * The portal settings on the wire: the configuration's schema without its defaults and required
+ * members (a posted member is stored as it is; the loader fills in what is left out) and without the
+ * ban on unknown members (the loader reports those by field).
+ */
+function wireOf(schema: unknown): TSchema {
+  return JSON.parse(JSON.stringify(schema, (key, value: unknown) => (key === 'default' || key === 'additionalProperties' || key === 'required' ? undefined : value))) as TSchema;
+}
+const PortalWire = Type.Unsafe<Record<string, unknown>>({ ...(wireOf(PortalSchema) as object), description: 'ApplicationConfig_Portal: the portal.* keys, stored and shown (Quire has no portal)' });
 const int = (description?: string) => Type.Integer({ format: 'int32', ...(description ? { description } : {}) });
 
 export const ConfigurationTypeSchema = Type.Enum([...CONFIGURATION_TYPES], { description: 'Admin_ConfigurationType' });
@@ -75,8 +86,12 @@ export const ApplicationConfigApplication = component(
         office: opt(Type.Object({})),
         sharePoint: opt(Type.Object({})),
       }),
-      portal: Type.Object({}, { description: 'Quire has no portal' }),
-      keystore: opt(Type.Object({ type: opt(Type.Enum(['NONE', 'JKS', 'PKCS11', 'PKCS12', 'WINDOWS_MACHINE', 'WINDOWS_USER'])) })),
+      portal: PortalWire,
+      keystore: opt(
+        Type.Object({
+          type: opt(Type.Enum(['NONE', 'JKS', 'PKCS11', 'PKCS12', 'WINDOWS_MACHINE', 'WINDOWS_USER'], { description: 'keystore.type: stored and shown (the Windows stores do not exist here)' })),
+        }),
+      ),
       metrics: opt(
         Type.Object({
           enabled: opt(Type.Boolean()),
@@ -195,6 +210,15 @@ export const ServerConfigServer = component(
         }),
       ),
       shutdown: Type.Object({ restart: opt(Type.Boolean()) }, { description: 'no shutdown port; GET admin/server/restart restarts' }),
+      truststore: opt(
+        Type.Object(
+          {
+            file: opt(Type.String({ description: 'truststore.file: the name shown; the content is stored as <dataDir>/keys/truststore' })),
+            password: opt(Type.String({ description: 'truststore.password (shown redacted)' })),
+          },
+          { description: 'absent: no trust store (posting the envelope without it removes the trust store); its content is trustStoreKeyStore' },
+        ),
+      ),
       user: Type.Object({
         roleAdminGroup: opt(Type.String()),
         roleUserGroup: opt(Type.String()),
@@ -257,7 +281,7 @@ const ClusterSettings = Type.Object(
     secretKey: opt(Type.String()),
     stopOnError: opt(Type.Boolean()),
   },
-  { description: 'Cluster_Settings: one node, its own coordinator; nothing can be changed yet' },
+  { description: 'Cluster_Settings: mode is stored (cluster.mode) and shown; the server runs alone, its own coordinator, whatever it says; the other members are fixed' },
 );
 
 const ProviderEntry = Type.Object({ name: opt(Type.String()) }, { description: 'Provider_ProviderEntry' });

@@ -9,27 +9,40 @@ const ABSENT_WEBSERVICES = WEBSERVICES.filter((name) => !webServiceModule(name))
 /**
  * `ApplicationConfig_Application`: every registered web service is enabled, with the rows its module
  * adds (the converter's pool is the LibreOffice pool: see converter/module.ts); the Chromium bridge is our
- * Chromium pool; the metrics' `auth.enabled` is the opposite of `metrics.public`. Portal, proxies,
- * license, TSA and the key store have no counterpart: empty, or the reference's "none".
+ * Chromium pool; the metrics' `auth.enabled` is the opposite of `metrics.public`. `portal` (the `portal.*`
+ * keys) and `keystore.type` are stored and shown as written; proxies, license, TSA and the global key
+ * store have no counterpart: empty.
  */
 const ROWS: FieldRow[] = [
   ...REGISTERED.flatMap((module): FieldRow[] => [{ field: `webservices.${module.name}.enabled`, read: () => true }, ...(module.configuration ?? [])]),
   ...ABSENT_WEBSERVICES.map((name): FieldRow => ({ field: `webservices.${name}.enabled`, read: () => false })),
   { field: 'bridges.chromium.enabled', read: (c) => c.engines.chromium.enabled, writes: same('engines.chromium.enabled') },
   { field: 'bridges.chromium.path', read: (c) => c.engines.chromium.executable, writes: same('engines.chromium.executable') },
-  { field: 'keystore.type', read: () => 'NONE' },
+  // Stored and shown; the key store itself (globalKeyStore, keystore.password) is the signature service's.
+  { field: 'keystore.type', read: (c) => c.keystore.type, writes: same('keystore.type') },
   { field: 'metrics.enabled', read: () => true },
   { field: 'metrics.prometheus.enabled', read: () => true },
   { field: 'metrics.auth.enabled', read: (c) => !c.metrics.public, writes: { key: 'metrics.public', value: (wire) => !wire } },
 ];
 
+/** JSON with the keys of every object sorted: two members that differ only in key order compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item && typeof item === 'object' && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
+}
+
 export const applicationSection: ConfigurationSection = {
   read({ shown }) {
-    const configuration = readRows(ROWS, shown, { portal: {} });
+    const configuration = readRows(ROWS, shown, { portal: structuredClone(shown.portal) });
     const extras: WireObject = { globalKeyStore: { keyStoreContent: '', certificates: [] } };
     return { configuration, extras };
   },
-  async changes(posted, { shown }) {
-    return rowChanges(ROWS, posted, shown);
+  async changes(posted, { config, shown }) {
+    const changes = rowChanges(ROWS, posted, shown);
+    // The portal member is kept whole, as posted: a member left out gets its default again (as it reads).
+    const portal = posted.portal;
+    if (portal !== undefined && canonical(portal) !== canonical(config.portal)) changes.edits.push({ field: 'configuration.portal', key: ['portal'], value: portal });
+    return changes;
   },
 };

@@ -3,6 +3,7 @@ import type { OAuthProviderConfig } from '../../config/schema.js';
 import { toWireMegabytes } from '../../config/sizes.js';
 import { readRows, rowChanges, same, type ConfigurationSection, type FieldEdit, type FieldRow } from './configuration-fields.js';
 import { getPath, setPath, type ConfigurationProblem, type WireObject } from './configuration-wire.js';
+import { readTrustStoreKeyStore, readTrustStoreMember, trustStoreChanges } from './configuration-truststore.js';
 import { HTTPS_CONNECTOR_ROWS, httpsConnectorChanges, readConnectorKeyStores, readHttpsConnectorLists } from './configuration-connectors.js';
 
 /** Session limits on the wire are whole megabytes (a bare number is megabytes in our configuration too). */
@@ -20,7 +21,8 @@ function limitRows(suffix: '' | 'User', kind: 'anonymous' | 'user'): FieldRow[] 
  * lifetime, session limits) and the OAuth providers. No SOAP, no shutdown port: those fields show fixed values.
  */
 const ROWS: FieldRow[] = [
-  { field: 'host.name', read: () => 'localhost' },
+  // The public host name (server.hostName): stored and shown; Quire answers with relative URLs, so nothing else reads it.
+  { field: 'host.name', read: (c) => c.server.hostName, writes: same('server.hostName') },
   {
     field: 'host.contextPath',
     read: (c) => c.server.contextPath.replace(/^\//, ''),
@@ -122,17 +124,20 @@ export const serverSection: ConfigurationSection = {
     setPath(configuration, 'user.xml', {});
     setPath(configuration, PROVIDERS, shown.oauth.providers.map(providerWire));
     readHttpsConnectorLists(configuration, shown);
-    const extras: WireObject = { connectorKeyStore: readConnectorKeyStores(config), trustStoreKeyStore: { keyStoreContent: '', certificates: [] } };
+    const truststore = readTrustStoreMember(config);
+    if (truststore) configuration.truststore = truststore;
+    const extras: WireObject = { connectorKeyStore: readConnectorKeyStores(config), trustStoreKeyStore: readTrustStoreKeyStore(config) };
     return { configuration, extras };
   },
   async changes(posted, { config, shown }, _mode, envelope) {
     const rows = rowChanges(ROWS, posted, shown);
     const providers = providerChanges(getPath(posted, PROVIDERS), config, shown);
     const https = await httpsConnectorChanges(posted, envelope, config, shown, rows.edits);
+    const truststore = await trustStoreChanges(posted, envelope, config);
     return {
-      edits: [...rows.edits, ...providers.edits, ...https.edits],
-      problems: [...rows.problems, ...providers.problems, ...https.problems],
-      files: https.files,
+      edits: [...rows.edits, ...providers.edits, ...https.edits, ...truststore.edits],
+      problems: [...rows.problems, ...providers.problems, ...https.problems, ...truststore.problems],
+      files: [...https.files, ...truststore.files],
       fieldOf: (key) => (key.startsWith('oauth.providers') ? `configuration.${PROVIDERS}` : undefined),
     };
   },

@@ -33,8 +33,12 @@ const SECTIONS: Record<ConfigurationType, ConfigurationSection> = {
   provider: providerSection,
 };
 
-/** Keys a write applies to the running server at once (prefixes); everything else waits for a restart. */
-const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level'];
+/**
+ * Keys a write applies to the running server at once (prefixes); everything else waits for a restart.
+ * The host name, cluster mode, portal, trust store and key store type change nothing the server does
+ * yet: they are live so that a client reads back at once what it wrote.
+ */
+const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level', 'server.hostName', 'cluster', 'portal', 'truststore', 'keystore'];
 
 const within = (key: string, prefix: string) => key === prefix || key.startsWith(`${prefix}.`) || key.startsWith(`${prefix}[`);
 
@@ -188,6 +192,11 @@ export class ConfigurationService {
       config.log.level = next.log.level;
       logger.level = next.log.level;
     }
+    if (has('server.hostName')) config.server.hostName = next.server.hostName;
+    if (has('cluster')) config.cluster = next.cluster;
+    if (has('portal')) config.portal = next.portal;
+    if (has('truststore')) config.truststore = next.truststore;
+    if (has('keystore')) config.keystore = next.keystore;
   }
 
   private result(mode: ConfigurationMode, file: string, error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult>): ConfigurationResult {

@@ -176,9 +176,9 @@ describe('admin configuration', () => {
   });
 
   it('refuses values the reference has but Quire cannot take, and a list without an admin', async () => {
-    const cluster = await admin.submit(envelope(await admin.read('cluster'), 'write', (c) => (c.mode = 'cluster')));
+    const cluster = await admin.submit(envelope(await admin.read('cluster'), 'write', (c) => (c.role = 'member')));
     expect(code(cluster)).toBe(-130);
-    expect(cluster.problems).toEqual([expect.objectContaining({ field: 'configuration.mode' })]);
+    expect(cluster.problems).toEqual([expect.objectContaining({ field: 'configuration.role' })]);
 
     const users = await admin.read('user');
     const noAdmin = await admin.submit(envelope(users, 'write', (c) => (c.user = [(c.user as Json[])[1]])));
