@@ -81,6 +81,7 @@ export class CosDocument {
   private readonly resolving = new Set<number>();
   private readonly objectStreams = new Map<number, ObjectStreamIndex | null>();
   private scanned: Map<number, ScannedObject> | null = null;
+  private readonly hybridStreams = new Set<XrefSection>();
   private decodedTotal = 0;
 
   constructor(bytes: Buffer, limits: CosLimits) {
@@ -100,7 +101,8 @@ export class CosDocument {
     this.reconstructed = reconstructed;
     this.trailer = trailer;
     this.lastTrailer = this.xrefSections[0]?.trailer ?? (reconstructed ? trailer : null);
-    const byOffset = [...this.xrefSections].sort((a, b) => a.offset - b.offset);
+    // A hybrid file's /XRefStm streams supplement their table: they are not trailers of their own.
+    const byOffset = this.xrefSections.filter((s) => !this.hybridStreams.has(s)).sort((a, b) => a.offset - b.offset);
     this.firstPageTrailer = byOffset[0]?.trailer ?? null;
     this.linearization = this.readLinearization();
     const l = this.linearization?.entries.get('L');
@@ -297,7 +299,10 @@ export class CosDocument {
       if (stm !== null && !visited.has(stm)) {
         visited.add(stm);
         const hybrid = this.readSectionAt(stm + base, room);
-        if (hybrid?.kind === 'stream') this.addSection(hybrid, base);
+        if (hybrid?.kind === 'stream') {
+          this.hybridStreams.add(hybrid);
+          this.addSection(hybrid, base);
+        }
       }
       next = trailerInt(section.trailer, 'Prev');
     }
