@@ -82,6 +82,8 @@ export class CosDocument {
   private readonly objectStreams = new Map<number, ObjectStreamIndex | null>();
   private scanned: Map<number, ScannedObject> | null = null;
   private readonly hybridStreams = new Set<XrefSection>();
+  /** A section of the chain (after the first) could not be read. */
+  private chainBroken = false;
   private decodedTotal = 0;
 
   constructor(bytes: Buffer, limits: CosLimits) {
@@ -93,6 +95,19 @@ export class CosDocument {
     this.readChain();
     let trailer = this.mergeTrailers();
     let reconstructed = false;
+    if (this.chainBroken) {
+      // Part of the chain is unreadable (a /Prev to nowhere): objects only the lost sections defined are found by scanning.
+      let added = 0;
+      for (const o of this.scan().values()) {
+        if (this.entries.has(o.num)) continue;
+        this.entries.set(o.num, { type: 1, offset: o.offset, gen: o.gen });
+        added++;
+      }
+      if (added > 0) {
+        this.cache.clear(); // lookups made while reading the chain may have cached a null for them
+        note(this.env, `${added} objects missing from the readable xref sections were found by scanning`);
+      }
+    }
     if (this.entries.size === 0 || resolveDictSync(this, trailer.entries.get('Root')) === null) {
       note(this.env, this.xrefSections.length === 0 ? 'no readable cross-reference section: rebuilt by scanning' : 'cross-reference data has no usable /Root: rebuilt by scanning');
       trailer = this.reconstruct(trailer);
@@ -292,6 +307,7 @@ export class CosDocument {
       const section = this.readSectionAt(next + base, room);
       if (section === null) {
         note(this.env, `no xref section at offset ${next + base}`);
+        if (this.xrefSections.length > 0) this.chainBroken = true;
         break;
       }
       this.addSection(section, base);

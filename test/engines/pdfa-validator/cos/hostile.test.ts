@@ -92,6 +92,50 @@ describe('COS layer on hostile input', () => {
     expect(doc.catalog).not.toBeNull();
   });
 
+  it("a /Prev to nowhere keeps the newest section and finds the lost sections' objects by scanning", () => {
+    const pdf = buildPdf([...BASE_OBJECTS, '(only in the first revision)']);
+    // An update that redefines object 3 and lists nothing else, with a /Prev that points at no xref.
+    const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 300] >>';
+    const objOffset = pdf.bytes.length;
+    const obj = `3 0 obj\n${page}\nendobj\n`;
+    const xrefOffset = objOffset + obj.length;
+    const update = `${obj}xref\n0 1\n0000000000 65535 f\r\n3 1\n${String(objOffset).padStart(10, '0')} 00000 n\r\ntrailer\n<< /Size 5 /Root 1 0 R /Prev 17 >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+    const doc = openCosBytes(Buffer.concat([pdf.bytes, Buffer.from(update, 'latin1')]));
+    expect(doc.reconstructed).toBe(false);
+    expect(doc.xrefSections).toHaveLength(1);
+    expect(doc.getObject(3)?.offset).toBe(objOffset); // the update's object, not the scan's older one
+    const lost = doc.getObject(4)?.value;
+    expect(lost?.kind === 'string' && lost.bytes.toString()).toBe('only in the first revision');
+    expect(doc.nrIndirects).toBe(4);
+  });
+
+  it('a hybrid file: objects only its /XRefStm stream lists are found', () => {
+    const header = '4 0 ';
+    const osData = Buffer.from(`${header}(compressed four)`, 'latin1');
+    const base = buildPdf([...BASE_OBJECTS, '(placeholder)', streamBody(`/Type /ObjStm /N 1 /First ${header.length} /Length ${osData.length}`, osData)]);
+    const o = base.offsets;
+    const stmOffset = base.xrefOffset;
+    const data = Buffer.from([2, 0, 0, 0, 5, 0]); // object 4: type 2 in stream 5, index 0
+    const xrefStm = Buffer.concat([
+      Buffer.from(`6 0 obj\n<< /Type /XRef /Size 7 /Index [4 1] /W [1 4 1] /Length ${data.length} >>\nstream\n`, 'latin1'),
+      data,
+      Buffer.from('\nendstream\nendobj\n', 'latin1'),
+    ]);
+    const tableOffset = stmOffset + xrefStm.length;
+    const rows = [1, 2, 3, 5].map((n) => `${n} 1\n${String(o[n]).padStart(10, '0')} 00000 n\r\n`).join('');
+    const table = `xref\n0 1\n0000000000 65535 f\r\n${rows}6 1\n${String(stmOffset).padStart(10, '0')} 00000 n\r\ntrailer\n<< /Size 7 /Root 1 0 R /XRefStm ${stmOffset} >>\nstartxref\n${tableOffset}\n%%EOF\n`;
+    const bytes = Buffer.concat([base.bytes.subarray(0, stmOffset), xrefStm, Buffer.from(table, 'latin1')]);
+    const file = path.join(dir, 'hybrid.pdf');
+    writeFileSync(file, bytes);
+    expect(spawnSync('qpdf', ['--show-object=4', file], { encoding: 'utf8' }).stdout.trim()).toBe('(compressed four)');
+    const doc = openCosBytes(bytes);
+    expect(doc.reconstructed).toBe(false);
+    expect(doc.xrefSections.map((s) => s.kind)).toEqual(['table', 'stream']);
+    const four = doc.getObject(4)?.value;
+    expect(four?.kind === 'string' && four.bytes.toString()).toBe('compressed four');
+    expect(doc.firstPageTrailer?.entries.has('XRefStm')).toBe(true);
+  });
+
   it('deeply nested arrays and dictionaries stop at maxDepth without recursion, and later objects still read', () => {
     const depth = 200_000;
     const pdf = buildPdf([...BASE_OBJECTS, `${'['.repeat(depth)}${']'.repeat(depth)}`, `${'<< /A '.repeat(depth)}1${' >>'.repeat(depth)}`, '(after)']);
