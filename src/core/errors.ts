@@ -157,7 +157,7 @@ export const Errors = {
     errorCode: -132,
     status: 400,
     description:
-      'A check requested with a configuration cannot run on this server (timestamp authority, signature, trust store, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
+      'A check requested with a configuration cannot run on this server (timestamp authority, signature, user or log checks); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
   },
   EXECUTABLE_UNAVAILABLE: {
     errorCode: -47,

@@ -7,6 +7,7 @@ import type { Config } from '../../config/load.js';
 import { loadSharp } from '../../engines/image/load-sharp.js';
 import { run } from '../../engines/process/run.js';
 import { PopplerRunner } from '../../engines/poppler/tool.js';
+import { trustStoreChanges } from './configuration-truststore.js';
 import type { UserSource } from '../../auth/users.js';
 import { getPath, type ConfigurationCheck, type ConfigurationProblem, type ConfigurationType, type ExecutableResult, type WireObject } from './configuration-wire.js';
 
@@ -15,6 +16,8 @@ export interface CheckContext {
   users: UserSource;
   /** The posted `configuration`: checks test what would be written, not what runs. */
   posted: WireObject;
+  /** The whole posted envelope (the trust store's content is beside `configuration`). */
+  envelope?: WireObject;
 }
 
 export interface CheckOutcome {
@@ -54,6 +57,8 @@ async function runCheck(type: ConfigurationType, check: ConfigurationCheck, cont
       return (await context.users.authenticate(check.name ?? '', check.password ?? '')) ? OK : { ok: false, message: `the local users do not accept "${check.name ?? ''}" with this password` };
     case 'server/connector':
       return connector(context);
+    case 'server/truststore':
+      return trustStore(context);
     case 'cluster/connect':
       return OK; // A single node has nothing to connect to.
     case 'provider/sessionStorage':
@@ -63,7 +68,7 @@ async function runCheck(type: ConfigurationType, check: ConfigurationCheck, cont
     case 'provider/fileStorage':
       return writable(path.join(context.config.dataDir, 'datastore'));
     default:
-      return unsupported('this server cannot run this check (no timestamp authority, signature key store, trust store, or user and log checks)');
+      return unsupported('this server cannot run this check (no timestamp authority, signature key store, or user and log checks)');
   }
 }
 
@@ -231,6 +236,13 @@ async function findExecutable(file: string): Promise<string | undefined> {
     }
   }
   return undefined;
+}
+
+/** The trust store the envelope would leave in place (posted, else the stored one) exists and its password opens it. */
+async function trustStore(context: CheckContext): Promise<Verdict> {
+  if (!context.posted.truststore) return { ok: false, message: 'no trust store is configured (configuration.truststore)' };
+  const { problems } = await trustStoreChanges(context.posted, context.envelope ?? {}, context.config);
+  return problems.length === 0 ? OK : { ok: false, message: problems.map((p) => `${p.field}: ${p.message}`).join('; ') };
 }
 
 /** The posted listener address can be opened (the running one is open already). */

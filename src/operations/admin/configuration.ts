@@ -102,6 +102,7 @@ export class ConfigurationService {
       config: this.deps.config,
       users: this.deps.users,
       posted: envelope.configuration,
+      envelope: envelope as unknown as WireObject,
     });
     const executableError = checks.executableError ? { executableError: checks.executableError } : {};
     if (problems.length > 0) return result('CONFIGURATION_INVALID', `The configuration is not valid; nothing was saved. ${summary(problems)}`, executableError);

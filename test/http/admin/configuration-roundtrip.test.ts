@@ -225,6 +225,23 @@ describe('admin configuration round trips', () => {
     expect(existsSync(trustFile())).toBe(false);
   });
 
+  it('runs the truststore check on the trust store the envelope would leave (-131 when it does not open)', async () => {
+    const validate = async (truststore: Json | undefined, content?: string) => {
+      const envelope: Json = { ...(await read('server')), configurationMode: 'validate', configurationChecks: [{ checkType: 'truststore' }] };
+      if (truststore) (envelope.configuration as Json).truststore = truststore;
+      if (content !== undefined) envelope.trustStoreKeyStore = { keyStoreContent: content };
+      return submit(envelope);
+    };
+    expect(code(await validate({ file: 'trust.jks', password: TRUST_PASSWORD }, stores.jks.toString('base64')))).toBe(0);
+    const none = await validate(undefined);
+    expect(code(none)).toBe(-131);
+    expect(JSON.stringify(none.problems)).toMatch(/no trust store is configured/);
+    const wrong = await validate({ file: 'trust.jks', password: 'nope' }, stores.jks.toString('base64'));
+    // The posted trust store itself is a problem of the envelope (-130), which comes before the checks.
+    expect(code(wrong)).toBe(-130);
+    expect(existsSync(trustFile())).toBe(false);
+  });
+
   it('never writes the trust store password to the log or into the support package', async () => {
     const result = await write('server', (e) => {
       (e.configuration as Json).truststore = { file: 'trust.jks', password: TRUST_PASSWORD };
