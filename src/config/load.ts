@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import Value from 'typebox/value';
 import YAML from 'yaml';
 import { ConfigSchema, DEFAULT_DATA_DIR, type OAuthProviderConfig, type RawConfig, type Role } from './schema.js';
 import { parseSize } from './sizes.js';
+import { checkConfig } from './validate.js';
 
 /** Per-session limits in bytes (0 = unlimited). */
 export interface Limits {
@@ -218,8 +218,7 @@ export function buildConfig(file: Record<string, unknown>, options: { configFile
     sources.set(keyPath.join('.'), name);
   }
 
-  const withDefaults = Value.Default(ConfigSchema, Value.Convert(ConfigSchema, raw));
-  const errors = Value.Errors(ConfigSchema, withDefaults);
+  const { value: withDefaults, errors } = checkConfig(raw);
   if (errors.length > 0) {
     const seen = new Set<string>();
     for (const error of errors) {

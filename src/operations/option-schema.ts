@@ -1,5 +1,5 @@
 import Type, { type Static, type TArray, type TObject, type TOptional, type TProperties, type TSchema } from 'typebox';
-import { Default } from 'typebox/value';
+import { withDefaults } from '../core/schema-defaults.js';
 
 /**
  * Options are declared once: an operation's TypeBox schema is the validation, the OpenAPI document,
@@ -46,5 +46,5 @@ export type Options<S extends TSchema> = S extends TObject<infer P extends TProp
  * members the client sent). Computed from the schema, so the values are not written twice.
  */
 export function defaultsOf<S extends TSchema>(schema: S): Options<S> {
-  return Object.freeze(Default(schema, {})) as Options<S>;
+  return Object.freeze(withDefaults(schema, {})) as Options<S>;
 }
