@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   // The generated admin password goes to the console once, never into the log.
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, { announce: (message) => process.stdout.write(`\n*** ${message}\n\n`) });
+    server = await startServer(config, { announce: (message) => process.stdout.write(`\n*** ${message}\n\n`), compactHeapWhenIdle: true });
   } catch (error) {
     // A tool the configuration names that is not there (engines-wiring.ts probeTools): the setting to fix, no stack.
     if (error instanceof ConfigError) {

@@ -9,6 +9,7 @@ import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
 import { loadConfig, type Config } from './config/load.js';
 import { startEngines } from './engines-wiring.js';
+import { HeapCompaction } from './observability/heap-compaction.js';
 import { LogFiles } from './observability/log-files.js';
 import { createServerLogger } from './observability/logger.js';
 import { Metrics } from './observability/metrics.js';
@@ -65,6 +66,11 @@ export interface ServerOptions {
   logger?: FastifyBaseLogger;
   /** How a restart reads the configuration again; default: `loadConfig()` from the process environment. */
   reloadConfig?: () => Config;
+  /**
+   * Collect the heap when the server is idle (observability/heap-compaction.ts): the process entry
+   * (main.ts) turns it on; servers inside a test process leave the test's heap alone.
+   */
+  compactHeapWhenIdle?: boolean;
 }
 
 /** One instance: the stores, services, engines and HTTP application of one configuration. */
@@ -258,7 +264,10 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     await logFiles.close();
   };
   let https: HttpsListener | undefined;
+  const compaction = options.compactHeapWhenIdle ? new HeapCompaction() : undefined;
   try {
+    // Start-up and the engines' warm-up leave dead objects behind that V8 would keep for the life of the server.
+    if (compaction) void engines.started().then(() => compaction.compactWhenQuiet());
     await app.listen({ host: config.server.host, port: config.server.port });
     if (httpsSetup) {
       try {
@@ -270,7 +279,9 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       if (config.https.redirectHttp) redirectHttpToHttps(app, https.port);
     }
     await queue.start();
+    compaction?.watch(app.server, ...(https ? [https.server] : []));
   } catch (error) {
+    compaction?.stop();
     await stopServices();
     throw error;
   }
@@ -285,6 +296,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     httpsPort: https?.port,
     enginesStarted: () => engines.started(),
     close: () => {
+      compaction?.stop();
       closing ??= (async () => {
         // Keep-alive clients would hold their connections open past the last response: answer them
         // with Connection: close, and drop connections as soon as they fall idle.
