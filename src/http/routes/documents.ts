@@ -195,6 +195,10 @@ export const documentRoutes: FastifyPluginAsyncTypebox<{ documents: DocumentServ
         querystring: Type.Object({ password: Type.Optional(Type.String()) }),
         response: { 200: ref(DocumentFile) },
       },
+      // toDocumentFile builds exactly the schema's members (its type is the schema's Static<>), and the
+      // open metadata object is where fast-json-stringify takes its slow generic path: ~9 µs of the
+      // most frequent call's ~90 µs went there. The schema still documents the answer.
+      serializerCompiler: () => JSON.stringify,
     },
     async (request) => {
       const record = await documents.info(request.session!, request.params.documentId);
