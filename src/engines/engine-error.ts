@@ -4,10 +4,13 @@
  */
 export class EngineError<K extends string> extends Error {
   readonly kind: K;
+  /** A tool's own diagnostics (its stderr), for the server log; never shown to clients, never holds a password. */
+  readonly detail: string;
 
-  constructor(kind: K, message: string, options?: { cause?: unknown }) {
+  constructor(kind: K, message: string, options?: { detail?: string; cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.kind = kind;
+    this.detail = options?.detail ?? '';
   }
 }

@@ -7,23 +7,36 @@ import path from 'node:path';
 /**
  * Writes a file so that readers see either the old or the new content, never a part: the data goes
  * to a temporary file in the same directory, is flushed to disk, and is renamed over the target.
+ * `durable`: the directory is flushed too, so that the rename survives a crash; `dirMode`: the mode of
+ * a directory it creates.
  */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, mode = 0o644, options: { durable?: boolean; dirMode?: number } = {}): Promise<void> {
   const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, ...(options.dirMode === undefined ? {} : { mode: options.dirMode }) });
   const temp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'w', mode);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(temp, 'wx', mode);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+  if (options.durable) await syncDirectory(dir);
+}
+
+/** Makes renames and new files in `dir` durable. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 

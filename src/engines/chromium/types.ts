@@ -1,14 +1,9 @@
 import type { AddressPolicyOptions } from '../net/address-policy.js';
 
+import type { PageSetup } from '../../core/page-setup.js';
+
 /** Paper and margins, in millimetres. */
-export interface PageSetup {
-  width: number;
-  height: number;
-  marginTop: number;
-  marginRight: number;
-  marginBottom: number;
-  marginLeft: number;
-}
+export type { PageSetup };
 
 /** What an HTML document may load. The default for uploaded HTML is `allowRemote: false`: no network at all. */
 export interface HtmlNetwork {

@@ -14,13 +14,9 @@ export interface DownsampleOptions {
 export type GhostscriptErrorKind = 'timeout' | 'failed' | 'toolMissing';
 
 export class GhostscriptError extends EngineError<GhostscriptErrorKind> {
-  constructor(
-    kind: GhostscriptErrorKind,
-    message: string,
-    /** Ghostscript's diagnostics, for the log. */
-    readonly detail = '',
-  ) {
-    super(kind, message);
+  /** `detail`: Ghostscript's diagnostics, for the log. */
+  constructor(kind: GhostscriptErrorKind, message: string, detail = '') {
+    super(kind, message, { detail });
   }
 }
 

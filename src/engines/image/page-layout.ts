@@ -1,3 +1,4 @@
+import type { PageSetup } from '../../core/page-setup.js';
 import { ImageEngineError } from './errors.js';
 import type { PagePlacement } from './pdf-image-writer.js';
 
@@ -6,14 +7,8 @@ import type { PagePlacement } from './pdf-image-writer.js';
  * should keep. Pure arithmetic, no I/O.
  */
 
-export interface PageGeometry {
-  width: number;
-  height: number;
-  marginTop: number;
-  marginRight: number;
-  marginBottom: number;
-  marginLeft: number;
-}
+/** The page the image goes on, in millimetres. */
+export type PageGeometry = PageSetup;
 
 export interface LayoutInput {
   /** Pixel size after EXIF orientation. */

@@ -29,12 +29,4 @@ export type PdfEngineErrorKind =
   /** The file does not exist or cannot be read. */
   | 'fileUnreadable';
 
-export class PdfEngineError extends EngineError<PdfEngineErrorKind> {
-  /** The tool's own diagnostics (stderr), for the server log; may contain file paths, never passwords. */
-  readonly detail: string;
-
-  constructor(kind: PdfEngineErrorKind, message: string, options?: { detail?: string; cause?: unknown }) {
-    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.detail = options?.detail ?? '';
-  }
-}
+export class PdfEngineError extends EngineError<PdfEngineErrorKind> {}

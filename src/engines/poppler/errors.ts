@@ -21,12 +21,4 @@ export type PopplerErrorKind =
   /** Any other failure of a tool (its stderr is in `detail`, for the log). */
   | 'failed';
 
-export class PopplerError extends EngineError<PopplerErrorKind> {
-  /** The tool's diagnostics, for the server log; never shown to clients. */
-  readonly detail: string;
-
-  constructor(kind: PopplerErrorKind, message: string, options?: { detail?: string; cause?: unknown }) {
-    super(kind, message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.detail = options?.detail ?? '';
-  }
-}
+export class PopplerError extends EngineError<PopplerErrorKind> {}

@@ -15,9 +15,9 @@ export class MemoryLimitError extends EngineError<'memoryLimit'> {
     /** The configuration key of the cap, e.g. `engines.qpdf.maxMemory`. */
     readonly setting: string,
     /** The tool's own diagnostics, for the log. */
-    readonly detail = '',
+    detail = '',
   ) {
-    super('memoryLimit', `${engine} needed more memory than the ${formatBytes(limitBytes)} it may use (${setting}); the document is too complex or malformed.`);
+    super('memoryLimit', `${engine} needed more memory than the ${formatBytes(limitBytes)} it may use (${setting}); the document is too complex or malformed.`, { detail });
   }
 }
 

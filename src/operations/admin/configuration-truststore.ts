@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import type { Config } from '../../config/load.js';
 import { REDACTED } from '../../config/redact.js';
 import { MAX_TRUST_STORE_BYTES, readTrustStore, TrustStoreError, type TrustedCertificate } from '../../engines/truststore/read.js';
-import { readStoredTrustStore, removeTrustStore, writeTrustStore } from '../../engines/truststore/store.js';
+import { readStoredTrustStore, removeTrustStore, writeTrustStore } from '../../storage/trust-store-file.js';
 import type { ConfigurationFile, FieldEdit } from './configuration-fields.js';
 import type { ConfigurationProblem, WireObject } from './configuration-wire.js';
 
@@ -37,7 +37,7 @@ export function readTrustStoreMember(config: Config): WireObject | undefined {
 /** `trustStoreKeyStore`: the stored content and the certificates its password opens (none when it no longer opens). */
 export function readTrustStoreKeyStore(config: Config): WireObject {
   if (config.truststore.file === '') return { ...EMPTY };
-  const content = readStoredTrustStore(config.dataDir);
+  const content = readStoredTrustStore(config.dataDir, MAX_TRUST_STORE_BYTES);
   if (!content) return { ...EMPTY };
   let certificates: ReturnType<typeof certificateEntry>[] = [];
   try {
@@ -90,7 +90,7 @@ export async function trustStoreChanges(posted: WireObject, envelope: WireObject
   const password = member.password === undefined || member.password === REDACTED ? config.truststore.password : (member.password as string);
 
   const text = (envelope.trustStoreKeyStore as { keyStoreContent?: unknown } | null | undefined)?.keyStoreContent;
-  const stored = config.truststore.file === '' ? undefined : readStoredTrustStore(dataDir);
+  const stored = config.truststore.file === '' ? undefined : readStoredTrustStore(dataDir, MAX_TRUST_STORE_BYTES);
   let content = stored;
   let fresh = false;
   if (typeof text === 'string' && text.trim() !== '') {

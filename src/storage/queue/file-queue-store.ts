@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDirectory } from '../atomic.js';
 import { QUEUE_STATES, type QueueEntry, type QueueFilter, type QueueState, type QueueStore } from './queue-store.js';
 
 const JOURNAL = 'journal.jsonl';
@@ -732,14 +733,4 @@ async function writeLines(handle: FileHandle, lines: readonly string[]): Promise
   }
   if (chunkLength > 0) await flush();
   return total;
-}
-
-/** Makes renames and new files in `dir` durable. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

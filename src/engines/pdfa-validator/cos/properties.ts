@@ -5,6 +5,7 @@
  */
 import type { CosDocument } from './document.js';
 import type { FilterStep } from './filters.js';
+import type { HeaderFacts } from './header.js';
 import { textString, isValidUtf8 } from './text.js';
 import type { CosArray, CosDict, CosIndirect, CosName, CosString, CosStream, CosValue } from './types.js';
 import type { XrefSection } from './xref.js';
@@ -22,13 +23,8 @@ export function idString(doc: CosDocument, trailer: CosDict | null): string | nu
   return out;
 }
 
-export interface CosDocumentProperties {
-  readonly header: string | null;
-  readonly headerOffset: number;
-  readonly headerByte1: number;
-  readonly headerByte2: number;
-  readonly headerByte3: number;
-  readonly headerByte4: number;
+/** veraPDF's CosDocument: the header's facts as the header reader gives them, and the document's. */
+export interface CosDocumentProperties extends Pick<HeaderFacts, 'header' | 'headerOffset' | 'headerByte1' | 'headerByte2' | 'headerByte3' | 'headerByte4'> {
   readonly isLinearized: boolean;
   readonly firstPageID: string | null;
   readonly lastID: string | null;
