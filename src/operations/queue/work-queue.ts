@@ -306,6 +306,11 @@ export class WorkQueue {
         }
       }
       const recording = next.state === 'DONE' && handler.keepDoneMs <= 0 ? this.store.remove([next.id]) : this.store.update(next);
+      // Counted as the outcome becomes visible in the store (a reader of the entry sees the counts that include it).
+      const outcome = this.outcomes[entry.kind]!;
+      if (next.state === 'DONE') outcome.done++;
+      else if (next.state === 'PENDING') outcome.retried++;
+      else outcome.failedPermanently++;
       // The worker is free as soon as the outcome is handed to the store: the next claim is appended
       // after it in the journal and shares its sync (group commit) instead of waiting for it.
       release();
@@ -314,10 +319,6 @@ export class WorkQueue {
       } catch (error) {
         this.options.log?.('error', 'queue: recording the outcome failed', { err: error, id: entry.id });
       }
-      const outcome = this.outcomes[entry.kind]!;
-      if (next.state === 'DONE') outcome.done++;
-      else if (next.state === 'PENDING') outcome.retried++;
-      else outcome.failedPermanently++;
       if (next.state !== 'PENDING') {
         this.pending--;
         for (const listener of this.settledListeners) listener(next);
