@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -9,6 +9,7 @@ import { connect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import { afterAll, describe, expect, it, vi, type TestContext } from 'vitest';
 import YAML from 'yaml';
 import { basic, multipartBody } from '../helpers/client.js';
+import { keytool, keytoolKeyPair, openssl, opensslSelfSigned } from '../helpers/certificates.js';
 import { freePort, killAll, scaled, spawnQuire, startDeadlineMs, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
 
 /*
@@ -38,9 +39,6 @@ function tracked(context: TestContext): (quire: QuireProcess) => void {
   });
   return (quire) => mine.push(quire);
 }
-
-const openssl = (...args: string[]) => execFileSync('openssl', args, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-const keytool = (...args: string[]) => execFileSync('keytool', args, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 
 /** The SHA-256 fingerprint openssl reads from a PEM certificate file. */
 function fingerprintOf(pemFile: string): string {
@@ -140,23 +138,7 @@ describe.concurrent('HTTPS listener', () => {
   it('serves a PKCS#12 and a PEM key store made by openssl', async (context) => {
     const track = tracked(context);
     const dir = newDir();
-    openssl(
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'p12.key'),
-      '-out',
-      path.join(dir, 'p12.crt'),
-      '-subj',
-      '/CN=p12.example',
-      '-days',
-      '5',
-    );
+    opensslSelfSigned(path.join(dir, 'p12.crt'), path.join(dir, 'p12.key'), '/CN=p12.example', { days: 5 });
     openssl('pkcs12', '-export', '-inkey', path.join(dir, 'p12.key'), '-in', path.join(dir, 'p12.crt'), '-out', path.join(dir, 'server.p12'), '-passout', 'pass:p12-secret');
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'pem.key'), '-out', path.join(dir, 'pem.crt'), '-subj', '/CN=pem.example', '-days', '5');
     const [p12Port, pemPort] = [await freePort(), await freePort()];
@@ -265,27 +247,7 @@ describe.concurrent('HTTPS listener', () => {
 
     // A JKS made by keytool, as the official admin test posts its sslKeyStore.jks.
     const jks = path.join(dataDir, 'made.jks');
-    keytool(
-      '-genkeypair',
-      '-keystore',
-      jks,
-      '-storetype',
-      'JKS',
-      '-storepass',
-      'webpdf',
-      '-keypass',
-      'webpdf',
-      '-alias',
-      'tomcat',
-      '-keyalg',
-      'RSA',
-      '-keysize',
-      '2048',
-      '-dname',
-      'CN=admin.example',
-      '-validity',
-      '5',
-    );
+    keytoolKeyPair(jks, { alias: 'tomcat', keyalg: 'RSA', keysize: 2048, dname: 'CN=admin.example', password: 'webpdf', validity: 5 });
     keytool('-exportcert', '-rfc', '-keystore', jks, '-storepass', 'webpdf', '-alias', 'tomcat', '-file', path.join(dataDir, 'made.crt'));
     const post = (configuration: unknown, keyStores: unknown) =>
       call(`${rest}/admin/configuration/`, {

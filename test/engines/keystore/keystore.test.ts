@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,6 +8,7 @@ import { MAX_KEY_STORE_BYTES, openKeyStore, parseKeyStore, type KeyStoreSpec } f
 import { createSelfSignedKeyStore } from '../../../src/engines/keystore/self-signed.js';
 import { httpsKeyStoreSpec, isGeneratable } from '../../../src/engines/keystore/spec.js';
 import { rejection } from '../../helpers/rejection.js';
+import { keytool, keytoolKeyPair, openssl, opensslSelfSigned } from '../../helpers/certificates.js';
 
 /*
  * Key stores made and checked by independent tools: OpenSSL (req, pkcs12, x509) and the JDK's
@@ -19,15 +19,13 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-keystore-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const file = (name: string) => path.join(dir, name);
-const openssl = (...args: string[]) => execFileSync('openssl', args, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
-const keytool = (...args: string[]) => execFileSync('keytool', args, { encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
 const spec = (over: Partial<KeyStoreSpec>): KeyStoreSpec => ({ type: 'JKS', file: '', keyFile: '', password: 'webpdf', alias: '', ...over });
 
 /** A self-signed certificate and its key by OpenSSL, as PEM files. */
 function opensslPair(name: string, cn: string, keyArgs: string[] = ['-newkey', 'rsa:2048']): { cert: string; key: string } {
   const cert = file(`${name}.crt`);
   const key = file(`${name}.key`);
-  openssl('req', '-x509', ...keyArgs, '-nodes', '-keyout', key, '-out', cert, '-subj', `/CN=${cn}`, '-days', '30');
+  opensslSelfSigned(cert, key, `/CN=${cn}`, { keyArgs });
   return { cert, key };
 }
 
@@ -80,46 +78,8 @@ describe('self-signed key store', () => {
 
 describe('reading key stores', () => {
   it('reads a JKS written by keytool (RSA and EC), choosing the entry by alias', async () => {
-    keytool(
-      '-genkeypair',
-      '-keystore',
-      file('two.jks'),
-      '-storetype',
-      'JKS',
-      '-storepass',
-      'webpdf',
-      '-keypass',
-      'webpdf',
-      '-alias',
-      'rsa',
-      '-keyalg',
-      'RSA',
-      '-keysize',
-      '2048',
-      '-dname',
-      'CN=rsa.example',
-      '-validity',
-      '30',
-    );
-    keytool(
-      '-genkeypair',
-      '-keystore',
-      file('two.jks'),
-      '-storetype',
-      'JKS',
-      '-storepass',
-      'webpdf',
-      '-keypass',
-      'webpdf',
-      '-alias',
-      'ec',
-      '-keyalg',
-      'EC',
-      '-dname',
-      'CN=ec.example',
-      '-validity',
-      '30',
-    );
+    keytoolKeyPair(file('two.jks'), { alias: 'rsa', keyalg: 'RSA', keysize: 2048, dname: 'CN=rsa.example', password: 'webpdf' });
+    keytoolKeyPair(file('two.jks'), { alias: 'ec', keyalg: 'EC', dname: 'CN=ec.example', password: 'webpdf' });
     keytool('-exportcert', '-rfc', '-keystore', file('two.jks'), '-storepass', 'webpdf', '-alias', 'ec', '-file', file('two-ec.crt'));
     const ec = await openKeyStore(spec({ file: file('two.jks'), alias: 'EC' }));
     expect(ec.format).toBe('JKS');

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { bearer, json, login } from '../../helpers/client.js';
+import { opensslSelfSigned } from '../../helpers/certificates.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { ADMIN_PASSWORD } from '../../helpers/server.js';
 
@@ -21,27 +22,7 @@ const at = (object: Json, dotted: string): Json => dotted.split('.').reduce<Json
 
 /** A CA certificate (openssl) in a JKS and a PKCS#12 trust store (keytool), as an administrator makes them. */
 function makeTrustStores(dir: string): { jks: Buffer; p12: Buffer; der: Buffer } {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      path.join(dir, 'ca.key'),
-      '-out',
-      path.join(dir, 'ca.pem'),
-      '-days',
-      '30',
-      '-subj',
-      '/CN=Quire Trust Test CA',
-    ],
-    { stdio: 'ignore' },
-  );
+  opensslSelfSigned(path.join(dir, 'ca.pem'), path.join(dir, 'ca.key'), '/CN=Quire Trust Test CA');
   for (const [file, type] of [
     ['trust.jks', 'JKS'],
     ['trust.p12', 'PKCS12'],
