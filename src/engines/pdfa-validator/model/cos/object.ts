@@ -1,0 +1,27 @@
+import type { PropertyValue } from '../../expression/value.js';
+import type { ModelObject } from '../../profile/model.js';
+
+/**
+ * A model object of the validator: its veraPDF types (most specific first), where it is in the file
+ * (for reports: `12 0 obj/Resources/Font`, `trailer`, `12 0 obj (content)[3]`) and the properties it
+ * implements. A property absent from `props` is not implemented: `has` says false and the rule that
+ * reads it is not-checked, never evaluated against a null.
+ */
+export interface LocatedObject extends ModelObject {
+  readonly path: string;
+}
+
+export function modelObject(types: readonly string[], path: string, props: Readonly<Record<string, PropertyValue>>): LocatedObject {
+  return {
+    types,
+    path,
+    has: (name) => Object.hasOwn(props, name),
+    get: (name) => (Object.hasOwn(props, name) ? props[name] : null),
+  };
+}
+
+/** Where a model object is, for the report: its own path when it has one, else its type. */
+export function objectPath(object: ModelObject): string {
+  const path = (object as Partial<LocatedObject>).path;
+  return typeof path === 'string' ? path : (object.types[0] ?? 'object');
+}

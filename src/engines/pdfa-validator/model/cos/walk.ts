@@ -1,0 +1,229 @@
+/**
+ * The COS model objects of a document, read from cos/ (its properties.ts computes every value; this only
+ * decides which objects exist and gives them veraPDF's types). The walk covers:
+ * - the document, its trailer, each cross-reference section;
+ * - every in-use object of the xref data, reachable or not (ISO 19005 constrains the file, not the page
+ *   tree), and every value inside it: keys are names too (the 127-byte limit is about all names);
+ * - the trailers of xref tables (an xref stream's dictionary is an indirect object already);
+ * - the operands of content streams (page /Contents, form XObjects, tiling patterns, Type 3 glyphs) and
+ *   the dictionaries of their inline images: the limits of 6.1.12 / 6.1.13 apply to them as well.
+ * Direct values are trees (the parser builds a fresh value per occurrence), so only content streams need
+ * a visited set: one stream may be shared by many pages. Every step is bounded by the document's own
+ * limits (parse depth, token and decode budgets) and by `maxObjects` here.
+ */
+import {
+  type CosArray,
+  type CosDict,
+  type CosDocument,
+  type CosStream,
+  type CosValue,
+  contentTokens,
+  cosDocumentProperties,
+  cosFileSpecificationProperties,
+  cosFilterProperties,
+  cosIndirectProperties,
+  cosNameProperties,
+  cosSizeProperties,
+  cosStreamProperties,
+  cosStringProperties,
+  cosTrailerProperties,
+  cosXRefProperties,
+  filterChain,
+  isValidUtf8,
+} from '../../cos/index.js';
+import { type LocatedObject, modelObject } from './object.js';
+
+export interface CosWalkOptions {
+  /** Model objects yielded at most; beyond it the walk stops and `state.truncated` says so. */
+  readonly maxObjects: number;
+}
+
+export interface CosWalkState {
+  /** The walk stopped at `maxObjects`: the document was not seen completely. */
+  truncated: boolean;
+  yielded: number;
+}
+
+const T = {
+  document: ['CosDocument'],
+  trailer: ['CosTrailer', 'CosDict'],
+  xref: ['CosXRef'],
+  indirect: ['CosIndirect'],
+  stream: ['CosStream', 'CosDict'],
+  dict: ['CosDict'],
+  array: ['CosArray'],
+  string: ['CosString'],
+  name: ['CosName'],
+  int: ['CosInteger'],
+  real: ['CosReal'],
+  filter: ['CosFilter'],
+  iiFilter: ['CosIIFilter'],
+  fileSpec: ['CosFileSpecification', 'CosDict'],
+  unicodeName: ['CosUnicodeName'],
+} as const;
+
+/** Keys whose name value is text (font names) and so a CosUnicodeName (ISO 19005-2 6.1.8). */
+const TEXT_NAME_KEYS = new Set(['BaseFont', 'FontName']);
+
+export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: CosWalkState): Generator<LocatedObject> {
+  const content = new Set<CosStream>();
+  const contentOf = new Map<CosStream, string>();
+  const queueContent = (v: CosValue | undefined, path: string): void => {
+    const s = doc.resolve(v);
+    if (s?.kind === 'stream' && !content.has(s)) {
+      content.add(s);
+      contentOf.set(s, path);
+    }
+  };
+  const emit = function* (o: LocatedObject): Generator<LocatedObject, boolean> {
+    if (state.yielded >= options.maxObjects) {
+      state.truncated = true;
+      return false;
+    }
+    state.yielded++;
+    yield o;
+    return true;
+  };
+
+  if (!(yield* emit(modelObject(T.document, 'document', { ...cosDocumentProperties(doc) })))) return;
+  if (!(yield* emit(modelObject(T.trailer, 'trailer', { ...cosTrailerProperties(doc), ...cosSizeProperties(doc.trailer) })))) return;
+  for (const [i, section] of doc.xrefSections.entries()) {
+    if (!(yield* emit(modelObject(T.xref, `xref[${i}] at ${section.offset}`, { ...cosXRefProperties(section) })))) return;
+  }
+
+  // A value and everything inside it, depth first, without recursion (the parser bounded the depth).
+  const walkValue = function* (root: CosValue, rootPath: string): Generator<LocatedObject, boolean> {
+    const stack: Array<[CosValue, string, string | undefined]> = [[root, rootPath, undefined]];
+    while (stack.length > 0) {
+      const [v, path, key] = stack.pop() as [CosValue, string, string | undefined];
+      for (const o of valueObjects(doc, v, path, key)) if (!(yield* emit(o))) return false;
+      const dict = v.kind === 'stream' ? v.dict : v.kind === 'dict' ? v : null;
+      if (dict !== null) {
+        for (const [k, item] of [...dict.entries].reverse()) stack.push([item, `${path}/${k}`, k]);
+      } else if (v.kind === 'array') {
+        for (let i = v.items.length - 1; i >= 0; i--) stack.push([v.items[i] as CosValue, `${path}[${i}]`, undefined]);
+      }
+    }
+    return true;
+  };
+
+  for (const section of doc.xrefSections) {
+    if (section.kind !== 'table' || section.trailer === null) continue;
+    if (!(yield* walkValue(section.trailer, `trailer at ${section.offset}`))) return;
+  }
+
+  for (const indirect of doc.indirectObjects()) {
+    const path = `${indirect.num} ${indirect.gen} obj`;
+    if (!(yield* emit(modelObject(T.indirect, path, { ...cosIndirectProperties(indirect) })))) return;
+    const v = indirect.value;
+    if (!(yield* walkValue(v, path))) return;
+    // Content streams, found from what refers to them (a content stream carries no type of its own).
+    const d = v.kind === 'stream' ? v.dict : v.kind === 'dict' ? v : null;
+    if (d === null) continue;
+    const name = (key: string): string | undefined => {
+      const n = doc.resolve(d.entries.get(key));
+      return n?.kind === 'name' ? n.value : undefined;
+    };
+    if (v.kind === 'stream' && (name('Subtype') === 'Form' || doc.resolve(d.entries.get('PatternType'))?.kind === 'int')) queueContent(v, path);
+    if (name('Type') === 'Page') {
+      const c = doc.resolve(d.entries.get('Contents'));
+      if (c?.kind === 'array') c.items.forEach((item, i) => queueContent(item, `${path}/Contents[${i}]`));
+      else queueContent(c, `${path}/Contents`);
+    }
+    if (name('Subtype') === 'Type3') {
+      const procs = doc.resolve(d.entries.get('CharProcs'));
+      if (procs?.kind === 'dict') for (const [k, item] of procs.entries) queueContent(item, `${path}/CharProcs/${k}`);
+    }
+  }
+
+  for (const stream of content) {
+    const decoded = doc.decodeStream(stream);
+    if (!decoded.ok) continue; // its filters are CosFilter objects already; undecodable content is the PD layer's concern
+    const base = `${contentOf.get(stream) ?? 'stream'} (content)`;
+    let i = 0;
+    for (const token of contentTokens(decoded.data, doc.env)) {
+      const at = `${base}[${i++}]`;
+      if (token.kind === 'operand') {
+        if (!(yield* walkValue(token.value, at))) return;
+      } else if (token.kind === 'inlineImage') {
+        for (const step of filterChain(token.dict, (x) => doc.resolve(x))) {
+          if (!(yield* emit(modelObject(T.iiFilter, `${at} (inline image)`, { internalRepresentation: step.name })))) return;
+        }
+        for (const [k, item] of token.dict.entries) if (!(yield* walkValue(item, `${at} (inline image)/${k}`))) return;
+      }
+    }
+  }
+}
+
+/** The model objects one value is (a stream is a CosStream with its filters; a dictionary's keys are CosNames). */
+function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string | undefined): LocatedObject[] {
+  switch (v.kind) {
+    case 'stream': {
+      const out = [modelObject(T.stream, path, { ...cosStreamProperties(v), ...cosSizeProperties(v.dict) })];
+      for (const step of filterChain(v.dict, (x) => doc.resolve(x))) out.push(modelObject(T.filter, `${path}/Filter`, { ...cosFilterProperties(step) }));
+      out.push(...keyNames(v.dict, path));
+      return out;
+    }
+    case 'dict': {
+      const out = [isFileSpecification(v) ? fileSpecification(doc, v, path) : modelObject(T.dict, path, { ...cosSizeProperties(v) })];
+      out.push(...keyNames(v, path));
+      const type = v.entries.get('Type');
+      const s = v.entries.get('S');
+      if (type?.kind === 'name' && type.value === 'StructElem' && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
+      const colorants = v.entries.get('Colorants');
+      if (colorants?.kind === 'dict') for (const k of colorants.entries.keys()) out.push(unicodeName(k, `${path}/Colorants`));
+      return out;
+    }
+    case 'array': {
+      const out = [modelObject(T.array, path, { ...cosSizeProperties(v) })];
+      out.push(...colourantNames(v, path));
+      return out;
+    }
+    case 'string':
+      return [modelObject(T.string, path, { ...cosStringProperties(v) })];
+    case 'name':
+      // A font name is a CosName (length) and a CosUnicodeName (UTF-8) at once.
+      return key !== undefined && TEXT_NAME_KEYS.has(key)
+        ? [modelObject(T.name, path, { ...cosNameProperties(v) }), unicodeName(v.value, path)]
+        : [modelObject(T.name, path, { ...cosNameProperties(v) })];
+    case 'int':
+      return [modelObject(T.int, path, { intValue: v.value })];
+    case 'real':
+      return [modelObject(T.real, path, { realValue: v.value })];
+    default:
+      return [];
+  }
+}
+
+function keyNames(dict: CosDict, path: string): LocatedObject[] {
+  const out: LocatedObject[] = [];
+  for (const k of dict.entries.keys()) out.push(modelObject(T.name, `${path} (key ${k.length > 40 ? `${k.slice(0, 40)}…` : k})`, { internalRepresentation: k }));
+  return out;
+}
+
+function unicodeName(value: string, path: string): LocatedObject {
+  return modelObject(T.unicodeName, path, { internalRepresentation: value, isValidUtf8: isValidUtf8(value) });
+}
+
+/** `[/Separation /name …]` and `[/DeviceN [/n1 /n2] …]`: the colourant names are text (ISO 19005-2 6.1.8). */
+function colourantNames(arr: CosArray, path: string): LocatedObject[] {
+  const family = arr.items[0];
+  if (family?.kind !== 'name') return [];
+  const second = arr.items[1];
+  if (family.value === 'Separation' && second?.kind === 'name') return [unicodeName(second.value, `${path}[1]`)];
+  if (family.value === 'DeviceN' && second?.kind === 'array') {
+    return second.items.flatMap((n, i) => (n.kind === 'name' ? [unicodeName(n.value, `${path}[1][${i}]`)] : []));
+  }
+  return [];
+}
+
+/** A file specification dictionary: /Type /Filespec, or one that embeds a file (/EF). */
+function isFileSpecification(d: CosDict): boolean {
+  const type = d.entries.get('Type');
+  return (type?.kind === 'name' && type.value === 'Filespec') || d.entries.has('EF');
+}
+
+function fileSpecification(doc: CosDocument, d: CosDict, path: string): LocatedObject {
+  // isAssociatedFile (PDF/A-3 6.8-4) needs the document's /AF arrays: not implemented, so has() is false.
+  return modelObject(T.fileSpec, path, { ...cosFileSpecificationProperties(doc, d), ...cosSizeProperties(d) });
+}

@@ -1,0 +1,37 @@
+/**
+ * The PDF/A validator's document model: every object the profiles' rules apply to, with veraPDF's
+ * types and property names. Parts: cos/ (raw syntax objects) and xmp/ (the metadata); the PD layer
+ * (pages, fonts, colour spaces, annotations…) is not built yet, so its rules are not-checked.
+ *
+ * Order matters for profile variables: an object whose type a variable is computed over must come
+ * before the objects whose rules read the variable (profile/variables.ts). The only variable of the
+ * PDF/A profiles, gOutputCS, is computed over ICCOutputProfile, which no part implements yet.
+ */
+import type { CosDocument } from '../cos/index.js';
+import type { ModelObject } from '../profile/model.js';
+import { COS_TYPES, type CosWalkState, cosObjects } from './cos/index.js';
+import { XMP_TYPES, xmpObjects } from './xmp/index.js';
+
+/** The types every object of which modelObjects yields (ProfileTally's and ProfileVariables' implementsType). */
+export const IMPLEMENTED_TYPES: ReadonlySet<string> = new Set([...COS_TYPES, ...XMP_TYPES]);
+
+export interface ModelWalkOptions {
+  /** COS model objects yielded at most (numbers in a content stream are objects each). */
+  readonly maxObjects?: number;
+}
+
+/** 20M objects: far beyond real files (a 60 MB file with 100,000 objects yields ~2M), a bound on hostile ones. */
+export const DEFAULT_MAX_MODEL_OBJECTS = 20_000_000;
+
+export type ModelWalk = CosWalkState;
+
+/**
+ * Every model object of the document, lazily (nothing is kept but the document's own caches). When
+ * `walk.truncated` is true afterwards, the walk stopped at its bound and the document was not seen whole.
+ */
+export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: false, yielded: 0 }, options: ModelWalkOptions = {}): Generator<ModelObject> {
+  yield* xmpObjects(doc);
+  yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS }, walk);
+}
+
+export { objectPath } from './cos/index.js';
