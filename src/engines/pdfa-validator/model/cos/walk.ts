@@ -46,7 +46,7 @@ export interface CosWalkState {
 
 const T = {
   document: ['CosDocument'],
-  trailer: ['CosTrailer', 'CosDict'],
+  trailer: ['CosTrailer'],
   xref: ['CosXRef'],
   indirect: ['CosIndirect'],
   stream: ['CosStream', 'CosDict'],
@@ -86,7 +86,7 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
   };
 
   if (!(yield* emit(modelObject(T.document, 'document', { ...cosDocumentProperties(doc) })))) return;
-  if (!(yield* emit(modelObject(T.trailer, 'trailer', { ...cosTrailerProperties(doc), ...cosSizeProperties(doc.trailer) })))) return;
+  if (!(yield* emit(modelObject(T.trailer, 'trailer', { ...cosTrailerProperties(doc) })))) return;
   for (const [i, section] of doc.xrefSections.entries()) {
     if (!(yield* emit(modelObject(T.xref, `xref[${i}] at ${section.offset}`, { ...cosXRefProperties(section) })))) return;
   }

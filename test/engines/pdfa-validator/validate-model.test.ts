@@ -1,0 +1,64 @@
+/**
+ * Which COS model objects the validator builds, seen through the rules they fail on hand-made files
+ * (each checked with qpdf to be a readable PDF): stream filters, file specifications, colourant names,
+ * form XObject content; and the types the walk recognises only in part, whose rules never pass.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PdfaLevel } from '../../../src/engines/pdfa-validator/profile/model.js';
+import { type RuleReport, validatePdfa } from '../../../src/engines/pdfa-validator/validate.js';
+import { BASE_OBJECTS, buildPdf, streamBody } from './cos/build-pdf.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pdfa-model-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function ruleOf(bodies: Array<string | Buffer>, level: PdfaLevel, id: string): Promise<RuleReport> {
+  const file = path.join(dir, `${id}-${level}.pdf`);
+  writeFileSync(file, buildPdf(bodies).bytes);
+  const check = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+  expect(check.status, check.stdout + check.stderr).toBe(0);
+  const rule = (await validatePdfa(file, level)).rules.find((r) => r.id === id);
+  if (rule === undefined) throw new Error(`no rule ${id} in ${level}`);
+  return rule;
+}
+
+describe('the COS model objects', () => {
+  it('every filter of a stream is a CosFilter: LZWDecode fails 1b 6.1.10-1, FlateDecode passes', async () => {
+    const lzw = await ruleOf([...BASE_OBJECTS, streamBody('/Length 3 /Filter [/ASCIIHexDecode /LZWDecode]', Buffer.from('80>'))], '1b', '6.1.10-1');
+    expect(lzw.status).toBe('failed');
+    expect(lzw.failedCount).toBe(1);
+    expect(lzw.failures[0]?.object).toBe('4 0 obj/Filter');
+    const flate = await ruleOf([...BASE_OBJECTS, streamBody('/Length 3 /Filter /ASCIIHexDecode', Buffer.from('80>'))], '1b', '6.1.10-1');
+    expect(flate.status).toBe('passed');
+  });
+
+  it('a file specification that embeds a file fails 1b 6.1.11-1 (CosFileSpecification containsEF)', async () => {
+    const rule = await ruleOf([...BASE_OBJECTS, '<< /Type /Filespec /F (a.txt) /EF << /F 5 0 R >> >>', streamBody('/Length 1 /Type /EmbeddedFile', Buffer.from('a'))], '1b', '6.1.11-1');
+    expect(rule.status).toBe('failed');
+    expect(rule.failures[0]?.object).toBe('4 0 obj');
+  });
+
+  it('file specifications are recognised only in part: with none found, the rule is not-checked, never passed', async () => {
+    const rule = await ruleOf(BASE_OBJECTS, '1b', '6.1.11-1');
+    expect(rule.status).toBe('not-checked');
+  });
+
+  it('a Separation colourant name that is not UTF-8 fails 2b 6.1.8-1 (CosUnicodeName)', async () => {
+    const cs = '[/Separation /Caf#E9 /DeviceCMYK << /FunctionType 2 /Domain [0 1] /C0 [0 0 0 0] /C1 [0 0 0 1] /N 1 >>]';
+    const bad = await ruleOf([...BASE_OBJECTS, cs], '2b', '6.1.8-1');
+    expect(bad.status).toBe('failed');
+    expect(bad.failures[0]?.object).toBe('4 0 obj[1]');
+    const good = await ruleOf([...BASE_OBJECTS, cs.replace('Caf#E9', 'Caf#C3#A9')], '2b', '6.1.8-1');
+    expect(good.status).toBe('not-checked');
+  });
+
+  it("a form XObject's content is walked: a real beyond 32767 there fails 1b 6.1.12-2", async () => {
+    const content = Buffer.from('q 40000.5 0 0 1 0 0 cm Q');
+    const rule = await ruleOf([...BASE_OBJECTS, streamBody(`/Type /XObject /Subtype /Form /BBox [0 0 10 10] /Length ${content.length}`, content)], '1b', '6.1.12-2');
+    expect(rule.status).toBe('failed');
+    expect(rule.failures[0]?.object).toBe('4 0 obj (content)[1]');
+  });
+});
