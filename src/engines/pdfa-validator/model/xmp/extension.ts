@@ -19,8 +19,9 @@ export interface ExtensionSchemas {
 
 const OBJECT_LIMIT = 10_000;
 
-export function readExtensionSchemas(props: readonly XmpProperty[]): ExtensionSchemas {
-  const out: ExtensionSchemas = { properties: new Map(), structs: new Map(), objects: [] };
+/** `inherited`: the value types of the main packet, which the document's other packets may use (as the corpus' 2b 6-6-2-3-2-t01-pass-d does). */
+export function readExtensionSchemas(props: readonly XmpProperty[], inherited: ReadonlyMap<string, StructDef> = new Map()): ExtensionSchemas {
+  const out: ExtensionSchemas = { properties: new Map(), structs: new Map(inherited), objects: [] };
   const containers = props.filter((p) => p.namespace === NS.pdfaExtension && p.name === 'schemas');
   const schemas: XmpValue[] = [];
   for (const c of containers) {

@@ -9,7 +9,7 @@ import type { ModelObject } from '../../profile/model.js';
 import { readExtensionSchemas } from './extension.js';
 import { packetFacts } from './packet.js';
 import { parseRdf, type XmpProperty } from './rdf.js';
-import { NS, predefinedType } from './schemas.js';
+import { NS, predefinedType, type StructDef } from './schemas.js';
 import { valueHasType } from './value-types.js';
 
 /** The veraPDF types this folder implements (a rule on any other type is not-checked). */
@@ -69,19 +69,19 @@ export function xmpObjects(doc: CosDocument, options: XmpModelOptions = {}): Mod
   const edition = options.edition ?? (declaredPart === 1 ? 2004 : 2005);
   if (catalogMetadata !== undefined) emit(doc, catalogMetadata, main, true, undefined, edition, out);
   for (const other of otherMetadataStreams(doc, catalogMetadata, limits.maxPackets)) {
-    emit(doc, other, readPackage(doc, other, limits), false, mainDefined, edition, out);
+    emit(doc, other, readPackage(doc, other, limits, main?.extensions.structs), false, mainDefined, edition, out);
   }
   return out;
 }
 
 type Package = NonNullable<ReturnType<typeof readPackage>>;
 
-function readPackage(doc: CosDocument, stream: CosStream, limits: XmpModelLimits) {
+function readPackage(doc: CosDocument, stream: CosStream, limits: XmpModelLimits, inherited?: ReadonlyMap<string, StructDef>) {
   const decoded = doc.decodeStream(stream);
   if (!decoded.ok || decoded.data.length > limits.maxPacketBytes) return undefined;
   const facts = packetFacts(decoded.data);
   const rdf = parseRdf(facts.text);
-  const extensions = readExtensionSchemas(rdf.properties);
+  const extensions = readExtensionSchemas(rdf.properties, inherited);
   return { facts, rdf, extensions };
 }
 

@@ -19,10 +19,10 @@ export interface PacketFacts {
 export function packetFacts(data: Buffer): PacketFacts {
   const actualEncoding = detectEncoding(data);
   const text = decode(data, actualEncoding);
-  const header = /<\?xpacket\s+begin\s*=([^?]*)\?>/.exec(text.slice(0, 4096));
+  const header = /<\?xpacket\s((?:(?!\?>)[^])*\bbegin\s*=(?:(?!\?>)[^])*)\?>/.exec(text.slice(0, 4096));
   const attr = (name: string): string | null => {
     if (header === null) return null;
-    const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(header[1] as string);
+    const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(header[1] as string);
     return m === null ? null : ((m[1] ?? m[2]) as string);
   };
   return { actualEncoding, bytes: attr('bytes'), encoding: attr('encoding'), text };

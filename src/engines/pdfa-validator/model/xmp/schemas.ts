@@ -76,7 +76,7 @@ const XMP_BASIC: Table = {
   MetadataDate: 'Date',
   ModifyDate: 'Date',
   Nickname: 'Text',
-  Rating: { type: 'Integer', since: 2005 },
+  Rating: { type: 'Real', since: 2005 },
   Thumbnails: 'Alt Thumbnail',
 };
 
