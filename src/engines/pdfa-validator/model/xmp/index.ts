@@ -7,6 +7,7 @@ import type { CosDocument, CosStream, CosValue } from '../../cos/index.js';
 import type { PropertyValue } from '../../expression/value.js';
 import type { ModelObject } from '../../profile/model.js';
 import { readExtensionSchemas } from './extension.js';
+import { cosInfoValues } from './info.js';
 import { packetFacts } from './packet.js';
 import { parseRdf, type XmpProperty } from './rdf.js';
 import { NS, predefinedType, type StructDef } from './schemas.js';
@@ -25,6 +26,7 @@ export const XMP_TYPES: readonly string[] = [
   'ExtensionSchemaProperty',
   'ExtensionSchemaValueType',
   'ExtensionSchemaField',
+  'CosInfo',
 ];
 
 export interface XmpModelLimits {
@@ -68,6 +70,8 @@ export function xmpObjects(doc: CosDocument, options: XmpModelOptions = {}): Mod
   const declaredPart = main === undefined ? undefined : identification(main.rdf.properties)?.part;
   const edition = options.edition ?? (declaredPart === 1 ? 2004 : 2005);
   if (catalogMetadata !== undefined) emit(doc, catalogMetadata, main, true, undefined, edition, out);
+  // The Info dictionary is compared with the main packet (ISO 19005-1 6.7.3): without a readable main packet there is nothing to compare with.
+  if (doc.get(doc.trailer, 'Info')?.kind === 'dict') out.push(valuesObject(['CosInfo'], main === undefined && catalogMetadata !== undefined ? {} : cosInfoValues(doc, main?.rdf.properties ?? [])));
   for (const other of otherMetadataStreams(doc, catalogMetadata, limits.maxPackets)) {
     emit(doc, other, readPackage(doc, other, limits, main?.extensions.structs), false, mainDefined, edition, out);
   }
