@@ -102,6 +102,17 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
     if (outcome.status === 'failed') failures.add(rule, objectPath(object), outcome.message);
   };
 
+  // Objects of one kind share their types array: look their rules up once per array, not per object.
+  const rulesByTypes = new Map<readonly string[], { immediate: readonly Rule[]; deferred: boolean }>();
+  const rulesOf = (types: readonly string[]): { immediate: readonly Rule[]; deferred: boolean } => {
+    let entry = rulesByTypes.get(types);
+    if (entry === undefined) {
+      entry = { immediate: rulesFor(profile, types, false), deferred: rulesFor(profile, types, true).length > 0 };
+      if (rulesByTypes.size < 10_000) rulesByTypes.set(types, entry);
+    }
+    return entry;
+  };
+
   let sliceStart = Date.now();
   let n = 0;
   for (const object of modelObjects(doc, walk, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS })) {
@@ -118,8 +129,9 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
       }
     }
     variables.observe(object);
-    for (const rule of rulesFor(profile, object.types, false)) check(rule, object);
-    if (rulesFor(profile, object.types, true).length > 0) {
+    const rules = rulesOf(object.types);
+    for (const rule of rules.immediate) check(rule, object);
+    if (rules.deferred) {
       if (deferred.length < maxDeferred) deferred.push(object);
       else deferredDropped = true;
     }
