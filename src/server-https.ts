@@ -144,10 +144,11 @@ function hostName(header: string | undefined): string | undefined {
  * 308 (method and body kept, RFC 9110 §15.4.9) with the same path on the HTTPS port, and the
  * connection is closed without reading a body the client may still be sending.
  */
-export function redirectHttpToHttps(app: FastifyInstance, httpsPort: number): void {
+export function redirectHttpToHttps(app: FastifyInstance, httpsPort: number, publicHostName = ''): void {
   const plain = app.server;
   const redirect = (request: IncomingMessage, response: ServerResponse) => {
-    const host = hostName(request.headers.host) ?? 'localhost';
+    // A request without a usable Host (HTTP/1.0) goes to the server's public name (server.hostName), else localhost.
+    const host = hostName(request.headers.host) ?? (publicHostName || 'localhost');
     const target = request.url?.startsWith('/') ? request.url : '/';
     const location = `https://${host}${httpsPort === 443 ? '' : `:${httpsPort}`}${target}`;
     response.writeHead(308, { location, 'content-length': '0', connection: 'close' });

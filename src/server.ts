@@ -276,7 +276,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
         await app.close();
         throw error;
       }
-      if (config.https.redirectHttp) redirectHttpToHttps(app, https.port);
+      if (config.https.redirectHttp) redirectHttpToHttps(app, https.port, config.server.hostName);
     }
     await queue.start();
     compaction?.watch(app.server, ...(https ? [https.server] : []));

@@ -27,7 +27,7 @@ export interface Config {
     host: string;
     port: number;
     contextPath: string;
-    /** The public host name (server.hostName): stored and shown by the administration; nothing else reads it (answers carry relative URLs). */
+    /** The public host name (server.hostName): the HTTP→HTTPS redirect's host when a request names none; answers carry relative URLs. */
     hostName: string;
     /** contextPath + "/rest": where every web service lives. */
     restBase: string;

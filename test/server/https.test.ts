@@ -193,6 +193,19 @@ describe.concurrent('HTTPS listener', () => {
     expect(bodyJson(followed).token).toBeTypeOf('string');
   });
 
+  it('redirects a request that names no usable host to server.hostName', async (context) => {
+    const track = tracked(context);
+    const httpsPort = await freePort();
+    const quire = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(httpsPort, { QUIRE_HTTPS__REDIRECT_HTTP: 'true', QUIRE_SERVER__HOST_NAME: 'pdf.example.org' }) });
+    await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
+    const odd = await call(`${quire.url}/webPDF/health`, { headers: { host: 'evil.example/x@y' } });
+    expect(odd.status).toBe(308);
+    expect(odd.headers.location).toBe(`https://pdf.example.org:${httpsPort}/webPDF/health`);
+    // A usable Host still wins: the client reaches the server under the name it used.
+    const named = await call(`${quire.url}/webPDF/health`, { headers: { host: `localhost:${quire.port}` } });
+    expect(named.headers.location).toBe(`https://localhost:${httpsPort}/webPDF/health`);
+  });
+
   it("converts a docx anonymously over HTTPS with a self-signed certificate (the official client's local TLS test)", async (context) => {
     const track = tracked(context);
     const port = await freePort();
