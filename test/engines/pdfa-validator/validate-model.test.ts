@@ -62,3 +62,22 @@ describe('the COS model objects', () => {
     expect(rule.failures[0]?.object).toBe('4 0 obj (content)[1]');
   });
 });
+
+describe('page boundaries (CosBBox)', () => {
+  const pages = (nodeBox: string, pageBox: string): string[] => [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [3 0 R] /Count 1 ${nodeBox} >>`,
+    `<< /Type /Page /Parent 2 0 R ${pageBox} >>`,
+  ];
+
+  it('a 2-unit MediaBox inherited by the page fails 2b 6.1.13-11 on the page', async () => {
+    const rule = await ruleOf(pages('/MediaBox [0 0 2 2]', ''), '2b', '6.1.13-11');
+    expect(rule.status).toBe('failed');
+    expect(rule.failures[0]?.object).toBe('3 0 obj/MediaBox');
+  });
+
+  it("a page tree node's box the page overrides is not a boundary of any page: not failed", async () => {
+    const rule = await ruleOf(pages('/MediaBox [0 0 2 2]', '/MediaBox [0 0 200 200]'), '2b', '6.1.13-11');
+    expect(rule.status).toBe('not-checked');
+  });
+});

@@ -20,8 +20,10 @@ import {
   contentTokens,
   cosDocumentProperties,
   cosFileSpecificationProperties,
+  cosBBoxProperties,
   cosFilterProperties,
   cosIndirectProperties,
+  cosLangProperties,
   cosNameProperties,
   cosSizeProperties,
   cosStreamProperties,
@@ -60,7 +62,14 @@ const T = {
   iiFilter: ['CosIIFilter'],
   fileSpec: ['CosFileSpecification', 'CosDict'],
   unicodeName: ['CosUnicodeName'],
+  bbox: ['CosBBox'],
+  blendMode: ['CosBM'],
+  intent: ['CosRenderingIntent'],
+  lang: ['CosLang'],
 } as const;
+
+/** Page boundaries (ISO 32000-1 14.11.2), on pages and inherited from page tree nodes. */
+const BOX_KEYS = new Set(['MediaBox', 'CropBox', 'BleedBox', 'TrimBox', 'ArtBox']);
 
 /** Keys whose name value is text (font names) and so a CosUnicodeName (ISO 19005-2 6.1.8). */
 const TEXT_NAME_KEYS = new Set(['BaseFont', 'FontName']);
@@ -141,11 +150,19 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
     if (!decoded.ok) continue; // its filters are CosFilter objects already; undecodable content is the PD layer's concern
     const base = `${contentOf.get(stream) ?? 'stream'} (content)`;
     let i = 0;
+    let lastOperand: CosValue | undefined;
     for (const token of contentTokens(decoded.data, doc.env)) {
       const at = `${base}[${i++}]`;
       if (token.kind === 'operand') {
+        lastOperand = token.value;
         if (!(yield* walkValue(token.value, at))) return;
+        continue;
+      }
+      if (token.kind === 'operator' && token.name === 'ri' && lastOperand?.kind === 'name') {
+        if (!(yield* emit(modelObject(T.intent, at, { internalRepresentation: lastOperand.value })))) return;
       } else if (token.kind === 'inlineImage') {
+        const intent = token.dict.entries.get('Intent');
+        if (intent?.kind === 'name' && !(yield* emit(modelObject(T.intent, `${at} (inline image)/Intent`, { internalRepresentation: intent.value })))) return;
         for (const step of filterChain(token.dict, (x) => doc.resolve(x))) {
           if (!(yield* emit(modelObject(T.iiFilter, `${at} (inline image)`, { internalRepresentation: step.name })))) return;
         }
@@ -162,6 +179,7 @@ function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string |
       const out = [modelObject(T.stream, path, { ...cosStreamProperties(v), ...cosSizeProperties(v.dict) })];
       for (const step of filterChain(v.dict, (x) => doc.resolve(x))) out.push(modelObject(T.filter, `${path}/Filter`, { ...cosFilterProperties(step) }));
       out.push(...keyNames(v.dict, path));
+      out.push(...contextObjects(doc, v.dict, path));
       return out;
     }
     case 'dict': {
@@ -172,6 +190,7 @@ function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string |
       if (type?.kind === 'name' && type.value === 'StructElem' && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
       const colorants = v.entries.get('Colorants');
       if (colorants?.kind === 'dict') for (const k of colorants.entries.keys()) out.push(unicodeName(k, `${path}/Colorants`));
+      out.push(...contextObjects(doc, v, path));
       return out;
     }
     case 'array': {
@@ -193,6 +212,51 @@ function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string |
     default:
       return [];
   }
+}
+
+/**
+ * Objects a dictionary's entries are by their key: a page's boundaries (CosBBox), blend modes (CosBM),
+ * rendering intents of graphics states and images (CosRenderingIntent; an optional content group's
+ * /Intent is something else), language tags (CosLang).
+ */
+function contextObjects(doc: CosDocument, d: CosDict, path: string): LocatedObject[] {
+  const out: LocatedObject[] = [];
+  const type = d.entries.get('Type');
+  if (type?.kind === 'name' && type.value === 'Page') {
+    // The page's own boundaries, MediaBox and CropBox inherited from the page tree when absent: a node's box a page overrides is not one of its boundaries.
+    for (const key of BOX_KEYS) {
+      const box = doc.resolve(key === 'MediaBox' || key === 'CropBox' ? inherited(doc, d, key) : d.entries.get(key));
+      if (box?.kind === 'array') out.push(modelObject(T.bbox, `${path}/${key}`, { ...cosBBoxProperties(doc, box) }));
+    }
+  }
+  for (const [key, raw] of d.entries) {
+    if (key === 'BM') {
+      const bm = doc.resolve(raw);
+      const names = bm?.kind === 'array' ? bm.items.map((x) => doc.resolve(x)) : [bm];
+      for (const n of names) if (n?.kind === 'name') out.push(modelObject(T.blendMode, `${path}/BM`, { internalRepresentation: n.value }));
+    } else if (key === 'Intent') {
+      const intent = doc.resolve(raw);
+      const subtype = d.entries.get('Subtype');
+      const graphics = (type?.kind === 'name' && type.value === 'ExtGState') || (subtype?.kind === 'name' && subtype.value === 'Image');
+      if (graphics && intent?.kind === 'name') out.push(modelObject(T.intent, `${path}/Intent`, { internalRepresentation: intent.value }));
+    } else if (key === 'Lang') {
+      const lang = doc.resolve(raw);
+      if (lang?.kind === 'string') out.push(modelObject(T.lang, `${path}/Lang`, { ...cosLangProperties(lang) }));
+    }
+  }
+  return out;
+}
+
+/** A page attribute from the page or its nearest ancestor that has it (ISO 32000-1 7.7.3.4), at most 64 levels up. */
+function inherited(doc: CosDocument, page: CosDict, key: string): CosValue | undefined {
+  let node: CosDict | undefined = page;
+  for (let depth = 0; node !== undefined && depth < 64; depth++) {
+    const v = node.entries.get(key);
+    if (v !== undefined) return v;
+    const parent = doc.resolve(node.entries.get('Parent'));
+    node = parent?.kind === 'dict' ? parent : undefined;
+  }
+  return undefined;
 }
 
 function keyNames(dict: CosDict, path: string): LocatedObject[] {
