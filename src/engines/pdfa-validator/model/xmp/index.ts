@@ -51,10 +51,14 @@ export interface XmpModelOptions {
 
 type Values = Record<string, PropertyValue>;
 
-/** A model object with exactly these properties (any other name is not implemented). */
-export function valuesObject(types: readonly string[], values: Values): ModelObject {
+/**
+ * A model object with exactly these properties (any other name is not implemented); `path` says where it
+ * is for reports (model/index.ts objectPath reads it), e.g. `7 0 obj (XMP)/dc:title`.
+ */
+export function valuesObject(types: readonly string[], values: Values, path?: string): ModelObject & { readonly path?: string } {
   return {
     types,
+    ...(path === undefined ? {} : { path }),
     has: (name) => Object.hasOwn(values, name),
     get: (name) => (Object.hasOwn(values, name) ? values[name] : null),
   };
@@ -69,11 +73,14 @@ export function xmpObjects(doc: CosDocument, options: XmpModelOptions = {}): Mod
   const mainDefined = main?.extensions.properties;
   const declaredPart = main === undefined ? undefined : identification(main.rdf.properties)?.part;
   const edition = options.edition ?? (declaredPart === 1 ? 2004 : 2005);
-  if (catalogMetadata !== undefined) emit(doc, catalogMetadata, main, true, undefined, edition, out);
+  const catalogRef = doc.catalog?.entries.get('Metadata');
+  const mainPath = catalogRef?.kind === 'ref' ? `${catalogRef.num} ${catalogRef.gen} obj` : 'catalog/Metadata';
+  if (catalogMetadata !== undefined) emit(doc, catalogMetadata, mainPath, main, true, undefined, edition, out);
   // The Info dictionary is compared with the main packet (ISO 19005-1 6.7.3): without a readable main packet there is nothing to compare with.
-  if (doc.get(doc.trailer, 'Info')?.kind === 'dict') out.push(valuesObject(['CosInfo'], main === undefined && catalogMetadata !== undefined ? {} : cosInfoValues(doc, main?.rdf.properties ?? [])));
-  for (const other of otherMetadataStreams(doc, catalogMetadata, limits.maxPackets)) {
-    emit(doc, other, readPackage(doc, other, limits, main?.extensions.structs), false, mainDefined, edition, out);
+  if (doc.get(doc.trailer, 'Info')?.kind === 'dict')
+    out.push(valuesObject(['CosInfo'], main === undefined && catalogMetadata !== undefined ? {} : cosInfoValues(doc, main?.rdf.properties ?? []), 'trailer/Info'));
+  for (const { stream: other, path } of otherMetadataStreams(doc, catalogMetadata, limits.maxPackets)) {
+    emit(doc, other, path, readPackage(doc, other, limits, main?.extensions.structs), false, mainDefined, edition, out);
   }
   return out;
 }
@@ -92,6 +99,7 @@ function readPackage(doc: CosDocument, stream: CosStream, limits: XmpModelLimits
 function emit(
   doc: CosDocument,
   stream: CosStream,
+  path: string,
   pkg: Package | undefined,
   isMain: boolean,
   mainDefined: Map<string, Map<string, string>> | undefined,
@@ -108,23 +116,24 @@ function emit(
             .filter((f) => f?.kind === 'name')
             .map((f) => (f as { value: string }).value)
         : [];
-  out.push(valuesObject(['PDMetadata'], { isCatalogMetadata: isMain, Filter: filterNames.length > 0 ? filterNames.join(' ') : null }));
+  out.push(valuesObject(['PDMetadata'], { isCatalogMetadata: isMain, Filter: filterNames.length > 0 ? filterNames.join(' ') : null }, path));
+  const xmp = `${path} (XMP)`;
   const packageTypes = isMain ? ['MainXMPPackage', 'XMPPackage'] : ['XMPPackage'];
   if (pkg === undefined) {
     // Not decodable or too large: nothing about it is known, so every rule on it is not-checked.
-    out.push(valuesObject(packageTypes, {}));
+    out.push(valuesObject(packageTypes, {}, xmp));
     return;
   }
   const { facts, rdf, extensions } = pkg;
   const packageValues: Values = { bytes: facts.bytes, encoding: facts.encoding, actualEncoding: facts.actualEncoding, isSerializationValid: rdf.serializationValid && !rdf.limitHit };
   if (isMain) packageValues.containsPDFAIdentification = rdf.properties.some((p) => p.namespace === NS.pdfaid && (p.name === 'part' || p.name === 'conformance'));
-  out.push(valuesObject(packageTypes, packageValues));
+  out.push(valuesObject(packageTypes, packageValues, xmp));
   if (isMain) {
     const id = identification(rdf.properties);
-    if (id !== undefined) out.push(valuesObject(['PDFAIdentification'], id));
+    if (id !== undefined) out.push(valuesObject(['PDFAIdentification'], id, `${xmp}/pdfaid`));
   }
-  for (const p of rdf.properties) out.push(valuesObject(['XMPProperty'], propertyValues(p, extensions, mainDefined, edition)));
-  for (const o of extensions.objects) out.push(valuesObject(o.types, o.values));
+  for (const p of rdf.properties) out.push(valuesObject(['XMPProperty'], propertyValues(p, extensions, mainDefined, edition), `${xmp}/${p.prefix}:${p.name}`));
+  for (const o of extensions.objects) out.push(valuesObject(o.types, o.values, `${xmp}/pdfaExtension:schemas`));
 }
 
 function propertyValues(p: XmpProperty, extensions: ReturnType<typeof readExtensionSchemas>, mainDefined: Map<string, Map<string, string>> | undefined, edition: 2004 | 2005): Values {
@@ -174,10 +183,10 @@ function streamOf(doc: CosDocument, v: CosValue | undefined): CosStream | undefi
 }
 
 /** The /Metadata streams of every object other than the catalog (pages, images, fonts…), each once. */
-function otherMetadataStreams(doc: CosDocument, catalogMetadata: CosStream | undefined, max: number): CosStream[] {
+function otherMetadataStreams(doc: CosDocument, catalogMetadata: CosStream | undefined, max: number): { stream: CosStream; path: string }[] {
   const seen = new Set<CosStream>();
   if (catalogMetadata !== undefined) seen.add(catalogMetadata);
-  const found: CosStream[] = [];
+  const found: { stream: CosStream; path: string }[] = [];
   for (const obj of doc.indirectObjects()) {
     if (found.length >= max) break;
     const v = obj.value;
@@ -186,7 +195,7 @@ function otherMetadataStreams(doc: CosDocument, catalogMetadata: CosStream | und
     const m = streamOf(doc, dict.entries.get('Metadata'));
     if (m !== undefined && !seen.has(m)) {
       seen.add(m);
-      found.push(m);
+      found.push({ stream: m, path: `${obj.num} ${obj.gen} obj/Metadata` });
     }
   }
   return found;

@@ -43,6 +43,8 @@ describe('XMP packets in a PDF', () => {
     const [id] = ofType(objects, 'PDFAIdentification');
     expect([id?.get('part'), id?.get('conformance'), id?.get('partPrefix'), id?.get('amdPrefix')]).toEqual([1, 'B', 'pdfaid', null]);
     expect(props(objects, 'title')?.get('isValueTypeCorrect')).toBe(true);
+    // Where, for reports: the metadata stream's object and the property's name as written.
+    expect(objects.map((o) => (o as { path?: string }).path).slice(0, 4)).toEqual(['4 0 obj', '4 0 obj (XMP)', '4 0 obj (XMP)/pdfaid', '4 0 obj (XMP)/pdfaid:part']);
     // xmp:Author is in no edition of XMP Basic (the corpus' 1b 6-7-2-t03-fail-a).
     expect(['isPredefinedInXMP2004', 'isPredefinedInXMP2005', 'isDefinedInCurrentPackage'].map((n) => props(objects, 'Author')?.get(n))).toEqual([false, false, false]);
   });
