@@ -119,13 +119,14 @@ function emit(
   out.push(valuesObject(['PDMetadata'], { isCatalogMetadata: isMain, Filter: filterNames.length > 0 ? filterNames.join(' ') : null }, path));
   const xmp = `${path} (XMP)`;
   const packageTypes = isMain ? ['MainXMPPackage', 'XMPPackage'] : ['XMPPackage'];
-  if (pkg === undefined) {
-    // Not decodable or too large: nothing about it is known, so every rule on it is not-checked.
+  if (pkg === undefined || pkg.rdf.limitHit) {
+    // Not decodable, too large, or not read whole (a limit): nothing about it is known for sure, so every
+    // rule on it is not-checked, never failed or passed on part of it.
     out.push(valuesObject(packageTypes, {}, xmp));
     return;
   }
   const { facts, rdf, extensions } = pkg;
-  const packageValues: Values = { bytes: facts.bytes, encoding: facts.encoding, actualEncoding: facts.actualEncoding, isSerializationValid: rdf.serializationValid && !rdf.limitHit };
+  const packageValues: Values = { bytes: facts.bytes, encoding: facts.encoding, actualEncoding: facts.actualEncoding, isSerializationValid: rdf.serializationValid };
   if (isMain) packageValues.containsPDFAIdentification = rdf.properties.some((p) => p.namespace === NS.pdfaid && (p.name === 'part' || p.name === 'conformance'));
   out.push(valuesObject(packageTypes, packageValues, xmp));
   if (isMain) {

@@ -58,11 +58,23 @@ export function parseRdf(text: string, limits: XmpLimits = DEFAULT_XMP_LIMITS): 
     invalid('DOCTYPE');
     return out;
   }
-  if (!wellFormed(text)) invalid('not well-formed XML');
+  // The element tree costs ~700 bytes an element: count the markup before building it (2 `<` per element).
+  let markup = 0;
+  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
+    if (++markup > 2 * limits.maxNodes + 1000) {
+      out.limitHit = true;
+      invalid('too many elements');
+      return out;
+    }
+  }
+  const isWellFormed = wellFormed(text);
+  if (!isWellFormed) invalid('not well-formed XML');
   let roots: XmlElement[];
   try {
     roots = readXml(text);
   } catch {
+    // Well-formed but refused by engines/xml: its own bounds (depth > 1024, entity expansion) were reached.
+    if (isWellFormed) out.limitHit = true;
     invalid('unreadable XML');
     return out;
   }

@@ -120,10 +120,33 @@ describe('hostile packets', () => {
     const depth = 5000;
     const deep = `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:subject>${'<rdf:Bag><rdf:li>'.repeat(depth)}x${'</rdf:li></rdf:Bag>'.repeat(depth)}</dc:subject></rdf:Description>`;
     const rdf = parseRdf(packet(deep));
-    expect(rdf.serializationValid).toBe(false);
-    const many = `<rdf:Description rdf:about="" xmlns:e="http://example.com/">${'<e:p>1</e:p>'.repeat(2000)}</rdf:Description>`;
-    const limited = parseRdf(packet(many), { maxDepth: 64, maxNodes: 500 });
+    expect([rdf.limitHit, rdf.serializationValid]).toEqual([true, false]);
+    // Properties as attributes (no markup to count): the property limit stops the reading.
+    const attributes = Array.from({ length: 2000 }, (_, i) => `e:p${i}="1"`).join(' ');
+    const limited = parseRdf(packet(`<rdf:Description rdf:about="" xmlns:e="http://example.com/" ${attributes}/>`), { maxDepth: 64, maxNodes: 500 });
     expect([limited.limitHit, limited.properties.length]).toEqual([true, 500]);
+    // Many elements: refused by counting the markup, before any tree is built.
+    const many = parseRdf(packet(`<rdf:Description rdf:about="" xmlns:e="http://example.com/">${'<e:p>1</e:p>'.repeat(2000)}</rdf:Description>`), { maxDepth: 64, maxNodes: 500 });
+    expect([many.limitHit, many.properties.length, many.problems]).toEqual([true, 0, ['too many elements']]);
+  });
+
+  it('a packet not read whole makes its package not-checked, with no property objects', () => {
+    const pdf = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R /Metadata 4 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] >>',
+      streamBody(
+        '/Type /Metadata',
+        Buffer.from(
+          packet(
+            `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:subject>${'<rdf:Bag><rdf:li>'.repeat(100)}x${'</rdf:li></rdf:Bag>'.repeat(100)}</dc:subject></rdf:Description>`,
+          ),
+        ),
+      ),
+    ]);
+    const objects = xmpObjects(openCosBytes(pdf.bytes));
+    expect(ofType(objects, 'MainXMPPackage')[0]?.has('isSerializationValid')).toBe(false);
+    expect(ofType(objects, 'XMPProperty')).toEqual([]);
   });
 
   it('a packet larger than the limit is not read', () => {
