@@ -81,3 +81,20 @@ describe('page boundaries (CosBBox)', () => {
     expect(rule.status).toBe('not-checked');
   });
 });
+
+describe('associated files (PDF/A-3 6.8-4, a deferred rule)', () => {
+  const spec = '<< /Type /Filespec /F (a.xml) /UF (a.xml) /AFRelationship /Data /EF << /F 5 0 R >> >>';
+  const file = streamBody('/Length 3 /Type /EmbeddedFile /Subtype /text#2Fxml', Buffer.from('<a/>').subarray(0, 3));
+
+  it('an embedded file no /AF array names fails 3b 6.8-4', async () => {
+    const rule = await ruleOf(['<< /Type /Catalog /Pages 2 0 R >>', BASE_OBJECTS[1] as string, BASE_OBJECTS[2] as string, spec, file], '3b', '6.8-4');
+    expect(rule.status).toBe('failed');
+    expect(rule.failures[0]?.object).toBe('4 0 obj');
+  });
+
+  it("one the catalog's /AF names does not fail it", async () => {
+    const rule = await ruleOf(['<< /Type /Catalog /Pages 2 0 R /AF [4 0 R] >>', BASE_OBJECTS[1] as string, BASE_OBJECTS[2] as string, spec, file], '3b', '6.8-4');
+    expect(rule.failedCount).toBe(0);
+    expect(rule.status).toBe('not-checked');
+  });
+});

@@ -74,7 +74,14 @@ const BOX_KEYS = new Set(['MediaBox', 'CropBox', 'BleedBox', 'TrimBox', 'ArtBox'
 /** Keys whose name value is text (font names) and so a CosUnicodeName (ISO 19005-2 6.1.8). */
 const TEXT_NAME_KEYS = new Set(['BaseFont', 'FontName']);
 
+/** What the walk learns about the whole document while it goes (read by properties evaluated at the end: deferred rules). */
+interface WalkContext {
+  /** File specifications named by an /AF array anywhere (ISO 19005-3 6.8: associated files). */
+  readonly associated: Set<CosDict>;
+}
+
 export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: CosWalkState): Generator<LocatedObject> {
+  const ctx: WalkContext = { associated: new Set() };
   const content = new Set<CosStream>();
   const contentOf = new Map<CosStream, string>();
   const queueContent = (v: CosValue | undefined, path: string): void => {
@@ -105,7 +112,7 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
     const stack: Array<[CosValue, string, string | undefined]> = [[root, rootPath, undefined]];
     while (stack.length > 0) {
       const [v, path, key] = stack.pop() as [CosValue, string, string | undefined];
-      for (const o of valueObjects(doc, v, path, key)) if (!(yield* emit(o))) return false;
+      for (const o of valueObjects(doc, ctx, v, path, key)) if (!(yield* emit(o))) return false;
       const dict = v.kind === 'stream' ? v.dict : v.kind === 'dict' ? v : null;
       if (dict !== null) {
         for (const [k, item] of [...dict.entries].reverse()) stack.push([item, `${path}/${k}`, k]);
@@ -173,24 +180,24 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
 }
 
 /** The model objects one value is (a stream is a CosStream with its filters; a dictionary's keys are CosNames). */
-function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string | undefined): LocatedObject[] {
+function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: string, key: string | undefined): LocatedObject[] {
   switch (v.kind) {
     case 'stream': {
       const out = [modelObject(T.stream, path, { ...cosStreamProperties(v), ...cosSizeProperties(v.dict) })];
       for (const step of filterChain(v.dict, (x) => doc.resolve(x))) out.push(modelObject(T.filter, `${path}/Filter`, { ...cosFilterProperties(step) }));
       out.push(...keyNames(v.dict, path));
-      out.push(...contextObjects(doc, v.dict, path));
+      out.push(...contextObjects(doc, ctx, v.dict, path));
       return out;
     }
     case 'dict': {
-      const out = [isFileSpecification(v) ? fileSpecification(doc, v, path) : modelObject(T.dict, path, { ...cosSizeProperties(v) })];
+      const out = [isFileSpecification(v) ? fileSpecification(doc, ctx, v, path) : modelObject(T.dict, path, { ...cosSizeProperties(v) })];
       out.push(...keyNames(v, path));
       const type = v.entries.get('Type');
       const s = v.entries.get('S');
       if (type?.kind === 'name' && type.value === 'StructElem' && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
       const colorants = v.entries.get('Colorants');
       if (colorants?.kind === 'dict') for (const k of colorants.entries.keys()) out.push(unicodeName(k, `${path}/Colorants`));
-      out.push(...contextObjects(doc, v, path));
+      out.push(...contextObjects(doc, ctx, v, path));
       return out;
     }
     case 'array': {
@@ -219,7 +226,7 @@ function valueObjects(doc: CosDocument, v: CosValue, path: string, key: string |
  * rendering intents of graphics states and images (CosRenderingIntent; an optional content group's
  * /Intent is something else), language tags (CosLang).
  */
-function contextObjects(doc: CosDocument, d: CosDict, path: string): LocatedObject[] {
+function contextObjects(doc: CosDocument, ctx: WalkContext, d: CosDict, path: string): LocatedObject[] {
   const out: LocatedObject[] = [];
   const type = d.entries.get('Type');
   if (type?.kind === 'name' && type.value === 'Page') {
@@ -239,6 +246,12 @@ function contextObjects(doc: CosDocument, d: CosDict, path: string): LocatedObje
       const subtype = d.entries.get('Subtype');
       const graphics = (type?.kind === 'name' && type.value === 'ExtGState') || (subtype?.kind === 'name' && subtype.value === 'Image');
       if (graphics && intent?.kind === 'name') out.push(modelObject(T.intent, `${path}/Intent`, { internalRepresentation: intent.value }));
+    } else if (key === 'AF') {
+      const af = doc.resolve(raw);
+      for (const item of af?.kind === 'array' ? af.items : []) {
+        const spec = doc.resolve(item);
+        if (spec?.kind === 'dict') ctx.associated.add(spec);
+      }
     } else if (key === 'Lang') {
       const lang = doc.resolve(raw);
       if (lang?.kind === 'string') out.push(modelObject(T.lang, `${path}/Lang`, { ...cosLangProperties(lang) }));
@@ -287,7 +300,9 @@ function isFileSpecification(d: CosDict): boolean {
   return (type?.kind === 'name' && type.value === 'Filespec') || d.entries.has('EF');
 }
 
-function fileSpecification(doc: CosDocument, d: CosDict, path: string): LocatedObject {
-  // isAssociatedFile (PDF/A-3 6.8-4) needs the document's /AF arrays: not implemented, so has() is false.
-  return modelObject(T.fileSpec, path, { ...cosFileSpecificationProperties(doc, d), ...cosSizeProperties(d) });
+function fileSpecification(doc: CosDocument, ctx: WalkContext, d: CosDict, path: string): LocatedObject {
+  // isAssociatedFile is read by a deferred rule (PDF/A-3 6.8-4), after the walk has seen every /AF array.
+  const props = { ...cosFileSpecificationProperties(doc, d), ...cosSizeProperties(d) };
+  Object.defineProperty(props, 'isAssociatedFile', { enumerable: true, get: () => ctx.associated.has(d) });
+  return modelObject(T.fileSpec, path, props);
 }
