@@ -58,12 +58,14 @@ export function parseRdf(text: string, limits: XmpLimits = DEFAULT_XMP_LIMITS): 
     invalid('DOCTYPE');
     return out;
   }
-  // The element tree costs ~700 bytes an element: count the markup before building it (2 `<` per element).
+  // The element tree costs ~700 bytes an element and fast-xml-parser's attribute objects as much an
+  // attribute: count the markup before building it (2 `<` per element, 1 `=` per attribute).
   let markup = 0;
-  for (let i = text.indexOf('<'); i >= 0; i = text.indexOf('<', i + 1)) {
-    if (++markup > 2 * limits.maxNodes + 1000) {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 0x3c || c === 0x3d) && ++markup > 2 * limits.maxNodes + 1000) {
       out.limitHit = true;
-      invalid('too many elements');
+      invalid('too many elements or attributes');
       return out;
     }
   }

@@ -121,13 +121,18 @@ describe('hostile packets', () => {
     const deep = `<rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:subject>${'<rdf:Bag><rdf:li>'.repeat(depth)}x${'</rdf:li></rdf:Bag>'.repeat(depth)}</dc:subject></rdf:Description>`;
     const rdf = parseRdf(packet(deep));
     expect([rdf.limitHit, rdf.serializationValid]).toEqual([true, false]);
-    // Properties as attributes (no markup to count): the property limit stops the reading.
-    const attributes = Array.from({ length: 2000 }, (_, i) => `e:p${i}="1"`).join(' ');
+    // Below the markup count, the property limit stops the reading.
+    const attributes = Array.from({ length: 800 }, (_, i) => `e:p${i}="1"`).join(' ');
     const limited = parseRdf(packet(`<rdf:Description rdf:about="" xmlns:e="http://example.com/" ${attributes}/>`), { maxDepth: 64, maxNodes: 500 });
     expect([limited.limitHit, limited.properties.length]).toEqual([true, 500]);
+    const tooMany = parseRdf(packet(`<rdf:Description rdf:about="" xmlns:e="http://example.com/" ${Array.from({ length: 3000 }, (_, i) => `e:p${i}="1"`).join(' ')}/>`), {
+      maxDepth: 64,
+      maxNodes: 500,
+    });
+    expect([tooMany.limitHit, tooMany.properties.length]).toEqual([true, 0]);
     // Many elements: refused by counting the markup, before any tree is built.
     const many = parseRdf(packet(`<rdf:Description rdf:about="" xmlns:e="http://example.com/">${'<e:p>1</e:p>'.repeat(2000)}</rdf:Description>`), { maxDepth: 64, maxNodes: 500 });
-    expect([many.limitHit, many.properties.length, many.problems]).toEqual([true, 0, ['too many elements']]);
+    expect([many.limitHit, many.properties.length, many.problems]).toEqual([true, 0, ['too many elements or attributes']]);
   });
 
   it('a packet not read whole makes its package not-checked, with no property objects', () => {
