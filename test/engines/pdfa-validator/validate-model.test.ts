@@ -98,3 +98,22 @@ describe('associated files (PDF/A-3 6.8-4, a deferred rule)', () => {
     expect(rule.status).toBe('not-checked');
   });
 });
+
+describe('content streams found from what refers to them', () => {
+  it('an appearance stream without /Subtype is still walked: a real beyond 32767 there fails 1b 6.1.12-2', async () => {
+    const content = Buffer.from('q 40000.5 0 0 1 0 0 cm Q');
+    const rule = await ruleOf(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Annots [4 0 R] >>',
+        '<< /Type /Annot /Subtype /Square /Rect [0 0 10 10] /F 4 /AP << /N 5 0 R >> >>',
+        streamBody(`/BBox [0 0 10 10] /Length ${content.length}`, content),
+      ],
+      '1b',
+      '6.1.12-2',
+    );
+    expect(rule.status).toBe('failed');
+    expect(rule.failures[0]?.object).toBe('4 0 obj/AP/N (content)[1]');
+  });
+});

@@ -5,7 +5,7 @@
  * - every in-use object of the xref data, reachable or not (ISO 19005 constrains the file, not the page
  *   tree), and every value inside it: keys are names too (the 127-byte limit is about all names);
  * - the trailers of xref tables (an xref stream's dictionary is an indirect object already);
- * - the operands of content streams (page /Contents, form XObjects, tiling patterns, Type 3 glyphs) and
+ * - the operands of content streams (page /Contents, form XObjects, appearance streams, tiling patterns, Type 3 glyphs) and
  *   the dictionaries of their inline images: the limits of 6.1.12 / 6.1.13 apply to them as well.
  * Direct values are trees (the parser builds a fresh value per occurrence), so only content streams need
  * a visited set: one stream may be shared by many pages. Every step is bounded by the document's own
@@ -145,6 +145,15 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
       const c = doc.resolve(d.entries.get('Contents'));
       if (c?.kind === 'array') c.items.forEach((item, i) => queueContent(item, `${path}/Contents[${i}]`));
       else queueContent(c, `${path}/Contents`);
+    }
+    // Appearance streams are forms even when a writer left out their /Subtype.
+    const ap = doc.resolve(d.entries.get('AP'));
+    if (ap?.kind === 'dict') {
+      for (const [k, item] of ap.entries) {
+        const a = doc.resolve(item);
+        if (a?.kind === 'stream') queueContent(a, `${path}/AP/${k}`);
+        else if (a?.kind === 'dict') for (const [state, s] of a.entries) queueContent(s, `${path}/AP/${k}/${state}`);
+      }
     }
     if (name('Subtype') === 'Type3') {
       const procs = doc.resolve(d.entries.get('CharProcs'));
