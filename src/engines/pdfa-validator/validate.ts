@@ -120,7 +120,7 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
 
   let sliceStart = Date.now();
   let n = 0;
-  for (const object of modelObjects(doc, walk, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS })) {
+  for (const object of modelObjects(doc, walk, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS, xmpEdition: level.startsWith('1') ? 2004 : 2005 })) {
     if (++n % CLOCK_EVERY === 0) {
       const now = Date.now();
       if (now > deadline) {

@@ -18,6 +18,11 @@ export const IMPLEMENTED_TYPES: ReadonlySet<string> = new Set([...COS_TYPES, ...
 export interface ModelWalkOptions {
   /** COS model objects yielded at most (numbers in a content stream are objects each). */
   readonly maxObjects?: number;
+  /**
+   * The XMP Specification edition of the level being validated (2004 for PDF/A-1, 2005 for 2 and 3);
+   * unset, the file's own pdfaid:part decides, which a file declaring the wrong part would get wrong.
+   */
+  readonly xmpEdition?: 2004 | 2005;
 }
 
 /** 20M objects: far beyond real files (a 60 MB file with 100,000 objects yields ~2M), a bound on hostile ones. */
@@ -30,7 +35,7 @@ export type ModelWalk = CosWalkState;
  * `walk.truncated` is true afterwards, the walk stopped at its bound and the document was not seen whole.
  */
 export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: false, yielded: 0 }, options: ModelWalkOptions = {}): Generator<ModelObject> {
-  yield* xmpObjects(doc);
+  yield* xmpObjects(doc, options.xmpEdition === undefined ? {} : { edition: options.xmpEdition });
   yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS }, walk);
 }
 
