@@ -1,19 +1,9 @@
+import { XMP_NAMESPACES } from '../../xml/xmp-namespaces.js';
 import { DocumentEditError } from './errors.js';
 import { appendChild, element, expandedName, isElement, namespaceOf, parseXml, removeChild, serializeXml, textNode, XmlSyntaxError, type XmlDocument, type XmlElement, type XmlNode } from './xml.js';
 
-/** Namespaces of the properties Quire writes (XMP specification part 1 and 2, ISO 19005 for pdfa*). */
-export const NS = {
-  x: 'adobe:ns:meta/',
-  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
-  dc: 'http://purl.org/dc/elements/1.1/',
-  xmp: 'http://ns.adobe.com/xap/1.0/',
-  pdf: 'http://ns.adobe.com/pdf/1.3/',
-  pdfaExtension: 'http://www.aiim.org/pdfa/ns/extension/',
-  pdfaSchema: 'http://www.aiim.org/pdfa/ns/schema#',
-  pdfaProperty: 'http://www.aiim.org/pdfa/ns/property#',
-  pdfaType: 'http://www.aiim.org/pdfa/ns/type#',
-  pdfaField: 'http://www.aiim.org/pdfa/ns/field#',
-} as const;
+/** Namespaces by their usual prefix (XMP specification parts 1 and 2, ISO 19005 for pdfa*). */
+export const NS = XMP_NAMESPACES;
 
 /** A property value in the XMP data model: simple, language alternative, array, or structure. */
 export type XmpValue =

@@ -1,3 +1,5 @@
+import { XMP_NAMESPACES } from '../../../xml/xmp-namespaces.js';
+
 /**
  * The predefined XMP schemas ISO 19005 refers to, as data: each property's value type, from the
  * property tables of the XMP Specification (January 2004, for PDF/A-1; September 2005, for PDF/A-2
@@ -14,39 +16,8 @@ export interface PropertyDef {
 
 type Table = Readonly<Record<string, string | PropertyDef>>;
 
-export const NS = {
-  rdf: 'http://www.w3.org/1999/02/22-rdf-syntax-ns#',
-  x: 'adobe:ns:meta/',
-  xml: 'http://www.w3.org/XML/1998/namespace',
-  dc: 'http://purl.org/dc/elements/1.1/',
-  xmp: 'http://ns.adobe.com/xap/1.0/',
-  xmpRights: 'http://ns.adobe.com/xap/1.0/rights/',
-  xmpMM: 'http://ns.adobe.com/xap/1.0/mm/',
-  xmpBJ: 'http://ns.adobe.com/xap/1.0/bj/',
-  xmpTPg: 'http://ns.adobe.com/xap/1.0/t/pg/',
-  xmpDM: 'http://ns.adobe.com/xmp/1.0/DynamicMedia/',
-  pdf: 'http://ns.adobe.com/pdf/1.3/',
-  photoshop: 'http://ns.adobe.com/photoshop/1.0/',
-  crs: 'http://ns.adobe.com/camera-raw-settings/1.0/',
-  tiff: 'http://ns.adobe.com/tiff/1.0/',
-  exif: 'http://ns.adobe.com/exif/1.0/',
-  aux: 'http://ns.adobe.com/exif/1.0/aux/',
-  xmpidq: 'http://ns.adobe.com/xmp/Identifier/qual/1.0/',
-  stRef: 'http://ns.adobe.com/xap/1.0/sType/ResourceRef#',
-  stEvt: 'http://ns.adobe.com/xap/1.0/sType/ResourceEvent#',
-  stVer: 'http://ns.adobe.com/xap/1.0/sType/Version#',
-  stDim: 'http://ns.adobe.com/xap/1.0/sType/Dimensions#',
-  stJob: 'http://ns.adobe.com/xap/1.0/sType/Job#',
-  stFnt: 'http://ns.adobe.com/xap/1.0/sType/Font#',
-  xmpG: 'http://ns.adobe.com/xap/1.0/g/',
-  xmpGImg: 'http://ns.adobe.com/xap/1.0/g/img/',
-  pdfaid: 'http://www.aiim.org/pdfa/ns/id/',
-  pdfaExtension: 'http://www.aiim.org/pdfa/ns/extension/',
-  pdfaSchema: 'http://www.aiim.org/pdfa/ns/schema#',
-  pdfaProperty: 'http://www.aiim.org/pdfa/ns/property#',
-  pdfaType: 'http://www.aiim.org/pdfa/ns/type#',
-  pdfaField: 'http://www.aiim.org/pdfa/ns/field#',
-} as const;
+/** Namespace URIs by their usual prefix. */
+export const NS = XMP_NAMESPACES;
 
 const DC: Table = {
   contributor: 'Bag ProperName',
