@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { openCosDocument } from '../src/engines/pdfa-validator/cos/index.js';
+import { formatTimes } from './lib/stats.js';
 
 const files = readFileSync(0, 'utf8')
   .split('\n')
@@ -41,11 +42,8 @@ for (const file of files) {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }
 const total = performance.now() - started;
-const sorted = [...times].sort((a, b) => a - b);
-const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-const ms = (v: number): string => `${v.toFixed(2)} ms`;
 console.log(`files: ${files.length}, total ${(total / 1000).toFixed(2)} s`);
-console.log(`per file: p50 ${ms(q(0.5))}, p90 ${ms(q(0.9))}, p99 ${ms(q(0.99))}, max ${ms(sorted.at(-1) ?? 0)}`);
+console.log(`per file: ${formatTimes(times, 2)}`);
 console.log(`objects ${objects}, streams ${streams} (not decoded: ${decodeFailures}, mostly image codecs), xref rebuilt by scanning: ${reconstructed}, limits hit: ${withLimits}`);
 console.log(`peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB, thrown: ${thrown.length}`);
 for (const t of thrown.slice(0, 20)) console.log(`  ${t}`);

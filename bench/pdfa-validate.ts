@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { PdfaLevel } from '../src/engines/pdfa-validator/profile/model.js';
 import { validatePdfa } from '../src/engines/pdfa-validator/validate.js';
+import { formatTimes } from './lib/stats.js';
 
 const files = readFileSync(0, 'utf8')
   .split('\n')
@@ -51,12 +52,9 @@ for (const file of files) {
   peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }
 const total = performance.now() - started;
-const sorted = [...times].sort((a, b) => a - b);
-const q = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-const ms = (v: number): string => `${v.toFixed(1)} ms`;
 const pct = (a: number, b: number): string => `${b === 0 ? '-' : ((100 * a) / b).toFixed(1)} %`;
 console.log(`files: ${times.length}, total ${(total / 1000).toFixed(1)} s`);
-console.log(`per file: p50 ${ms(q(0.5))}, p90 ${ms(q(0.9))}, p99 ${ms(q(0.99))}, max ${ms(sorted.at(-1) ?? 0)}`);
+console.log(`per file: ${formatTimes(times, 1)}`);
 console.log(`peak RSS ${(peakRss / 1024 / 1024).toFixed(0)} MiB, thrown: ${thrown.length}`);
 for (const t of thrown.slice(0, 20)) console.log(`  ${t}`);
 console.log('| level | files | true pass | true fail | false pass | false fail | inconclusive | agreement |');

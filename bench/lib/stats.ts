@@ -32,3 +32,11 @@ export function formatMemory(bytes: number): string {
   if (!Number.isFinite(bytes)) return 'n/a';
   return `${formatNumber(bytes / 1e6, 1)} MB (${formatNumber(bytes / 1024 / 1024, 1)} MiB)`;
 }
+
+/** Per-item times (ms) as "p50 …, p90 …, p99 …, max …" (nearest-rank quantiles), with `digits` decimals. */
+export function formatTimes(times: readonly number[], digits: number): string {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+  const ms = (v: number): string => `${v.toFixed(digits)} ms`;
+  return `p50 ${ms(at(0.5))}, p90 ${ms(at(0.9))}, p99 ${ms(at(0.99))}, max ${ms(sorted.at(-1) ?? 0)}`;
+}
