@@ -70,7 +70,7 @@ export async function createSelfSignedKeyStore(spec: KeyStoreSpec, hostNames: re
 }
 
 /** Writes a file readable by its owner only, atomically (no reader sees a part of it): key stores hold private keys. */
-export async function writePrivate(file: string, content: Buffer): Promise<void> {
+async function writePrivate(file: string, content: Buffer): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);

@@ -5,10 +5,10 @@ import { REDACTED } from '../../config/redact.js';
 import { KeyStoreError } from '../../engines/keystore/errors.js';
 import { isKeyStoreName, listKeyStoreFolder, readListedKeyStore, type ListedKeyStore } from '../../engines/keystore/folder.js';
 import { detectFormat, KEY_STORE_TYPES, MAX_KEY_STORE_BYTES, parseKeyStore, type KeyStoreType, type StoredCertificate } from '../../engines/keystore/read.js';
-import { writePrivate } from '../../engines/keystore/self-signed.js';
 import { isGeneratable, KEY_STORE_DIR, keyStorePath } from '../../engines/keystore/spec.js';
 import { same, type ConfigurationFile, type FieldEdit, type FieldRow } from './configuration-fields.js';
 import { getPath, setPath, type ConfigurationProblem, type WireObject } from './configuration-wire.js';
+import { writeFileAtomic } from '../../storage/atomic.js';
 
 /*
  * The HTTPS listener as webPDF's second connector (`connectors.connector[1]`, ServerConfig_Connector
@@ -145,7 +145,7 @@ export async function httpsConnectorChanges(posted: WireObject, envelope: WireOb
       const current = await readFile(file).catch(() => undefined);
       if (current?.equals(content)) continue;
       contents.set(name, content);
-      files.push({ field, key: ['https', `keyStore (${KEY_STORE_DIR}/${name})`], write: () => writePrivate(file, content) });
+      files.push({ field, key: ['https', `keyStore (${KEY_STORE_DIR}/${name})`], write: () => writeFileAtomic(file, content, 0o600, { dirMode: 0o700 }) });
     }
   }
 
