@@ -4,6 +4,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { ConfigSchema, DEFAULT_DATA_DIR, type OAuthProviderConfig, type RawConfig, type Role } from './schema.js';
 import { parseSize } from './sizes.js';
+import type { SchemaNode } from '../core/schema-defaults.js';
 import { checkConfig } from './validate.js';
 
 /** Per-session limits in bytes (0 = unlimited). */
@@ -423,14 +424,6 @@ function envKeyPath(name: string): string[] | undefined {
     .slice('QUIRE_'.length)
     .split('__')
     .map((segment) => segment.toLowerCase().replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()));
-}
-
-interface SchemaNode {
-  items?: SchemaNode;
-  type?: string;
-  description?: string;
-  properties?: Record<string, SchemaNode>;
-  anyOf?: SchemaNode[];
 }
 
 const CONFIG_TREE = ConfigSchema as unknown as SchemaNode;

@@ -6,8 +6,10 @@
  * value passed in is not changed; defaults are copied.
  */
 
+/** The members of a JSON schema node that Quire's own schema walkers read. */
 export interface SchemaNode {
   type?: string;
+  description?: string;
   default?: unknown;
   properties?: Record<string, SchemaNode>;
   items?: SchemaNode;
