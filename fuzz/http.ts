@@ -72,10 +72,15 @@ export function errorOf(answer: Answer): { errorCode?: number; errorMessage?: st
   }
 }
 
-/** Whether an error answer has the promised shape: Content-Type application/json and a numeric errorCode. */
+/**
+ * Whether an error answer has the promised shape (docs/errors.md): a numeric errorCode and an
+ * errorMessage, with Content-Type application/json; a 415 is the clients' transport error and comes
+ * as application/problem+json, carrying the same members.
+ */
 export function wellFormedError(answer: Answer): boolean {
   if (answer.status < 400) return true;
   const type = answer.headers['content-type'];
   const error = errorOf(answer);
-  return type === 'application/json' && typeof error?.errorCode === 'number' && typeof error.errorMessage === 'string';
+  const promisedType = answer.status === 415 ? 'application/problem+json' : 'application/json';
+  return type === promisedType && typeof error?.errorCode === 'number' && typeof error.errorMessage === 'string';
 }
