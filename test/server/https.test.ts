@@ -105,6 +105,23 @@ async function waitHttpsHealthy(quire: QuireProcess, base: string): Promise<void
 
 const httpsEnv = (port: number, extra: Record<string, string> = {}) => ({ QUIRE_HTTPS__ENABLED: 'true', QUIRE_HTTPS__PORT: String(port), ...extra });
 
+/**
+ * Spawns Quire with HTTPS on a free port and waits until it answers over HTTPS. A port freePort() found
+ * can be taken by another test's server before Quire binds it: that start (EADDRINUSE) is retried on a new port.
+ */
+async function spawnHttpsQuire(track: (quire: QuireProcess) => void, extra: Record<string, string>): Promise<{ quire: QuireProcess; httpsPort: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const httpsPort = await freePort();
+    const quire = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(httpsPort, extra) });
+    try {
+      await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
+      return { quire, httpsPort };
+    } catch (error) {
+      if (attempt >= 3 || quire.running || !quire.stderr.includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
 describe.concurrent('HTTPS listener', () => {
   it('generates a self-signed key store at the first start (0600, in <dataDir>/keystore), serves it, and reuses it after a restart', async (context) => {
     const track = tracked(context);
@@ -176,9 +193,7 @@ describe.concurrent('HTTPS listener', () => {
 
   it('redirects every HTTP request to the same path on the HTTPS listener (308) when https.redirectHttp is on', async (context) => {
     const track = tracked(context);
-    const [httpsPort] = [await freePort()];
-    const quire = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(httpsPort, { QUIRE_HTTPS__REDIRECT_HTTP: 'true' }) });
-    await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
+    const { quire, httpsPort } = await spawnHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true' });
     const get = await call(`${quire.url}/webPDF/rest/documents/abc/info?x=1`, { headers: { host: `localhost:${quire.port}` } });
     expect(get.status).toBe(308);
     expect(get.headers.location).toBe(`https://localhost:${httpsPort}/webPDF/rest/documents/abc/info?x=1`);
@@ -195,9 +210,7 @@ describe.concurrent('HTTPS listener', () => {
 
   it('redirects a request that names no usable host to server.hostName', async (context) => {
     const track = tracked(context);
-    const httpsPort = await freePort();
-    const quire = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(httpsPort, { QUIRE_HTTPS__REDIRECT_HTTP: 'true', QUIRE_SERVER__HOST_NAME: 'pdf.example.org' }) });
-    await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
+    const { quire, httpsPort } = await spawnHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true', QUIRE_SERVER__HOST_NAME: 'pdf.example.org' });
     const odd = await call(`${quire.url}/webPDF/health`, { headers: { host: 'evil.example/x@y' } });
     expect(odd.status).toBe(308);
     expect(odd.headers.location).toBe(`https://pdf.example.org:${httpsPort}/webPDF/health`);
