@@ -1,0 +1,147 @@
+import { open } from 'node:fs/promises';
+import type { PdfStructureTool } from '../contracts.js';
+import type { QpdfCall } from '../pdf/qpdf.js';
+import { asArray, asDict, asName, asNumber, asText, isRef, ObjectFetcher, parseJson, type QDict, type QValue } from '../pdf/qpdf-json.js';
+import { SignatureEngineError } from './errors.js';
+
+/**
+ * What an incremental update needs to know of the document it extends: where its newest xref
+ * section is and which kind it is (an update keeps the kind: a table after a table, a stream after a
+ * stream), the trailer's /Root, /Info, /ID and /Size, the catalog, the AcroForm and its fields, the
+ * pages, and the DocMDP level of a certification signature. qpdf reads the objects (only those asked
+ * for: `--json-object`), so a 100 MB file costs a few small reads; the tail is read here.
+ */
+export interface SignableDocument {
+  file: string;
+  /** Bytes of the file (the update starts after them). */
+  size: number;
+  /** Whether the file ends with an end-of-line (else the update starts with one). */
+  endsWithEol: boolean;
+  /** Offset of the newest xref section (the update's /Prev). */
+  startxref: number;
+  xrefKind: 'table' | 'stream';
+  trailer: QDict;
+  rootRef: string;
+  catalog: QDict;
+  /** The AcroForm as a reference (rewritten in place) or a direct dictionary of the catalog (moved into a new object). */
+  acroForm: { ref?: string; dict: QDict };
+  /** Every field name used at the top level and below (partial names joined with dots). */
+  fieldNames: Set<string>;
+  pageRefs: string[];
+  /** P of an existing certification signature (DocMDP); undefined: not certified. */
+  certifiedLevel: number | undefined;
+  fetcher: ObjectFetcher;
+  pdfVersion: string;
+}
+
+const TAIL_BYTES = 64 * 1024;
+const MAX_FIELDS = 10_000;
+
+async function readTail(file: string): Promise<{ size: number; startxref: number; endsWithEol: boolean; xrefHead: string }> {
+  const handle = await open(file, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const length = Math.min(size, TAIL_BYTES);
+    const tail = Buffer.alloc(length);
+    await handle.read(tail, 0, length, size - length);
+    const text = tail.toString('latin1');
+    const at = text.lastIndexOf('startxref');
+    const match = at < 0 ? null : /^startxref\s+(\d+)/.exec(text.slice(at));
+    if (!match) throw new SignatureEngineError('unreadable', 'the PDF has no startxref at its end: it cannot take an incremental update');
+    const startxref = Number(match[1]);
+    if (startxref >= size) throw new SignatureEngineError('unreadable', 'the PDF names an xref position past its end');
+    const head = Buffer.alloc(Math.min(64, size - startxref));
+    await handle.read(head, 0, head.length, startxref);
+    const last = tail[tail.length - 1];
+    return { size, startxref, endsWithEol: last === 0x0a || last === 0x0d, xrefHead: head.toString('latin1') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads what `writeSignatureUpdate` needs. `call` carries the deadline and cancellation of the qpdf runs. */
+export async function readSignableDocument(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<SignableDocument & { damaged: boolean }> {
+  const tail = await readTail(file);
+  let xrefKind: 'table' | 'stream';
+  if (/^\s*xref/.test(tail.xrefHead)) xrefKind = 'table';
+  else if (/^\s*\d+\s+\d+\s+obj/.test(tail.xrefHead)) xrefKind = 'stream';
+  else throw new SignatureEngineError('unreadable', "the PDF's startxref points to neither an xref table nor an xref stream");
+
+  const pagesRun = await qpdf.run(['--json=2', '--json-key=pages', file], { ...call, maxOutputBytes: 64 * 1024 * 1024 });
+  const pages = asArray(parseJson(pagesRun.stdout).pages) ?? [];
+  const pageRefs = pages.map((page) => asDict(page)?.object).filter((ref): ref is string => isRef(ref));
+
+  const fetcher = new ObjectFetcher(qpdf, file, call);
+  await fetcher.fetch(['trailer']);
+  const trailer = asDict(fetcher.get('trailer')) ?? {};
+  if (trailer['/Encrypt'] !== undefined && trailer['/Encrypt'] !== null) {
+    throw new SignatureEngineError('encrypted', 'the PDF is encrypted');
+  }
+  const rootRef = trailer['/Root'];
+  if (!isRef(rootRef)) throw new SignatureEngineError('unreadable', 'the PDF has no catalog (/Root) reference');
+  const catalog = asDict(await fetcher.resolve(rootRef));
+  if (!catalog) throw new SignatureEngineError('unreadable', "the PDF's catalog is not a dictionary");
+
+  const acroFormValue = catalog['/AcroForm'];
+  const acroForm = isRef(acroFormValue) ? { ref: acroFormValue, dict: asDict(await fetcher.resolve(acroFormValue)) ?? {} } : { dict: asDict(acroFormValue) ?? {} };
+  const fieldNames = new Set<string>();
+  await collectFieldNames(fetcher, await fetcher.resolve(acroForm.dict['/Fields']), '', fieldNames, 0);
+
+  return {
+    file,
+    size: tail.size,
+    endsWithEol: tail.endsWithEol,
+    startxref: tail.startxref,
+    xrefKind,
+    trailer,
+    rootRef,
+    catalog,
+    acroForm,
+    fieldNames,
+    pageRefs,
+    certifiedLevel: await certificationLevel(fetcher, catalog),
+    fetcher,
+    pdfVersion: fetcher.pdfVersion ?? '1.4',
+    damaged: pagesRun.warnings,
+  };
+}
+
+async function collectFieldNames(fetcher: ObjectFetcher, fields: QValue | undefined, prefix: string, names: Set<string>, depth: number): Promise<void> {
+  const list = asArray(fields);
+  if (!list || depth > 16) return;
+  const refs = list.filter((item) => isRef(item));
+  await fetcher.fetch(refs);
+  for (const item of list) {
+    if (names.size > MAX_FIELDS) return;
+    const field = asDict(await fetcher.resolve(item));
+    if (!field) continue;
+    const partial = asText(field['/T']);
+    const name = partial === undefined ? prefix : prefix ? `${prefix}.${partial}` : partial;
+    if (name) names.add(name);
+    await collectFieldNames(fetcher, await fetcher.resolve(field['/Kids']), name, names, depth + 1);
+  }
+}
+
+/** The P of the catalog's /Perms /DocMDP signature (ISO 32000-1 §12.8.2.2; P defaults to 2). */
+async function certificationLevel(fetcher: ObjectFetcher, catalog: QDict): Promise<number | undefined> {
+  const perms = asDict(await fetcher.resolve(catalog['/Perms']));
+  const signature = asDict(await fetcher.resolve(perms?.['/DocMDP']));
+  if (!signature) return undefined;
+  for (const reference of asArray(await fetcher.resolve(signature['/Reference'])) ?? []) {
+    const entry = asDict(await fetcher.resolve(reference));
+    if (asName(entry?.['/TransformMethod']) !== 'DocMDP') continue;
+    const params = asDict(await fetcher.resolve(entry?.['/TransformParams']));
+    return asNumber(await fetcher.resolve(params?.['/P'])) ?? 2;
+  }
+  return 2;
+}
+
+/** `wanted`, or the next free name after it (Signature1 → Signature2 …; Name → Name_2 …). */
+export function uniqueFieldName(wanted: string, taken: ReadonlySet<string>): string {
+  if (!taken.has(wanted)) return wanted;
+  const match = /^(.*?)(\d+)$/.exec(wanted);
+  const base = match ? match[1]! : `${wanted}_`;
+  let n = match ? Number(match[2]) + 1 : 2;
+  while (taken.has(`${base}${n}`)) n++;
+  return `${base}${n}`;
+}
