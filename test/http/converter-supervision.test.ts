@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convert, convertOk, downloadToFile, pdfFacts } from '../helpers/converter.js';
@@ -26,6 +26,26 @@ function sofficePids(dataDir: string): number[] {
       .map(Number);
   } catch {
     return [];
+  }
+}
+
+/**
+ * Whether soffice `pid` has a file of a conversion job open: the job's input (while LibreOffice imports
+ * it) or the temporary output it writes next to it (while it exports). That is the proof that the job
+ * was handed to this soffice, not merely that its worker exists (the job folders: libreoffice-engine.ts).
+ */
+function runsAJob(dataDir: string, pid: number): boolean {
+  const jobs = `${path.join(dataDir, 'engines', 'libreoffice', 'jobs')}/`;
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith(jobs);
+      } catch {
+        return false; // closed meanwhile
+      }
+    });
+  } catch {
+    return false; // the process is gone
   }
 }
 
@@ -78,15 +98,21 @@ describe('converter: a LibreOffice worker killed under a job', () => {
     const { server, session } = context.get();
     const doomed = await uploadFile(server.rest, session.token, slowCsv(), 'doomed.csv');
     const pending = convert(server.rest, session.token, doomed.documentId);
+    const killed: number[] = [];
     for (let kill = 0; kill < 2; kill++) {
-      // Wait for the worker that runs the job (a fresh one is ready ~1 s after its soffice appears), then SIGKILL its soffice mid-job.
-      await until(() => sofficePids(server.dataDir).length === 1, 10_000);
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      for (const pid of sofficePids(server.dataDir)) process.kill(pid, 'SIGKILL');
-      await until(() => sofficePids(server.dataDir).length === 0 || kill === 1, 5000);
+      // SIGKILL the soffice the job runs in, once it provably runs there (it has the job's files open):
+      // a kill while the retry's worker is still starting would fail that start, not the job.
+      let victim = 0;
+      await until(() => {
+        victim = sofficePids(server.dataDir).find((pid) => !killed.includes(pid) && runsAJob(server.dataDir, pid)) ?? 0;
+        return victim !== 0;
+      }, 30_000);
+      process.kill(victim, 'SIGKILL');
+      killed.push(victim);
+      await until(() => !sofficePids(server.dataDir).includes(victim), 5000);
     }
     const outcome = await pending;
-    expect(outcome).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -108 } });
+    expect(outcome, JSON.stringify(outcome.error)).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -108 } });
     expect(outcome.error?.errorMessage).toMatch(/hung or crashed the libreoffice engine twice/);
 
     const started = Date.now();
