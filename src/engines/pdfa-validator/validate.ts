@@ -95,7 +95,7 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
   const tally = new ProfileTally(profile, implementsType);
   const variables = new ProfileVariables(profile.variables, implementsType);
   const failures = new FailureLog(options.maxFailuresPerRule ?? DEFAULT_MAX_FAILURES);
-  const walk: ModelWalk = { truncated: false, yielded: 0 };
+  const walk: ModelWalk = { truncated: false, yielded: 0, incomplete: [] };
   const deferred: ModelObject[] = [];
   const maxDeferred = options.maxDeferredObjects ?? DEFAULT_MAX_DEFERRED;
   let deferredDropped = false;
@@ -121,7 +121,8 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
   let sliceStart = Date.now();
   let n = 0;
   for (const object of modelObjects(doc, walk, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS, xmpEdition: level.startsWith('1') ? 2004 : 2005 })) {
-    if (++n % CLOCK_EVERY === 0) {
+    // From the first object on (a deadline already past stops before any rule runs), then every CLOCK_EVERY.
+    if (++n % CLOCK_EVERY === 1) {
       const now = Date.now();
       if (now > deadline) {
         stoppedByDeadline = true;
@@ -186,6 +187,7 @@ function incompleteness(doc: CosDocument, walk: ModelWalk, deadline: boolean, de
   const out: string[] = [];
   if (doc.limitsHit.size > 0) out.push(`the file was not read completely: limits reached (${[...doc.limitsHit].join(', ')})`);
   if (walk.truncated) out.push(`the model walk stopped after ${walk.yielded} objects`);
+  out.push(...(walk.incomplete ?? []));
   if (deadline) out.push('the validation stopped at its deadline');
   if (deferredDropped) out.push('too many objects for the document-wide rules');
   return out;

@@ -1,19 +1,21 @@
 /**
  * The PDF/A validator's document model: every object the profiles' rules apply to, with veraPDF's
- * types and property names. Parts: cos/ (raw syntax objects) and xmp/ (the metadata); the PD layer
- * (pages, fonts, colour spaces, annotations…) is not built yet, so its rules are not-checked.
+ * types and property names. Parts: cos/ (raw syntax objects), xmp/ (the metadata) and pd/ (document,
+ * pages, annotations, actions, output intents, graphics states, XObjects…; fonts, colour-space uses
+ * and content-stream operators are not built yet, so their rules are not-checked).
  *
  * Order matters for profile variables: an object whose type a variable is computed over must come
  * before the objects whose rules read the variable (profile/variables.ts). The only variable of the
- * PDF/A profiles, gOutputCS, is computed over ICCOutputProfile, which no part implements yet.
+ * PDF/A profiles, gOutputCS, is computed over ICCOutputProfile, which pd/ yields first.
  */
 import type { CosDocument } from '../cos/index.js';
 import type { ModelObject } from '../profile/model.js';
 import { COS_TYPES, type CosWalkState, cosObjects } from './cos/index.js';
+import { PD_TYPES, pdObjects } from './pd/index.js';
 import { XMP_TYPES, xmpObjects } from './xmp/index.js';
 
 /** The types every object of which modelObjects yields (ProfileTally's and ProfileVariables' implementsType). */
-export const IMPLEMENTED_TYPES: ReadonlySet<string> = new Set([...COS_TYPES, ...XMP_TYPES]);
+export const IMPLEMENTED_TYPES: ReadonlySet<string> = new Set([...COS_TYPES, ...XMP_TYPES, ...PD_TYPES]);
 
 export interface ModelWalkOptions {
   /** COS model objects yielded at most (numbers in a content stream are objects each). */
@@ -28,7 +30,10 @@ export interface ModelWalkOptions {
 /** 20M objects: far beyond real files (a 60 MB file with 100,000 objects yields ~2M), a bound on hostile ones. */
 export const DEFAULT_MAX_MODEL_OBJECTS = 20_000_000;
 
-export type ModelWalk = CosWalkState;
+export interface ModelWalk extends CosWalkState {
+  /** Why parts of the document were not modelled (PD bounds, undecodable content): never compliant then. */
+  incomplete?: string[];
+}
 
 /**
  * Every model object of the document, lazily (nothing is kept but the document's own caches). When
@@ -36,6 +41,17 @@ export type ModelWalk = CosWalkState;
  */
 export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: false, yielded: 0 }, options: ModelWalkOptions = {}): Generator<ModelObject> {
   yield* xmpObjects(doc, options.xmpEdition === undefined ? {} : { edition: options.xmpEdition });
+  const max = options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS;
+  const pd = { incomplete: walk.incomplete ?? [] };
+  walk.incomplete = pd.incomplete;
+  for (const object of pdObjects(doc, pd)) {
+    if (walk.yielded >= max) {
+      walk.truncated = true;
+      return;
+    }
+    walk.yielded++;
+    yield object;
+  }
   yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS }, walk);
 }
 

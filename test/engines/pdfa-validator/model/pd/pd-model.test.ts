@@ -1,0 +1,257 @@
+/**
+ * The PD layer of the validator's model (model/pd), seen through the rules its objects pass or fail on
+ * hand-made files, each checked by qpdf to be a readable PDF: document, annotations, actions, output
+ * intents and the gOutputCS variable, the XObjects and graphics states the content uses, and hostile
+ * structures (cycles, undecodable content) that must end without a verdict of compliance.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { deflateSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { PdfaLevel } from '../../../../../src/engines/pdfa-validator/profile/model.js';
+import { type PdfaReport, type RuleReport, validatePdfa } from '../../../../../src/engines/pdfa-validator/validate.js';
+import { buildPdf, streamBody } from '../../cos/build-pdf.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pdfa-pd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let fileNo = 0;
+
+/** qpdf's exit status: 0 readable, 3 warnings (a stream it cannot decode), 2 errors (the hostile cases: qpdf sees the damage too). */
+async function report(bodies: Array<string | Buffer>, level: PdfaLevel, qpdfStatus: 0 | 2 | 3 = 0): Promise<PdfaReport> {
+  const file = path.join(dir, `f${fileNo++}.pdf`);
+  writeFileSync(file, buildPdf(bodies).bytes);
+  const check = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+  expect(check.status, check.stdout + check.stderr).toBe(qpdfStatus);
+  return validatePdfa(file, level);
+}
+
+function rule(r: PdfaReport, id: string): RuleReport {
+  const found = r.rules.find((x) => x.id === id);
+  if (found === undefined) throw new Error(`no rule ${id}`);
+  return found;
+}
+
+/** Catalog (1) with extra entries, pages (2), one page (3) with extra entries; more objects from 4. */
+function doc(catalogExtra: string, pageExtra: string, ...more: Array<string | Buffer>): Array<string | Buffer> {
+  return [`<< /Type /Catalog /Pages 2 0 R ${catalogExtra} >>`, '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] ${pageExtra} >>`, ...more];
+}
+
+function content(ops: string): Buffer {
+  const data = deflateSync(Buffer.from(ops, 'latin1'));
+  return streamBody(`/Length ${data.length} /Filter /FlateDecode`, data);
+}
+
+/** An ICC profile header (ICC.1 7.2): 128 bytes, then an empty tag table. */
+function icc(deviceClass: string, colorSpace: string, major: number, minor: number): Buffer {
+  const b = Buffer.alloc(132);
+  b.writeUInt32BE(132, 0);
+  b[8] = major;
+  b[9] = minor << 4;
+  b.write(deviceClass, 12, 'latin1');
+  b.write(colorSpace, 16, 'latin1');
+  b.write('XYZ ', 20, 'latin1');
+  b.write('acsp', 36, 'latin1');
+  return b;
+}
+
+function iccStream(profile: Buffer, n: number): Buffer {
+  return streamBody(`/Length ${profile.length} /N ${n}`, profile);
+}
+
+describe('PDDocument', () => {
+  it('a catalog without /Metadata fails 1b 6.7.2-1 and 2b 6.6.2.1-1 at the catalog; an /AA fails 6.6.2-3', async () => {
+    const r = await report(doc('/AA << /WC << /S /GoTo /D [3 0 R /Fit] >> >>', ''), '1b');
+    expect(rule(r, '6.7.2-1').status).toBe('failed');
+    expect(rule(r, '6.7.2-1').failures[0]?.object).toBe('document (catalog)');
+    expect(rule(r, '6.6.2-3').status).toBe('failed');
+    expect(rule(await report(doc('', ''), '2b'), '6.6.2.1-1').status).toBe('failed');
+  });
+
+  it('with a metadata stream and no /AA the same rules pass', async () => {
+    const r = await report(doc('/Metadata 4 0 R', '', streamBody('/Length 2 /Type /Metadata /Subtype /XML', Buffer.from('<x'))), '1b');
+    expect(rule(r, '6.7.2-1').status).toBe('passed');
+    expect(rule(r, '6.6.2-3').status).toBe('passed');
+    expect(rule(r, '6.1.4-3').status).toBe('passed');
+  });
+});
+
+describe('annotations and actions', () => {
+  it('an annotation without /F fails 1b 6.5.3-2; FileAttachment fails 1b 6.5.2-1 but is a PDF/A-2 type', async () => {
+    const bodies = doc('', '/Annots [4 0 R]', '<< /Type /Annot /Subtype /FileAttachment /Rect [0 0 10 10] >>');
+    const r1 = await report(bodies, '1b');
+    expect(rule(r1, '6.5.3-2').status).toBe('failed');
+    expect(rule(r1, '6.5.3-2').failures[0]?.object).toBe('4 0 obj');
+    expect(rule(r1, '6.5.2-1').status).toBe('failed');
+    const r2 = await report(bodies, '2b');
+    expect(rule(r2, '6.3.1-1').status).toBe('passed');
+    expect(rule(r2, '6.3.2-1').status).toBe('failed');
+    // No appearance on a 10×10 rectangle: 6.3.3-1.
+    expect(rule(r2, '6.3.3-1').status).toBe('failed');
+  });
+
+  it('an appearance dictionary with /N and /D fails 6.5.3-4; one with only an /N stream passes, and the flags are read', async () => {
+    const ap = streamBody('/Length 0 /Subtype /Form /BBox [0 0 10 10]', Buffer.alloc(0));
+    const bad = await report(doc('', '/Annots [4 0 R]', '<< /Type /Annot /Subtype /Square /F 4 /Rect [0 0 10 10] /AP << /N 5 0 R /D 5 0 R >> >>', ap), '1b');
+    expect(rule(bad, '6.5.3-4').status).toBe('failed');
+    const good = await report(doc('', '/Annots [4 0 R]', '<< /Type /Annot /Subtype /Square /F 4 /Rect [0 0 10 10] /AP << /N 5 0 R >> >>', ap), '1b');
+    expect(rule(good, '6.5.3-4').status).toBe('passed');
+    expect(rule(good, '6.5.3-2').status).toBe('passed');
+    expect(rule(good, '6.5.3-6').status).toBe('passed');
+    const hidden = await report(doc('', '/Annots [4 0 R]', '<< /Type /Annot /Subtype /Square /F 6 /Rect [0 0 10 10] /AP << /N 5 0 R >> >>', ap), '1b');
+    expect(rule(hidden, '6.5.3-2').status).toBe('failed');
+  });
+
+  it('actions are found in OpenAction, link annotations, outlines and /Next chains (a cycle ends): JavaScript and Named /Print fail', async () => {
+    const r = await report(
+      doc(
+        '/OpenAction 4 0 R /Outlines 6 0 R',
+        '/Annots [5 0 R]',
+        '<< /S /GoTo /D [3 0 R /Fit] /Next 8 0 R >>',
+        '<< /Type /Annot /Subtype /Link /F 4 /Rect [0 0 0 0] /A << /S /URI /URI (http://example.org) >> >>',
+        '<< /Type /Outlines /First 7 0 R /Last 7 0 R /Count 1 >>',
+        '<< /Title (x) /Parent 6 0 R /A << /S /Named /N /Print >> >>',
+        '<< /S /JavaScript /JS (app.alert(1)) /Next 4 0 R >>',
+      ),
+      '1b',
+    );
+    expect(rule(r, '6.6.1-1').status).toBe('failed');
+    expect(rule(r, '6.6.1-1').failures.map((f) => f.object)).toEqual(['8 0 obj']);
+    expect(rule(r, '6.6.1-2').status).toBe('failed');
+    expect(rule(r, '6.6.1-2').failures[0]?.object).toBe('7 0 obj/A');
+  });
+
+  it('a widget inherits its field type: a Btn widget whose /N is a stream fails 2b 6.3.3-3; a widget with /A fails 6.4.1-1', async () => {
+    const ap = streamBody('/Length 0 /Subtype /Form /BBox [0 0 10 10]', Buffer.alloc(0));
+    const r = await report(
+      doc(
+        '/AcroForm << /Fields [4 0 R] >>',
+        '/Annots [5 0 R]',
+        '<< /FT /Btn /T (b) /Kids [5 0 R] >>',
+        '<< /Type /Annot /Subtype /Widget /Parent 4 0 R /F 4 /Rect [0 0 10 10] /AP << /N 6 0 R >> /A << /S /ResetForm >> >>',
+        ap,
+      ),
+      '2b',
+    );
+    expect(rule(r, '6.3.3-3').status).toBe('failed');
+    expect(rule(r, '6.4.1-1').status).toBe('failed');
+    expect(rule(r, '6.5.1-1').status).toBe('failed');
+    expect(rule(r, '6.4.1-3').status).toBe('passed');
+  });
+});
+
+describe('output intents and gOutputCS', () => {
+  const intent = (profileRef: string): string => `<< /Type /OutputIntent /S /GTS_PDFA1 /OutputConditionIdentifier (sRGB) /DestOutputProfile ${profileRef} >>`;
+
+  it('an ICC v2 RGB monitor profile passes 1b 6.2.2-1; a v4 profile fails 1b and passes 2b 6.2.3-1', async () => {
+    const v2 = await report(doc('/OutputIntents [4 0 R]', '', intent('5 0 R'), iccStream(icc('mntr', 'RGB ', 2, 1), 3)), '1b');
+    expect(rule(v2, '6.2.2-1').status).toBe('passed');
+    expect(rule(v2, '6.2.3.2-2').status).toBe('passed');
+    const v4 = [...doc('/OutputIntents [4 0 R]', '', intent('5 0 R'), iccStream(icc('mntr', 'RGB ', 4, 3), 3))];
+    expect(rule(await report(v4, '1b'), '6.2.2-1').status).toBe('failed');
+    expect(rule(await report(v4, '2b'), '6.2.3-1').status).toBe('passed');
+  });
+
+  it('two intents with different profile objects fail 6.2.2-2; /N 4 on an RGB profile fails 1b 6.2.3.2-2', async () => {
+    const r = await report(doc('/OutputIntents [4 0 R 5 0 R]', '', intent('6 0 R'), intent('7 0 R'), iccStream(icc('mntr', 'RGB ', 2, 1), 4), iccStream(icc('mntr', 'RGB ', 2, 1), 3)), '1b');
+    expect(rule(r, '6.2.2-2').status).toBe('failed');
+    expect(rule(r, '6.2.3.2-2').status).toBe('failed');
+    expect(rule(r, '6.2.3.2-2').failures[0]?.object).toBe('6 0 obj');
+  });
+
+  it('annotation colours (/C) need an RGB output intent (1b 6.5.3-3, read through gOutputCS)', async () => {
+    const annot = '<< /Type /Annot /Subtype /Square /F 4 /C [1 0 0] /Rect [0 0 0 0] >>';
+    expect(rule(await report(doc('', '/Annots [4 0 R]', annot), '1b'), '6.5.3-3').status).toBe('failed');
+    const rgb = await report(doc('/OutputIntents [5 0 R]', '/Annots [4 0 R]', annot, intent('6 0 R'), iccStream(icc('mntr', 'RGB ', 2, 1), 3)), '1b');
+    expect(rule(rgb, '6.5.3-3').status).toBe('passed');
+  });
+
+  it('a profile that cannot be decoded leaves its rules and gOutputCS unknown: not-checked, never passed', async () => {
+    const r = await report(
+      doc(
+        '/OutputIntents [5 0 R]',
+        '/Annots [4 0 R]',
+        '<< /Type /Annot /Subtype /Square /F 4 /C [1 0 0] /Rect [0 0 0 0] >>',
+        intent('6 0 R'),
+        streamBody('/Length 4 /N 3 /Filter /DCTDecode', Buffer.from('\xff\xd8\xff\xd9', 'latin1')),
+      ),
+      '1b',
+      3,
+    );
+    expect(rule(r, '6.2.2-1').status).toBe('not-checked');
+    expect(rule(r, '6.5.3-3').status).toBe('not-checked');
+    expect(r.verdict).not.toBe('compliant');
+  });
+});
+
+describe('what the content uses', () => {
+  const form = (extra: string): Buffer => streamBody(`/Length 0 /Type /XObject /Subtype /Form /BBox [0 0 10 10] ${extra}`, Buffer.alloc(0));
+
+  it('a form XObject with /PS fails 1b 6.2.5-1 when drawn, and is not looked at when only listed in the resources', async () => {
+    const used = await report(doc('', '/Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R', content('/X Do'), form('/PS 6 0 R'), streamBody('/Length 0', Buffer.alloc(0))), '1b');
+    expect(rule(used, '6.2.5-1').status).toBe('failed');
+    expect(rule(used, '6.2.5-1').failures[0]?.object).toBe('5 0 obj');
+    const unused = await report(doc('', '/Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R', content('0 0 m'), form('/PS 6 0 R'), streamBody('/Length 0', Buffer.alloc(0))), '1b');
+    expect(rule(unused, '6.2.5-1').status).toBe('passed');
+  });
+
+  it('an image drawn inside a form with Interpolate true fails 1b 6.2.4-3; an inline image with /I true too', async () => {
+    const image = streamBody('/Length 3 /Type /XObject /Subtype /Image /Width 1 /Height 1 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Interpolate true', Buffer.from([0, 0, 0]));
+    const r = await report(
+      doc(
+        '',
+        '/Resources << /XObject << /F 5 0 R >> >> /Contents 4 0 R',
+        content('/F Do'),
+        streamBody('/Length 5 /Type /XObject /Subtype /Form /BBox [0 0 10 10] /Resources << /XObject << /I 6 0 R >> >>', Buffer.from('/I Do')),
+        image,
+      ),
+      '1b',
+    );
+    expect(rule(r, '6.2.4-3').status).toBe('failed');
+    expect(rule(r, '6.2.4-3').failures[0]?.object).toBe('6 0 obj');
+    const inline = await report(doc('', '/Contents 4 0 R', content('BI /W 1 /H 1 /CS /G /BPC 8 /I true ID \x00 EI')), '1b');
+    expect(rule(inline, '6.2.4-3').status).toBe('failed');
+    expect(rule(inline, '6.2.4-3').failures[0]?.object).toMatch(/inline image/);
+  });
+
+  it('a graphics state used with a constant alpha of 0.5 fails 1b 6.4-5; a page transparency group fails 6.4-3', async () => {
+    const r = await report(doc('', '/Group << /S /Transparency /CS /DeviceRGB >> /Resources << /ExtGState << /G0 << /CA 0.5 >> >> >> /Contents 4 0 R', content('/G0 gs')), '1b');
+    expect(rule(r, '6.4-5').status).toBe('failed');
+    expect(rule(r, '6.4-3').status).toBe('failed');
+    expect(rule(r, '6.4-6').status).toBe('passed');
+  });
+
+  it('2b: a page with transparency, no output intent and no group colour space fails 6.2.10-2; with /CS it passes', async () => {
+    const withoutCS = await report(doc('', '/Resources << /ExtGState << /G0 << /ca 0.5 >> >> >> /Contents 4 0 R', content('/G0 gs')), '2b');
+    expect(rule(withoutCS, '6.2.10-2').status).toBe('failed');
+    const withCS = await report(doc('', '/Group << /S /Transparency /CS /DeviceRGB >> /Resources << /ExtGState << /G0 << /ca 0.5 >> >> >> /Contents 4 0 R', content('/G0 gs')), '2b');
+    expect(rule(withCS, '6.2.10-2').status).toBe('passed');
+  });
+});
+
+describe('hostile structures', () => {
+  it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
+    const r = await report(
+      [
+        '<< /Type /Catalog /Pages 2 0 R >>',
+        '<< /Type /Pages /Kids [3 0 R 2 0 R] /Count 1 >>',
+        '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R >>',
+        content('/X Do'),
+        streamBody('/Length 5 /Type /XObject /Subtype /Form /BBox [0 0 1 1] /OPI << >>', Buffer.from('/X Do')),
+      ],
+      '1b',
+      2,
+    );
+    expect(rule(r, '6.2.4-2').status).toBe('failed');
+    expect(rule(r, '6.2.4-2').failedCount).toBe(1);
+  });
+
+  it('a content stream that cannot be decoded makes the document incomplete: never compliant', async () => {
+    const r = await report(doc('', '/Contents 4 0 R', streamBody('/Length 4 /Filter /FlateDecode', Buffer.from('nope'))), '1b', 2);
+    expect(r.complete).toBe(false);
+    expect(r.problems.join('\n')).toMatch(/could not be decoded/);
+    expect(r.verdict).not.toBe('compliant');
+    expect(r.rules.filter((x) => x.status === 'passed')).toEqual([]);
+  });
+});
