@@ -19,6 +19,8 @@ APT_PACKAGES=(
   fonts-dejavu fonts-liberation fonts-liberation2 fonts-crosextra-carlito fonts-crosextra-caladea fonts-noto-cjk
   # Tests only: Apache PDFBox, an independent reader of certificate-encrypted PDFs.
   openjdk-17-jre-headless libpdfbox2-java libbcprov-java libbcpkix-java libbcutil-java
+  # Tests only: PDFBox preflight (PDF/A-1b), an independent check of the pdfa web service's results.
+  libactivation-java libjaxb-api-java
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }

@@ -90,6 +90,23 @@ export const Errors = {
   PDF_PASSWORD_WRONG: { errorCode: -5008, status: 400, description: 'The password supplied for a protected PDF is wrong.' },
   PDF_PASSWORD_REQUIRED: { errorCode: -5009, status: 400, description: 'The PDF is password protected and no password was supplied.' },
   PDF_CERTIFICATE_REQUIRED: { errorCode: -5055, status: 400, description: 'The PDF is certificate encrypted and no key material was supplied.' },
+  PDFA_PASSWORD_REQUIRED: {
+    errorCode: -21,
+    status: 400,
+    description: "pdfa: the PDF is password protected and no password was supplied; send the call's password member (a wrong one: -5008). The code is the one the webPDF clients expect.",
+  },
+  PDFA_NOT_COMPLIANT: {
+    errorCode: -170,
+    status: 400,
+    description:
+      'pdfa convert: the result failed its PDF/A level in our validator, so it was not stored; the message names the failed rules (errorReport "message" appends the report, "file" returns it as a new document instead). The document is unchanged.',
+  },
+  PDFA_LEVEL_UNSUPPORTED: {
+    errorCode: -171,
+    status: 400,
+    description: 'pdfa convert: the level cannot be produced from this input by this server (an `a` level from untagged input; the message says what to do instead). The document is unchanged.',
+  },
+  PDFA_VALIDATION_REFUSED: { errorCode: -172, status: 400, description: "The PDF/A validator cannot check the document: it is beyond the validator's limits (file size). Nothing was changed." },
   LOG_NOT_FOUND: { errorCode: -120, status: 404, description: 'The server has no log file for the requested day (none was written, or it is past log.retentionDays).' },
   LOG_RANGE_NOT_SATISFIABLE: { errorCode: -121, status: 416, description: 'The Range of a log request lies outside the log file; Content-Range: bytes */<size> gives its length.' },
   DATASTORE_NOT_FOUND: { errorCode: -125, status: 404, description: 'The administration data store has no generic file of this name.' },

@@ -2,6 +2,7 @@ import { EngineError } from '../engine-error.js';
 import { run, RunError } from '../process/run.js';
 import type { ToolGate } from '../pool/tool-gate.js';
 import type { PostScriptConverter } from '../contracts.js';
+import { pdfaAborted, pdfaArgs, writePdfaPrefix, type PdfaDistilOptions } from './pdfa.js';
 
 export interface DownsampleOptions {
   /** Highest image resolution kept, in dpi. */
@@ -48,7 +49,19 @@ export class Ghostscript implements PostScriptConverter {
     await this.pdfwrite(args, options.timeoutMs, 'rewrite the PDF');
   }
 
-  private async pdfwrite(extra: string[], timeoutMs: number, what: string): Promise<void> {
+  /**
+   * PDF/A part N by pdfwrite (see pdfa.ts): its exit code is not trusted, its diagnostics are read for
+   * an aborted PDF/A run; the caller still validates the result. Returns Ghostscript's warnings.
+   */
+  async pdfa(input: string, output: string, options: PdfaDistilOptions & { timeoutMs: number }): Promise<string> {
+    await writePdfaPrefix(options);
+    const stderr = await this.pdfwrite(pdfaArgs(input, output, options), options.timeoutMs, 'convert the PDF to PDF/A');
+    const aborted = pdfaAborted(stderr);
+    if (aborted) throw new GhostscriptError('failed', `Ghostscript could not write PDF/A-${options.part}: ${aborted}`, stderr.slice(-2000));
+    return stderr;
+  }
+
+  private async pdfwrite(extra: string[], timeoutMs: number, what: string): Promise<string> {
     const args = extra[0] === '-q' ? extra : ['-q', '-dSAFER', '-dBATCH', '-dNOPAUSE', '-sDEVICE=pdfwrite', ...extra];
     let result;
     try {
@@ -63,6 +76,7 @@ export class Ghostscript implements PostScriptConverter {
     if (result.exitCode !== 0) {
       throw new GhostscriptError('failed', `Ghostscript could not ${what} (exit ${result.exitCode ?? result.signal})`, result.stderr.slice(-2000));
     }
+    return result.stderr;
   }
 }
 

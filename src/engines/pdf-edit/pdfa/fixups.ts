@@ -1,0 +1,288 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import { pdfDate, xmpDate } from '../document/pdf-values.js';
+import { NS, XmpPacket } from '../document/xmp-packet.js';
+import { loadPdf } from '../pdf-lib-io.js';
+
+/**
+ * Our fix-ups of a PDF that is to claim PDF/A (ISO 19005 parts 1–3), done after Ghostscript's PDF/A
+ * output (which discards a document information dictionary it cannot mirror in XMP, and writes
+ * dates that differ between Info and XMP) or instead of it (tagged input, whose structure
+ * Ghostscript would drop):
+ *
+ * - the document information dictionary from the original input (title, author, subject, keywords,
+ *   creator), the creation date kept, the modification date now, and an XMP packet written from it,
+ *   so both say the same (ISO 19005-1 §6.7.3), with `pdfaid:part`/`conformance`;
+ * - an sRGB OutputIntent with a real ICC profile when the document has none;
+ * - no encryption, no JavaScript, no actions PDF/A forbids (catalog, pages, annotations, form), no
+ *   additional-actions dictionaries; annotations printable and visible (§6.5.3); no NeedAppearances;
+ * - a trailer /ID.
+ *
+ * What the fix-ups cannot make compliant (fonts not embedded, transparency in part 1, embedded
+ * files of the wrong kind) is left for the validator to find: the caller validates every result.
+ */
+
+export interface PdfaFixupOptions {
+  part: 1 | 2 | 3;
+  /** `B`, `U` or `A`, as pdfaid:conformance writes it. */
+  conformance: 'A' | 'B' | 'U';
+  /** The sRGB profile's bytes, for an OutputIntent the document lacks. */
+  iccProfile: Buffer;
+  /** The file whose information dictionary the result takes (the input before Ghostscript); default: `input`. */
+  infoFrom?: string;
+  /** The modification date written (default: now). */
+  now?: Date;
+}
+
+/** What the fix-ups changed, for the report and the log. */
+export interface PdfaFixupResult {
+  changes: string[];
+}
+
+/** Actions ISO 19005 forbids (part 1 §6.6.1; parts 2 and 3 §6.6.1 add the rest). */
+const FORBIDDEN_ACTIONS = new Set(['Launch', 'Sound', 'Movie', 'ResetForm', 'ImportData', 'JavaScript', 'Hide', 'SetOCGState', 'Rendition', 'Trans', 'GoTo3DView']);
+
+/** Annotation flags: Invisible 1, Hidden 2, Print 4, NoView 32, ToggleNoView 256. */
+const FLAG_PRINT = 4;
+const FLAGS_FORBIDDEN = 1 | 2 | 32 | 256;
+
+/** The information entries that have an XMP twin (§6.7.3 Table 1). */
+interface Description {
+  title?: string;
+  author?: string;
+  subject?: string;
+  keywords?: string;
+  creator?: string;
+  producer?: string;
+  created: Date;
+  modified: Date;
+}
+
+export async function applyPdfaFixups(input: string, output: string, options: PdfaFixupOptions): Promise<PdfaFixupResult> {
+  const changes: string[] = [];
+  const document = await loadPdf(input);
+  const source = options.infoFrom && options.infoFrom !== input ? await loadPdf(options.infoFrom) : document;
+  const description = describe(source, document, options.now ?? new Date());
+
+  const context = document.context;
+  if (context.trailerInfo.Encrypt) {
+    context.trailerInfo.Encrypt = undefined;
+    changes.push('encryption removed');
+  }
+  if (!context.trailerInfo.ID) {
+    const id = PDFHexString.of(randomBytes(16).toString('hex'));
+    context.trailerInfo.ID = context.obj([id, id]);
+    changes.push('trailer /ID added');
+  }
+  writeInfo(document, description);
+  writeXmp(document, description, options);
+  if (ensureOutputIntent(document, options.iccProfile)) changes.push('sRGB OutputIntent added');
+  const removed = removeForbiddenActions(document);
+  if (removed > 0) changes.push(`${removed} forbidden actions or JavaScript entries removed`);
+  const flagged = fixAnnotationFlags(document);
+  if (flagged > 0) changes.push(`${flagged} annotation flags made printable and visible`);
+
+  // Part 1 is PDF 1.4: no object or cross-reference streams.
+  const bytes = await document.save({ useObjectStreams: false, updateFieldAppearances: false });
+  await writeFile(output, bytes);
+  return { changes };
+}
+
+/** The description the result carries: the original's entries, its creation date, the modification now. */
+function describe(source: PDFDocument, target: PDFDocument, now: Date): Description {
+  const safe = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch {
+      return undefined;
+    }
+  };
+  const textOf = (read: (d: PDFDocument) => string | undefined): string | undefined => {
+    const value = safe(() => read(source)) ?? safe(() => read(target));
+    return value === undefined || value.trim() === '' ? undefined : value;
+  };
+  const created = safe(() => source.getCreationDate()) ?? safe(() => target.getCreationDate());
+  const out: Description = { created: validDate(created) ?? now, modified: now };
+  const title = textOf((d) => d.getTitle());
+  const author = textOf((d) => d.getAuthor());
+  const subject = textOf((d) => d.getSubject());
+  const keywords = textOf((d) => d.getKeywords());
+  const creator = textOf((d) => d.getCreator());
+  const producer = textOf((d) => d.getProducer());
+  if (title !== undefined) out.title = title;
+  if (author !== undefined) out.author = author;
+  if (subject !== undefined) out.subject = subject;
+  if (keywords !== undefined) out.keywords = keywords;
+  if (creator !== undefined) out.creator = creator;
+  if (producer !== undefined) out.producer = producer;
+  return out;
+}
+
+function validDate(date: Date | undefined): Date | undefined {
+  return date !== undefined && Number.isFinite(date.getTime()) && date.getUTCFullYear() >= 1000 && date.getUTCFullYear() <= 9999 ? date : undefined;
+}
+
+/** A text string: PDFDocEncoding-safe ASCII as a literal, anything else as UTF-16BE (both allowed by PDF/A). */
+function textString(value: string): PDFObject {
+  return /^[\x20-\x7e]*$/.test(value) ? PDFString.of(escapeLiteral(value)) : PDFHexString.fromText(value);
+}
+
+function escapeLiteral(value: string): string {
+  return value.replace(/[\\()]/g, (c) => `\\${c}`);
+}
+
+/** A fresh information dictionary with exactly the entries the XMP packet mirrors. */
+function writeInfo(document: PDFDocument, d: Description): void {
+  const context = document.context;
+  const info = context.obj({}) as PDFDict;
+  const set = (key: string, value: string | undefined): void => {
+    if (value !== undefined) info.set(PDFName.of(key), textString(value));
+  };
+  set('Title', d.title);
+  set('Author', d.author);
+  set('Subject', d.subject);
+  set('Keywords', d.keywords);
+  set('Creator', d.creator);
+  set('Producer', d.producer);
+  info.set(PDFName.of('CreationDate'), PDFString.of(pdfDate(d.created)));
+  info.set(PDFName.of('ModDate'), PDFString.of(pdfDate(d.modified)));
+  context.trailerInfo.Info = context.register(info);
+}
+
+/** The XMP packet written from the description, with the PDF/A identification; unfiltered (§6.7.2 for part 1). */
+function writeXmp(document: PDFDocument, d: Description, options: PdfaFixupOptions): void {
+  const packet = XmpPacket.create();
+  if (d.title !== undefined) packet.setProperty(NS.dc, 'dc', 'title', { kind: 'langAlt', text: d.title });
+  if (d.author !== undefined) packet.setProperty(NS.dc, 'dc', 'creator', { kind: 'array', container: 'Seq', items: [{ kind: 'simple', text: d.author }] });
+  if (d.subject !== undefined) packet.setProperty(NS.dc, 'dc', 'description', { kind: 'langAlt', text: d.subject });
+  packet.setProperty(NS.dc, 'dc', 'format', { kind: 'simple', text: 'application/pdf' });
+  if (d.keywords !== undefined) packet.setProperty(NS.pdf, 'pdf', 'Keywords', { kind: 'simple', text: d.keywords });
+  if (d.producer !== undefined) packet.setProperty(NS.pdf, 'pdf', 'Producer', { kind: 'simple', text: d.producer });
+  if (d.creator !== undefined) packet.setProperty(NS.xmp, 'xmp', 'CreatorTool', { kind: 'simple', text: d.creator });
+  packet.setProperty(NS.xmp, 'xmp', 'CreateDate', { kind: 'simple', text: xmpDate(d.created) });
+  packet.setProperty(NS.xmp, 'xmp', 'ModifyDate', { kind: 'simple', text: xmpDate(d.modified) });
+  packet.setProperty(NS.xmp, 'xmp', 'MetadataDate', { kind: 'simple', text: xmpDate(d.modified) });
+  packet.setProperty(NS.pdfaid, 'pdfaid', 'part', { kind: 'simple', text: String(options.part) });
+  packet.setProperty(NS.pdfaid, 'pdfaid', 'conformance', { kind: 'simple', text: options.conformance });
+  const bytes = packet.toBuffer();
+  const context = document.context;
+  const stream = PDFRawStream.of(context.obj({ Type: 'Metadata', Subtype: 'XML', Length: bytes.length }) as PDFDict, bytes);
+  document.catalog.set(PDFName.of('Metadata'), context.register(stream));
+}
+
+/** Adds an sRGB OutputIntent (GTS_PDFA1) unless one with a destination profile is there; true when added. */
+function ensureOutputIntent(document: PDFDocument, icc: Buffer): boolean {
+  const context = document.context;
+  const intents = document.catalog.lookupMaybe(PDFName.of('OutputIntents'), PDFArray);
+  if (intents) {
+    for (let i = 0; i < intents.size(); i++) {
+      const intent = intents.lookupMaybe(i, PDFDict);
+      if (intent?.get(PDFName.of('S')) === PDFName.of('GTS_PDFA1') && intent.get(PDFName.of('DestOutputProfile')) !== undefined) return false;
+    }
+  }
+  const profile = context.flateStream(icc, { N: 3 });
+  const intent = context.obj({
+    Type: 'OutputIntent',
+    S: 'GTS_PDFA1',
+    OutputConditionIdentifier: PDFString.of('sRGB IEC61966-2.1'),
+    Info: PDFString.of('sRGB IEC61966-2.1'),
+    RegistryName: PDFString.of('http://www.color.org'),
+    DestOutputProfile: context.register(profile),
+  });
+  // One PDF/A intent: several with different profiles are forbidden (§6.2.3 of part 2).
+  document.catalog.set(PDFName.of('OutputIntents'), context.obj([context.register(intent)]));
+  return true;
+}
+
+/** Removes JavaScript, additional actions and forbidden actions everywhere they are reachable from the catalog, pages and annotations. */
+function removeForbiddenActions(document: PDFDocument): number {
+  let removed = 0;
+  const catalog = document.catalog;
+  const drop = (dict: PDFDict, key: string): void => {
+    if (dict.has(PDFName.of(key))) {
+      dict.delete(PDFName.of(key));
+      removed++;
+    }
+  };
+  drop(catalog, 'AA');
+  const names = catalog.lookupMaybe(PDFName.of('Names'), PDFDict);
+  if (names) drop(names, 'JavaScript');
+  const open = catalog.lookup(PDFName.of('OpenAction'));
+  if (open instanceof PDFDict && isForbiddenAction(open)) drop(catalog, 'OpenAction');
+  const form = catalog.lookupMaybe(PDFName.of('AcroForm'), PDFDict);
+  if (form) drop(form, 'NeedAppearances');
+  for (const page of document.getPages()) {
+    drop(page.node, 'AA');
+    for (const annotation of annotationsOf(page.node)) {
+      drop(annotation, 'AA');
+      const action = annotation.lookup(PDFName.of('A'));
+      if (action instanceof PDFDict && isForbiddenAction(action)) drop(annotation, 'A');
+    }
+  }
+  return removed;
+}
+
+/** An action (or a chain through /Next) of a type PDF/A forbids, or a Named action beyond the four allowed. */
+function isForbiddenAction(action: PDFDict, depth = 0): boolean {
+  const type = action.get(PDFName.of('S'));
+  const name = type instanceof PDFName ? type.decodeText() : '';
+  if (FORBIDDEN_ACTIONS.has(name)) return true;
+  if (name === 'Named') {
+    const n = action.get(PDFName.of('N'));
+    if (!(n instanceof PDFName) || !['NextPage', 'PrevPage', 'FirstPage', 'LastPage'].includes(n.decodeText())) return true;
+  }
+  const next = action.lookup(PDFName.of('Next'));
+  if (next instanceof PDFDict && depth < 32) return isForbiddenAction(next, depth + 1);
+  return false;
+}
+
+function annotationsOf(page: PDFDict): PDFDict[] {
+  const annots = page.lookup(PDFName.of('Annots'));
+  if (!(annots instanceof PDFArray)) return [];
+  const out: PDFDict[] = [];
+  for (let i = 0; i < annots.size(); i++) {
+    const annotation = annots.lookup(i);
+    if (annotation instanceof PDFDict) out.push(annotation);
+  }
+  return out;
+}
+
+/** Every annotation but Popup printable, none hidden (ISO 19005-1 §6.5.3, same in parts 2 and 3). */
+function fixAnnotationFlags(document: PDFDocument): number {
+  let fixed = 0;
+  for (const page of document.getPages()) {
+    for (const annotation of annotationsOf(page.node)) {
+      if (annotation.get(PDFName.of('Subtype')) === PDFName.of('Popup')) continue;
+      const current = annotation.lookup(PDFName.of('F'));
+      const flags = current instanceof PDFNumber ? current.asNumber() : 0;
+      const wanted = (flags | FLAG_PRINT) & ~FLAGS_FORBIDDEN;
+      if (wanted !== flags || !(current instanceof PDFNumber)) {
+        annotation.set(PDFName.of('F'), PDFNumber.of(wanted));
+        fixed++;
+      }
+    }
+  }
+  return fixed;
+}
+
+/** Reads the ICC profile once per path (a few KB; the file does not change while the server runs). */
+const profiles = new Map<string, Promise<Buffer>>();
+export function readIccProfile(path: string): Promise<Buffer> {
+  let profile = profiles.get(path);
+  if (!profile) {
+    profile = readFile(path);
+    profiles.set(path, profile);
+    profile.catch(() => profiles.delete(path));
+  }
+  return profile;
+}
+
+/** Whether the document has a structure tree and says it is tagged (MarkInfo /Marked true): what `a` levels build on. */
+export async function isTaggedPdf(path: string): Promise<boolean> {
+  const document = await loadPdf(path);
+  const catalog = document.catalog;
+  const markInfo = catalog.lookupMaybe(PDFName.of('MarkInfo'), PDFDict);
+  const marked = markInfo?.get(PDFName.of('Marked'));
+  return catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
+}

@@ -1,0 +1,132 @@
+import { QuireError } from '../../core/errors.js';
+import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
+import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
+import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
+import type { CallDeadline } from '../transaction/deadline.js';
+import type { Scratch } from '../transaction/scratch.js';
+import { validateFile } from './validation.js';
+import type { PdfaConvertOptions } from './pdfa.schema.js';
+
+/**
+ * One PDF/A conversion, the steps shared by `pdfa/{id}` and the nested `converter.pdfa`:
+ *
+ *   b and u levels: Ghostscript's PDF/A output (pdfwrite -dPDFA=N: fonts embedded, colours to sRGB,
+ *     transparency flattened for part 1) → our fix-ups (Info and XMP written from the original,
+ *     pdfaid, the OutputIntent, no encryption, no JavaScript or forbidden actions, annotation flags)
+ *   a levels: tagged input only (Ghostscript would drop the structure tree): our fix-ups alone
+ *
+ * and then, always, our validator. Its verdict decides: `non-compliant` → PdfaNotCompliant (nothing
+ * is stored); `compliant` or `inconclusive` → the result, with the report (an inconclusive verdict
+ * is never called compliant: the caller shows it).
+ */
+
+export interface PdfaEngines {
+  ghostscript: Ghostscript;
+  /** The sRGB ICC profile's real path; undefined: Ghostscript's profile is not installed (conversion refused). */
+  iccProfile: string | undefined;
+}
+
+export interface ConversionInput {
+  /** A plain (decrypted) PDF. */
+  input: string;
+  output: string;
+  options: PdfaConvertOptions;
+  scratch: Scratch;
+  deadline: CallDeadline;
+}
+
+export interface ConversionResult {
+  report: PdfaReport;
+  /** What the conversion did beyond Ghostscript's run (fix-ups), for the report. */
+  notes: string[];
+}
+
+/** A conversion whose result failed its level: carries the report for `errorReport`. */
+export class PdfaNotCompliant extends QuireError {
+  constructor(
+    readonly report: PdfaReport,
+    message: string,
+    readonly notes: string[],
+  ) {
+    super('PDFA_NOT_COMPLIANT', message);
+  }
+}
+
+export function levelParts(level: PdfaLevel): { part: 1 | 2 | 3; conformance: 'A' | 'B' | 'U' } {
+  return { part: Number(level[0]) as 1 | 2 | 3, conformance: level[1]!.toUpperCase() as 'A' | 'B' | 'U' };
+}
+
+/**
+ * Options this server does not do yet are refused before any work, so nothing is half done: ZUGFeRD
+ * embedding, a linked success report, auto-tagging.
+ */
+export function refuseUnsupported(options: PdfaConvertOptions, field: string): void {
+  if (options.zugferd !== undefined) {
+    throw new QuireError(
+      'OPTION_UNSUPPORTED',
+      `${field}.zugferd is not supported by this server yet: convert without it (the ZUGFeRD/Factur-X associated file and its XMP extension schema are not written).`,
+    );
+  }
+  if (options.successReport === 'linked') {
+    throw new QuireError('OPTION_UNSUPPORTED', `${field}.successReport "linked" is not supported by this server yet: use "zip" (the PDF/A and its XML report zipped) or "none".`);
+  }
+  if (options.autoTagging) {
+    throw new QuireError(
+      'OPTION_UNSUPPORTED',
+      `${field}.autoTagging is not supported by this server yet: a levels are produced from input that is already tagged only (Office documents: the converter's tagged export).`,
+    );
+  }
+}
+
+export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput): Promise<ConversionResult> {
+  const level = (job.options.level ?? '3b') as PdfaLevel;
+  const { part, conformance } = levelParts(level);
+  const icc = engines.iccProfile;
+  if (icc === undefined) throw new QuireError('ENGINE_UNAVAILABLE', 'PDF/A conversion needs the sRGB ICC profile Ghostscript ships (srgb.icc), which is not installed on this server.');
+  // pdf-lib and the fix-ups load with the first conversion (see engines/pdf-edit/pdf-lib-io.ts).
+  const { applyPdfaFixups, isTaggedPdf, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+  const notes: string[] = [];
+  let fixupInput: string;
+  if (conformance === 'A') {
+    if (!(await isTaggedPdf(job.input))) {
+      throw new QuireError(
+        'PDFA_LEVEL_UNSUPPORTED',
+        `PDF/A-${level} needs a tagged PDF (a structure tree and MarkInfo): this document is not tagged, and auto-tagging is not available on this server. Convert to PDF/A-${part}b${part === 1 ? '' : ` or ${part}u`}, or convert the Office original with converter.pdfa (tagged export).`,
+      );
+    }
+    fixupInput = job.input;
+    notes.push('tagged input: fix-ups only, the structure tree is kept (no Ghostscript run)');
+  } else {
+    fixupInput = job.scratch.file('pdf');
+    job.deadline.check();
+    const warnings = await engines.ghostscript.pdfa(job.input, fixupInput, {
+      part,
+      iccProfile: icc,
+      prefixFile: job.scratch.file('ps'),
+      jpegQuality: job.options.imageQuality,
+      timeoutMs: job.deadline.remainingMs(),
+    });
+    notes.push(`Ghostscript PDF/A-${part} output${warnings.trim() ? `; it reported: ${firstLines(warnings)}` : ''}`);
+  }
+  job.deadline.check();
+  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), infoFrom: job.input });
+  notes.push(...fixed.changes.map((c) => `fix-up: ${c}`));
+  notes.push('fix-up: document information and XMP metadata written from the original, with pdfaid part and conformance');
+  job.deadline.check();
+  const report = await validateFile(job.output, level, job.deadline);
+  return { report, notes };
+}
+
+/** Ghostscript's diagnostics, deduplicated and cut for a note. */
+function firstLines(text: string): string {
+  const lines = [
+    ...new Set(
+      text
+        .split('\n')
+        .map((l) => l.replace(/^GPL Ghostscript [\d.]+:\s*/, '').trim())
+        .filter((l) => l !== ''),
+    ),
+  ];
+  const joined = lines.slice(0, 5).join(' / ');
+  return joined.length > 500 ? `${joined.slice(0, 500)}…` : joined;
+}

@@ -1,0 +1,39 @@
+import Type from 'typebox';
+import type { Pdfa } from '../converter/options.schema.js';
+import type { Options } from '../option-schema.js';
+import type { CallPassword } from '../transaction/password.js';
+import { componentRef } from '../webservice.js';
+
+/**
+ * `Operation_PdfaOperation` (reference §10.2): `POST pdfa/{documentId}` with `{"pdfa":{"convert":…}}`
+ * or `{"pdfa":{"analyze":…}}`. The `Operation_Pdfa` member is the one declaration the converter's
+ * nested `pdfa` uses too (operations/converter/options.schema.ts); the password, billing and
+ * settings components are the ones every web service shares.
+ */
+
+/** `Operation_Pdfa` as the service receives it: validated, defaults filled. */
+export type PdfaOptions = Options<typeof Pdfa>;
+export type PdfaConvertOptions = NonNullable<PdfaOptions['convert']>;
+export type PdfaLevelName = NonNullable<PdfaConvertOptions['level']>;
+
+export const PdfaOperation = Type.Object(
+  {
+    pdfa: componentRef<PdfaOptions>('Operation_Pdfa'),
+    password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
+    billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
+    settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
+  },
+  { $id: 'Operation_PdfaOperation' },
+);
+
+export interface PdfaRequest {
+  pdfa: PdfaOptions;
+  password?: CallPassword;
+}
+
+/** The report's format (a Quire extension: the reference does not fix it). JSON by default. */
+export const PdfaQuery = Type.Object({
+  reportFormat: Type.Optional(Type.Enum(['json', 'xml'], { default: 'json', description: 'format of the validation report (analyze, errorReport file): json (default) or xml' })),
+});
+
+export type ReportFormat = 'json' | 'xml';
