@@ -5,7 +5,10 @@ import type { LogFiles } from './log-files.js';
 
 /**
  * Paths pino redacts after its serializers have run: the places where request data with
- * credentials ends up when a request, its headers or a reply are logged.
+ * credentials ends up when a request, its headers or a reply are logged. No wildcard-first paths
+ * (`*.password`): with one, pino runs a redaction — a copy and a JSON serialization — on every key of
+ * every line (a third of all the bytes GET info allocated); `scrub` below finds secret-looking keys
+ * at any depth of a logged object instead.
  */
 const REDACT_PATHS = [
   'password',
@@ -17,15 +20,6 @@ const REDACT_PATHS = [
   'secret',
   'clientSecret',
   'privateKey',
-  '*.password',
-  '*.token',
-  '*.refreshToken',
-  '*.accessToken',
-  '*.authorization',
-  '*.cookie',
-  '*.secret',
-  '*.clientSecret',
-  '*.privateKey',
   'headers.authorization',
   'headers.cookie',
   'headers["set-cookie"]',

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { QuireError } from '../../core/errors.js';
 import { isWebservice } from '../../core/webservices.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
@@ -52,28 +52,50 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     const response = { ...(route.schema?.response as object | undefined), 202: ref(Job) };
     route.schema = { ...route.schema, response } as RouteOptions['schema'];
   });
-  app.addHook('preHandler', async (request, reply) => {
+  // Callback-style with a synchronous path for every call that is not a web-service operation (GET info,
+  // downloads, lists…): an async hook would cost each of them a promise.
+  app.addHook('preHandler', (request, reply, done) => {
     const route = request.routeOptions.url;
-    if (route === undefined) return;
+    if (route === undefined) {
+      done();
+      return;
+    }
+    const webservice = webserviceOf(route, request.method, restBase);
+    if (webservice === undefined) {
+      const search = request.url.includes('?') ? splitUrl(request.url)[1] : undefined;
+      if (search && asyncParameter(new URLSearchParams(search))) {
+        done(
+          new QuireError(
+            'ASYNC_UNSUPPORTED',
+            `${request.method} ${route} cannot run asynchronously: only web-service operations can (POST converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).`,
+          ),
+        );
+        return;
+      }
+      done();
+      return;
+    }
+    if (request.headers[INTERNAL_SESSION_HEADER] !== undefined) {
+      done();
+      return;
+    }
+    // A hook that answers (202) does not call done: the reply is sent.
+    acceptAsJob(request, reply, webservice).then((accepted) => {
+      if (!accepted) done();
+    }, done);
+  });
+
+  /** Admits a web-service call; answers 202 with its job and returns true when it was asked to run asynchronously. */
+  async function acceptAsJob(request: FastifyRequest, reply: FastifyReply, webservice: string): Promise<boolean> {
     const [path = '', search = ''] = splitUrl(request.url);
     const query = new URLSearchParams(search);
     const asyncQuery = asyncParameter(query);
-    const webservice = webserviceOf(route, request.method, restBase);
-    if (webservice === undefined) {
-      if (asyncQuery)
-        throw new QuireError(
-          'ASYNC_UNSUPPORTED',
-          `${request.method} ${route} cannot run asynchronously: only web-service operations can (POST converter, toolbox, pdfa, signature, ocr, barcode, urlconverter).`,
-        );
-      return;
-    }
-    if (request.headers[INTERNAL_SESSION_HEADER] !== undefined) return;
     queue.admit();
     const preferred = prefersAsync(request.headers.prefer);
     const callbackUrl = callbackOf(request, query);
     if (!asyncQuery && !preferred) {
       if (callbackUrl !== undefined) throw new QuireError('PARAMETER', 'A webhook (X-Quire-Callback-Url or callbackUrl) needs an asynchronous call: add Prefer: respond-async or async=true.');
-      return;
+      return false;
     }
     if (callbackUrl !== undefined) await webhooks.checkCallbackUrl(callbackUrl);
     const session = request.session;
@@ -97,8 +119,9 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     request.acceptedAsJob = true;
     reply.code(202).header('location', `${restBase}/jobs/${entry.id}`);
     if (preferred) reply.header('preference-applied', 'respond-async');
-    return reply.send(toJobView(entry));
-  });
+    reply.send(toJobView(entry));
+    return true;
+  }
 }
 
 /** The web service of an operation route (POST `{restBase}/<webservice>/...`), else undefined. */

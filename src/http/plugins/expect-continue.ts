@@ -12,11 +12,12 @@ export function registerExpectContinue(app: FastifyInstance): void {
   app.server.on('checkContinue', (req, res) => {
     app.server.emit('request', req, res);
   });
-  app.addHook('preParsing', async (request, reply, payload) => {
+  // Callback-style: it runs on every request, and an async hook costs a promise each time.
+  app.addHook('preParsing', (request, reply, payload, done) => {
     const expect = request.headers.expect;
     if (typeof expect === 'string' && CONTINUE.test(expect) && !reply.raw.headersSent) {
       reply.raw.writeContinue();
     }
-    return payload;
+    done(null, payload);
   });
 }

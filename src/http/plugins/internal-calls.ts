@@ -24,14 +24,24 @@ export interface InternalCallsOptions {
  */
 export function registerInternalCalls(app: FastifyInstance, options: InternalCallsOptions): void {
   const secret = Buffer.from(options.secret, 'utf8');
-  app.addHook('onRequest', async (request) => {
+  // Callback-style: every request passes here and almost none carries the header; an async hook
+  // would cost each of them a promise.
+  app.addHook('onRequest', (request, _reply, done) => {
     const header = request.headers[INTERNAL_SESSION_HEADER];
-    if (header === undefined) return;
+    if (header === undefined) {
+      done();
+      return;
+    }
     const refused = () => new QuireError('TOKEN_INVALID', `The ${INTERNAL_SESSION_HEADER} header is reserved for the server's own replayed calls.`);
-    if (typeof header !== 'string' || !injected(request)) throw refused();
-    const colon = header.indexOf(':');
-    if (colon <= 0 || !sameSecret(Buffer.from(header.slice(colon + 1), 'utf8'), secret)) throw refused();
-    request.session = await options.sessions.byId(header.slice(0, colon));
+    const colon = typeof header === 'string' ? header.indexOf(':') : -1;
+    if (typeof header !== 'string' || !injected(request) || colon <= 0 || !sameSecret(Buffer.from(header.slice(colon + 1), 'utf8'), secret)) {
+      done(refused());
+      return;
+    }
+    options.sessions.byId(header.slice(0, colon)).then((session) => {
+      request.session = session;
+      done();
+    }, done);
   });
 }
 
