@@ -79,6 +79,8 @@ export interface Config {
   network: { allowInternal: boolean; allowHosts: string[] };
   /** `timeoutMs`: one converter call, every step together (converter.timeout; 0 resolved to the slower rendering engine's timeout). */
   converter: { timeoutMs: number };
+  /** The urlconverter's limits per call (urlconverter.*). */
+  urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
@@ -350,6 +352,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     network: { allowInternal: raw.network.allowInternal, allowHosts: [...raw.network.allowHosts] },
     converter: {
       timeoutMs: Math.round((raw.converter.timeout || Math.max(raw.engines.libreoffice.timeout, raw.engines.chromium.timeout)) * 1000),
+    },
+    urlconverter: {
+      timeoutMs: Math.round(raw.urlconverter.timeout * 1000),
+      networkIdleTimeoutMs: Math.round(raw.urlconverter.networkIdleTimeout * 1000),
+      maxBytes: parseSize(raw.urlconverter.maxBytes),
+      maxRequests: raw.urlconverter.maxRequests,
     },
     toolbox: {
       timeoutMs: Math.round(raw.toolbox.timeout * 1000),

@@ -273,6 +273,19 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    urlconverter: Type.Object(
+      {
+        timeout: Type.Number({
+          minimum: 1,
+          default: 60,
+          description: 'seconds one urlconverter call may take (waiting for a browser, loading, printing); a page that has not loaded by then fails with -93 and its browser is replaced',
+        }),
+        networkIdleTimeout: Type.Number({ minimum: 0, default: 10, description: 'seconds after the load event that the page may keep the network busy before what has arrived is printed' }),
+        maxBytes: Type.Union([SizeSchema], { default: '100MB', description: `bytes one page may download, every resource together, in ${SIZE_FORMAT}` }),
+        maxRequests: Type.Integer({ minimum: 1, default: 1000, description: 'requests one page may make, every resource together' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     toolbox: Type.Object(
       {
         timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one toolbox call (all its operations) may take' }),

@@ -188,6 +188,23 @@ export const Errors = {
     description: 'The configuration file could not be read or written (permissions, disk); the running configuration is unchanged. Reported in `Admin_ConfigurationResult.error` (HTTP 200).',
   },
   JOB_NOT_CANCELLABLE: { errorCode: -145, status: 409, description: 'The job has started or finished already: only queued jobs can be cancelled (a running call cannot be stopped half-way).' },
+  URL_MISSING: { errorCode: -58, status: 400, description: 'urlconverter was called without a URL (urlconverter.url is missing or empty).' },
+  URL_REFUSED: {
+    errorCode: -160,
+    status: 400,
+    description:
+      'The URL (or a redirect of the page) is refused: not an absolute http(s) URL, or its host is or resolves to an internal address (loopback, private, link-local, ...) that network.allowInternal / network.allowHosts do not allow. The message names the address and why; nothing was fetched or stored.',
+  },
+  URL_UNREACHABLE: {
+    errorCode: -161,
+    status: 400,
+    description: 'The web page could not be loaded: its host does not resolve, the connection failed, or it answered with an HTTP error status (the message says which); nothing was stored.',
+  },
+  URL_LIMIT: {
+    errorCode: -162,
+    status: 400,
+    description: 'The web page passed a per-call limit of the urlconverter (urlconverter.maxBytes or urlconverter.maxRequests, named in the message); nothing was stored.',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof Errors;

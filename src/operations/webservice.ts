@@ -6,6 +6,7 @@ import type { Session } from '../sessions/session.js';
 import type { MemoryScratch } from '../storage/memory-scratch.js';
 import type { FieldRow } from './admin/configuration-fields.js';
 import type { ConverterEngines } from './converter/converter-service.js';
+import type { UrlEngine } from './urlconverter/urlconverter-service.js';
 import type { RememberedCredentials } from './documents/credentials.js';
 import type { DocumentService } from './documents/document-service.js';
 import type { DocumentStep, NestedSteps } from './transaction/document-transaction.js';
@@ -65,7 +66,14 @@ export interface WebServiceDeps {
   documents: DocumentService;
   credentials: RememberedCredentials;
   /** The started engines (engines-wiring.ts). */
-  engines: { converter: ConverterEngines; fonts: { env: Record<string, string> }; qpdf: PdfStructureTool; poppler: PopplerRunner };
+  engines: {
+    converter: ConverterEngines;
+    fonts: { env: Record<string, string> };
+    qpdf: PdfStructureTool;
+    poppler: PopplerRunner;
+    /** The Chromium pool once started (absent when switched off): the urlconverter's browsers. */
+    chromium?: UrlEngine;
+  };
   /** tmpfs scratch for many-small-file intermediates; absent: the disk scratch only. */
   memoryScratch?: MemoryScratch;
   /** The steps the registered modules offer (`nestedStep`), by the offering service's name. */

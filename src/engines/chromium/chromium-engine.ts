@@ -1,6 +1,7 @@
 import { WorkerPool, type PoolStats, type RunOptions } from '../pool/worker-pool.js';
 import { ChromiumWorker } from './chromium-worker.js';
 import type { HtmlJob, HtmlResult } from './types.js';
+import type { UrlJob, UrlResult } from './url-job.js';
 
 export interface ChromiumEngineOptions {
   /** Warm browsers. */
@@ -50,7 +51,7 @@ export const CHROMIUM_ENGINE_DEFAULTS = {
  */
 export class ChromiumEngine {
   /** For metrics: emits `job` and `restart` events. */
-  readonly pool: WorkerPool<HtmlJob, HtmlResult>;
+  readonly pool: WorkerPool<HtmlJob | UrlJob, HtmlResult>;
   private readonly jobTimeoutMs: number;
   private readonly loadTimeoutMs: number;
 
@@ -58,7 +59,7 @@ export class ChromiumEngine {
     const settings = { ...CHROMIUM_ENGINE_DEFAULTS, ...withoutUndefined(options) };
     this.jobTimeoutMs = settings.jobTimeoutMs;
     this.loadTimeoutMs = settings.loadTimeoutMs;
-    this.pool = new WorkerPool<HtmlJob, HtmlResult>({
+    this.pool = new WorkerPool<HtmlJob | UrlJob, HtmlResult>({
       name: 'chromium',
       size: settings.size,
       queueLimit: settings.queueLimit,
@@ -88,6 +89,11 @@ export class ChromiumEngine {
     // instead of costing a killed browser.
     const loadTimeoutMs = job.loadTimeoutMs ?? Math.min(this.loadTimeoutMs, Math.floor((options.timeoutMs ?? this.jobTimeoutMs) / 2));
     return this.pool.run({ ...job, loadTimeoutMs }, options);
+  }
+
+  /** A web page → PDF (render-url.ts) in the same browsers, under the same supervision. */
+  convertUrl(job: UrlJob, options: RunOptions = {}): Promise<UrlResult> {
+    return this.pool.run(job, options) as Promise<UrlResult>;
   }
 
   stats(): PoolStats {

@@ -9,7 +9,9 @@ import { ownerMark, parentDeathPrefix } from '../process/parent-death.js';
 import { HtmlEngineError } from './errors.js';
 import { killGroup, processGroupMemory } from './process-group.js';
 import { render } from './render.js';
+import { renderUrl } from './render-url.js';
 import type { HtmlJob, HtmlResult } from './types.js';
+import type { UrlJob } from './url-job.js';
 
 export interface ChromiumWorkerOptions {
   executablePath: string;
@@ -56,7 +58,7 @@ const CLOSE_GRACE_MS = 5_000;
  * One warm Chromium for the `WorkerPool`: a browser process (group leader of all its helpers) with a
  * profile directory of its own, which is removed once the browser is gone.
  */
-export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
+export class ChromiumWorker implements PoolWorker<HtmlJob | UrlJob, HtmlResult> {
   readonly ended: Promise<Error>;
   private readonly child: ChildProcess;
   private readonly pid: number;
@@ -132,10 +134,11 @@ export class ChromiumWorker implements PoolWorker<HtmlJob, HtmlResult> {
     });
   }
 
-  async run(job: HtmlJob): Promise<HtmlResult> {
+  async run(job: HtmlJob | UrlJob): Promise<HtmlResult> {
     if (this.endReason || this.killed || this.closing) throw new WorkerDiedError(`Chromium ended: ${this.endReason?.message ?? (this.killed ? 'killed' : 'closed')}`);
     try {
-      return await Promise.race([render(this.browser, job, job.loadTimeoutMs ?? this.options.loadTimeoutMs), this.death]);
+      const work = 'url' in job ? renderUrl(this.browser, job) : render(this.browser, job, job.loadTimeoutMs ?? this.options.loadTimeoutMs);
+      return await Promise.race([work, this.death]);
     } catch (error) {
       if (error instanceof WorkerDiedError || error instanceof HtmlEngineError) throw error;
       const message = (error as Error).message;

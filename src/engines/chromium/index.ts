@@ -6,3 +6,5 @@ export type { ChromiumWorkerOptions } from './chromium-worker.js';
 export { HtmlEngineError } from './errors.js';
 export type { HtmlEngineErrorKind } from './errors.js';
 export type * from './types.js';
+export { UrlLoadError } from './url-job.js';
+export type { UrlFailure, UrlJob, UrlRenderer, UrlResult } from './url-job.js';

@@ -71,7 +71,7 @@ async function load(page: Page, html: string, javascript: boolean, loadTimeoutMs
  * Streams the PDF into a file of its own next to `outputPath` and renames it when complete: no half
  * file is ever visible, and an attempt whose browser died cannot remove the output of the retry.
  */
-async function writePdf(page: Page, options: PDFOptions, job: HtmlJob): Promise<void> {
+export async function writePdf(page: Page, options: PDFOptions, job: HtmlJob): Promise<void> {
   const part = `${job.outputPath}.${randomBytes(6).toString('hex')}.part`;
   try {
     const stream = await page.createPDFStream(options);

@@ -24,6 +24,14 @@ const MAX_LISTED = 100;
 const MAX_URL_CHARS = 2048;
 const REMOTE_DISABLED: ProxyVerdict = { allowed: false, reason: 'remote resources are disabled for this document' };
 
+/** Per-request additions of a caller; both only see requests the policy allows. */
+export interface GuardHooks {
+  /** True: abort the request as blocked. */
+  refuse?(request: HTTPRequest): boolean;
+  /** Headers added to the request. */
+  headers?(request: HTTPRequest): Record<string, string> | undefined;
+}
+
 export class RequestGuard {
   private readonly policy: AddressPolicy | undefined;
   private readonly decisions = new Map<string, Promise<PolicyDecision>>();
@@ -33,8 +41,14 @@ export class RequestGuard {
   /** Requests this guard aborted: their failure is already reported. */
   private readonly aborted = new WeakSet<HTTPRequest>();
 
-  /** Throws `invalidOption` for a malformed `allowHosts` entry. */
-  constructor(network: HtmlNetwork) {
+  /**
+   * Throws `invalidOption` for a malformed `allowHosts` entry. `hooks` (the URL converter's): refuse a
+   * request the policy would allow (a redirect, past a request limit), or add headers to one.
+   */
+  constructor(
+    network: HtmlNetwork,
+    private readonly hooks: GuardHooks = {},
+  ) {
     try {
       this.policy = network.allowRemote ? new AddressPolicy(network.policy) : undefined;
     } catch (error) {
@@ -85,8 +99,11 @@ export class RequestGuard {
       }
       if (this.policy && REMOTE_SCHEMES.has(scheme)) {
         const decision = await this.decision(new URL(url).hostname);
-        if (decision.allowed) {
-          await request.continue();
+        if (decision.allowed && this.hooks.refuse?.(request)) {
+          await this.abort(request, this.blocked, 'blockedbyclient');
+        } else if (decision.allowed) {
+          const headers = this.hooks.headers?.(request);
+          await request.continue(headers ? { headers: { ...request.headers(), ...headers } } : undefined);
         } else if (decision.refusal === 'unresolved') {
           await this.abort(request, this.failed, 'namenotresolved');
         } else {

@@ -135,7 +135,11 @@ describe('admin/server/status and admin/cluster/status', () => {
     });
     // The image pool is the converter's only pool here.
     expect(webservices.converter!.state.instances).toMatchObject({ maxPoolSize: os.availableParallelism(), poolSize: os.availableParallelism(), queueSize: 0 });
-    for (const name of ['pdfa', 'signature', 'ocr', 'barcode', 'urlconverter']) {
+    // The urlconverter needs Chromium, switched off here.
+    expect(webservices.urlconverter!.enabled).toBe(true);
+    expect(webservices.urlconverter!.status).not.toBe('ok');
+    expect(webservices.urlconverter!.executables).toMatchObject({ chromium: { enabled: false, status: 'disabled' } });
+    for (const name of ['pdfa', 'signature', 'ocr', 'barcode']) {
       expect(webservices[name]).toMatchObject({ enabled: false, status: 'disabled', executables: {} });
     }
   });

@@ -1,0 +1,45 @@
+import { QuireError } from '../../core/errors.js';
+import type { PageSetup } from '../../core/page-setup.js';
+import type { UrlConverterPageOptions } from './urlconverter.schema.js';
+
+const MM_PER_UNIT = { mm: 1, in: 25.4, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96 } as const;
+/** Larger pages than this (5 m) are refused: Chromium would try to lay them out. */
+const MAX_SIDE_MM = 5000;
+
+/** The page in millimetres (default A4 with 20 mm margins, the schema's defaults). */
+export function pageSetup(page: UrlConverterPageOptions | undefined): PageSetup {
+  if (!page) return { width: 210, height: 297, marginTop: 20, marginRight: 20, marginBottom: 20, marginLeft: 20 };
+  const mm = (value: number) => value * MM_PER_UNIT[page.metrics];
+  for (const side of ['width', 'height'] as const) {
+    if (page[side] <= 0 || mm(page[side]) > MAX_SIDE_MM) throw invalid(`page.${side}`, `a positive size of at most ${MAX_SIDE_MM} mm`);
+  }
+  for (const margin of ['top', 'right', 'bottom', 'left'] as const) {
+    if (page[margin] < 0) throw invalid(`page.${margin}`, 'a margin of 0 or more');
+  }
+  if (page.left + page.right >= page.width || page.top + page.bottom >= page.height) throw invalid('page', 'margins that leave room for content');
+  return { width: mm(page.width), height: mm(page.height), marginTop: mm(page.top), marginRight: mm(page.right), marginBottom: mm(page.bottom), marginLeft: mm(page.left) };
+}
+
+/**
+ * A header or footer as Chromium's template: the Base64 HTML decoded, and webPDF's placeholders
+ * mapped onto the classes Chromium fills in (`pageNumber`, `totalPages`, `title`). `uri` sources
+ * would be fetched from the network: refused (-104) until they go through the address policy.
+ */
+export function headerFooterTemplate(data: { source: string; uri: string; value?: string } | undefined, field: string): string | undefined {
+  if (!data) return undefined;
+  if (data.source === 'uri') {
+    if (data.uri.trim() === '') return undefined;
+    throw new QuireError('OPTION_UNSUPPORTED', `urlconverter.${field}.source "uri" is not supported by this server: send the HTML as Base64 in urlconverter.${field}.value.`);
+  }
+  if (data.value === undefined || data.value === '') return undefined;
+  if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(data.value)) throw invalid(`${field}.value`, 'Base64');
+  const html = Buffer.from(data.value, 'base64').toString('utf8');
+  return html
+    .replaceAll('${html.pageNumber}', '<span class="pageNumber"></span>')
+    .replaceAll('${html.totalPages}', '<span class="totalPages"></span>')
+    .replaceAll('${html.title}', '<span class="title"></span>');
+}
+
+function invalid(field: string, expected: string): QuireError {
+  return new QuireError('PARAMETER', `Invalid parameter urlconverter.${field}: must be ${expected}.`);
+}
