@@ -21,6 +21,8 @@ APT_PACKAGES=(
   openjdk-17-jre-headless libpdfbox2-java libbcprov-java libbcpkix-java libbcutil-java
   # Tests only: PDFBox preflight (PDF/A-1b), an independent check of the pdfa web service's results.
   libactivation-java libjaxb-api-java
+  # Tests only: zbarimg, a barcode reader independent of the barcode service's (zxing-wasm); qrencode draws test codes.
+  zbar-tools qrencode
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
