@@ -179,7 +179,8 @@ export class ConverterService {
     if (!convert) throw new QuireError('PARAMETER', 'Invalid parameter converter.pdfa: give pdfa.convert with the level to produce.');
     const { level } = convert;
     if ((kind === 'office' || kind === 'delimited') && level in NATIVE_PDFA_LEVELS && !convert.zugferd && convert.successReport === 'none') {
-      return { native: level };
+      // LibreOffice writes the PDF/A itself; the pdfa step, when offered, validates it (and keeps it as it is unless it fails).
+      return { native: level, ...(this.steps.pdfa ? { step: this.steps.pdfa } : {}) };
     }
     if (this.steps.pdfa) return { step: this.steps.pdfa };
     throw new QuireError(

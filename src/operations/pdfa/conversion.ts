@@ -1,3 +1,4 @@
+import { copyFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
@@ -60,7 +61,7 @@ export function levelParts(level: PdfaLevel): { part: 1 | 2 | 3; conformance: 'A
  * Options this server does not do yet are refused before any work, so nothing is half done: ZUGFeRD
  * embedding, a linked success report, auto-tagging.
  */
-export function refuseUnsupported(options: PdfaConvertOptions, field: string): void {
+export function refuseUnsupported(options: PdfaConvertOptions, field: string, taggingElsewhere = false): void {
   if (options.zugferd !== undefined) {
     throw new QuireError(
       'OPTION_UNSUPPORTED',
@@ -70,7 +71,7 @@ export function refuseUnsupported(options: PdfaConvertOptions, field: string): v
   if (options.successReport === 'linked') {
     throw new QuireError('OPTION_UNSUPPORTED', `${field}.successReport "linked" is not supported by this server yet: use "zip" (the PDF/A and its XML report zipped) or "none".`);
   }
-  if (options.autoTagging) {
+  if (options.autoTagging && !taggingElsewhere) {
     throw new QuireError(
       'OPTION_UNSUPPORTED',
       `${field}.autoTagging is not supported by this server yet: a levels are produced from input that is already tagged only (Office documents: the converter's tagged export).`,
@@ -84,8 +85,18 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   const icc = engines.iccProfile;
   if (icc === undefined) throw new QuireError('ENGINE_UNAVAILABLE', 'PDF/A conversion needs the sRGB ICC profile Ghostscript ships (srgb.icc), which is not installed on this server.');
   // pdf-lib and the fix-ups load with the first conversion (see engines/pdf-edit/pdf-lib-io.ts).
-  const { applyPdfaFixups, isTaggedPdf, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+  const { applyPdfaFixups, claimedPdfaLevel, isTaggedPdf, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
   const notes: string[] = [];
+  // Fix-ups first, as OCRmyPDF does: input that claims the level already (LibreOffice's own PDF/A
+  // export, a file converted before) is validated as it is and kept when nothing fails: lossless and cheap.
+  if ((await claimedPdfaLevel(job.input)) === level) {
+    const report = await validateFile(job.input, level, job.deadline);
+    if (report.verdict !== 'non-compliant') {
+      await copyFile(job.input, job.output);
+      return { report, notes: [`the input claims PDF/A-${level} already and our validator found no failure: kept as it is`] };
+    }
+    notes.push(`the input claims PDF/A-${level} but fails ${report.counts.failed} rules: converted again`);
+  }
   let fixupInput: string;
   if (conformance === 'A') {
     if (!(await isTaggedPdf(job.input))) {

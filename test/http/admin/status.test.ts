@@ -139,7 +139,9 @@ describe('admin/server/status and admin/cluster/status', () => {
     expect(webservices.urlconverter!.enabled).toBe(true);
     expect(webservices.urlconverter!.status).not.toBe('ok');
     expect(webservices.urlconverter!.executables).toMatchObject({ chromium: { enabled: false, status: 'disabled' } });
-    for (const name of ['pdfa', 'signature', 'ocr', 'barcode']) {
+    // The pdfa web service needs Ghostscript and qpdf only.
+    expect(webservices.pdfa).toMatchObject({ enabled: true, status: 'ok', executables: { qpdf: { enabled: true, status: 'ok' }, ghostscript: { enabled: true, status: 'ok' } } });
+    for (const name of ['signature', 'ocr', 'barcode']) {
       expect(webservices[name]).toMatchObject({ enabled: false, status: 'disabled', executables: {} });
     }
   });

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import { readXmp } from '../../pdf/xmp.js';
+import { MAX_XMP_BYTES } from '../document/document-info.js';
 import { pdfDate, xmpDate } from '../document/pdf-values.js';
 import { NS, XmpPacket } from '../document/xmp-packet.js';
 import { loadPdf } from '../pdf-lib-io.js';
+import { decodeBounded } from '../stream-bounds.js';
 
 /**
  * Our fix-ups of a PDF that is to claim PDF/A (ISO 19005 parts 1–3), done after Ghostscript's PDF/A
@@ -285,4 +288,14 @@ export async function isTaggedPdf(path: string): Promise<boolean> {
   const markInfo = catalog.lookupMaybe(PDFName.of('MarkInfo'), PDFDict);
   const marked = markInfo?.get(PDFName.of('Marked'));
   return catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
+}
+
+/** The PDF/A level the document's XMP claims (`pdfaid:part` and `conformance`), e.g. `2b`; undefined when it claims none. */
+export async function claimedPdfaLevel(path: string): Promise<string | undefined> {
+  const document = await loadPdf(path);
+  const metadata = document.catalog.lookup(PDFName.of('Metadata'));
+  if (!(metadata instanceof PDFRawStream)) return undefined;
+  const facts = readXmp(Buffer.from(decodeBounded(metadata, MAX_XMP_BYTES)));
+  if (!/^[123]$/.test(facts.pdfaPart) || !/^[abuABU]$/.test(facts.pdfaConformance)) return undefined;
+  return `${facts.pdfaPart}${facts.pdfaConformance.toLowerCase()}`;
 }
