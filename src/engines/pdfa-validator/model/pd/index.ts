@@ -12,7 +12,7 @@ import type { LocatedObject } from '../cos/object.js';
 import { ActionCollector } from './actions.js';
 import { type AnnotationWalk, annotationObjects } from './annotations.js';
 import { documentObjects, formFields, outputIntentObjects } from './document.js';
-import { contentUses } from './content.js';
+import { contentObjects, newContentUses } from './content.js';
 import { findIccBased, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
@@ -44,6 +44,9 @@ export const PD_TYPES: readonly string[] = [
   'PDMaskImage',
   'PDXForm',
   'PDGroup',
+  'Op_q_gsave',
+  'Op_Undefined',
+  'PDContentStream',
 ];
 
 export interface PdWalkState {
@@ -75,7 +78,8 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<Loca
   yield* actions.objects();
   if (!actions.complete) state.incomplete.push('the actions were cut at their bound');
 
-  const uses = contentUses(doc, tree.pages);
+  const uses = newContentUses();
+  yield* contentObjects(doc, tree.pages, uses);
   state.incomplete.push(...uses.incomplete);
   yield* graphicsObjects(doc, uses, findIccBased(doc));
 }

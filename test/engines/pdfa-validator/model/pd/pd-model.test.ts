@@ -230,6 +230,35 @@ describe('what the content uses', () => {
   });
 });
 
+describe('content-stream operators and resources', () => {
+  it('q nested 29 deep fails 1b 6.1.12-8 at the 29th q (28 passes); a page /Contents array is one stream for the nesting', async () => {
+    const deep = await report(doc('', '/Contents [4 0 R 5 0 R]', content('q '.repeat(20)), content('q '.repeat(9) + 'Q '.repeat(29))), '1b');
+    expect(rule(deep, '6.1.12-8').status).toBe('failed');
+    expect(rule(deep, '6.1.12-8').failedCount).toBe(1);
+    const ok = await report(doc('', '/Contents 4 0 R', content(`${'q '.repeat(28)}${'Q '.repeat(28)}`)), '1b');
+    expect(rule(ok, '6.1.12-8').status).toBe('passed');
+  });
+
+  it('an operator ISO 32000-1 does not define fails 2b 6.2.2-1, even between BX and EX', async () => {
+    const r = await report(doc('', '/Contents 4 0 R', content('BX 1 2 foo EX 0 0 m')), '2b');
+    expect(rule(r, '6.2.2-1').status).toBe('failed');
+    expect(rule(r, '6.2.2-1').failures[0]?.object).toMatch(/operator foo/);
+    expect(rule(await report(doc('', '/Contents 4 0 R', content('BX 0 0 m EX')), '2b'), '6.2.2-1').status).toBe('passed');
+  });
+
+  it("a form without /Resources that uses its page's graphics state fails 2b 6.2.2-2; with its own it passes", async () => {
+    const page = '/Resources << /ExtGState << /G0 << /LW 1 >> >> /XObject << /X 5 0 R >> >> /Contents 4 0 R';
+    const borrowed = await report(doc('', page, content('/X Do'), streamBody('/Length 6 /Type /XObject /Subtype /Form /BBox [0 0 1 1]', Buffer.from('/G0 gs'))), '2b');
+    expect(rule(borrowed, '6.2.2-2').status).toBe('failed');
+    expect(rule(borrowed, '6.2.2-2').failures[0]?.message).toContain('G0');
+    const own = await report(
+      doc('', page, content('/X Do'), streamBody('/Length 6 /Type /XObject /Subtype /Form /BBox [0 0 1 1] /Resources << /ExtGState << /G0 << /LW 1 >> >> >>', Buffer.from('/G0 gs'))),
+      '2b',
+    );
+    expect(rule(own, '6.2.2-2').status).toBe('passed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
