@@ -137,6 +137,47 @@ describe('pdfa convert', () => {
     expect(xmpOf(file)).toContain('<pdfaid:part>2</pdfaid:part>');
   });
 
+  describe('a result that fails its level (an embedded file in PDF/A-1b, which our fix-ups do not remove)', () => {
+    it('errorReport none: -170 naming the failed rule, the document unchanged', async () => {
+      const uploaded = await upload(await textImagePdf({ pages: 1, attachment: true }), 'attached.pdf');
+      const before = sha256(await storedBytes(uploaded.documentId));
+      const refused = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '1b' } } });
+      expect(refused).toMatchObject({ status: 400, contentType: 'application/json', error: { errorCode: -170 } });
+      expect(refused.error!.errorMessage).toMatch(/6\.1\.11-1/);
+      expect(sha256(await storedBytes(uploaded.documentId))).toBe(before);
+      expect(execFileSync('pdfdetach', ['-list', await download(uploaded.documentId)], { encoding: 'utf8' })).toMatch(/invoice\.txt/);
+    });
+
+    it('errorReport message: the report follows in the message', async () => {
+      const uploaded = await upload(await textImagePdf({ pages: 1, attachment: true }), 'attached.pdf');
+      const refused = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '1b', errorReport: 'message' } } });
+      expect(refused).toMatchObject({ status: 400, error: { errorCode: -170 } });
+      expect(refused.error!.errorMessage).toMatch(/<pdfaReport [^>]*verdict="non-compliant"/);
+    });
+
+    it('errorReport file: the report becomes a new document, the document stays as it was', async () => {
+      const uploaded = await upload(await textImagePdf({ pages: 1, attachment: true }), 'attached.pdf');
+      const before = sha256(await storedBytes(uploaded.documentId));
+      const outcome = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '1b', errorReport: 'file' } } });
+      expect(outcome.status).toBe(303);
+      const reportId = /documents\/([0-9a-f]{32})\/info$/.exec(outcome.location ?? '')![1]!;
+      expect(reportId).not.toBe(uploaded.documentId);
+      const report = JSON.parse(readFileSync(await download(reportId, 'json'), 'utf8')).report;
+      expect(report).toMatchObject({ operation: 'convert', level: '1b', verdict: 'non-compliant' });
+      expect(report.rules.find((r: { id: string }) => r.id === '6.1.11-1')).toMatchObject({ status: 'failed' });
+      expect(report.notes.join(' ')).toMatch(/Ghostscript/);
+      expect(sha256(await storedBytes(uploaded.documentId))).toBe(before);
+    });
+  });
+
+  it('keeps a document that claims the level already and passes: a second conversion changes nothing', async () => {
+    const uploaded = await upload(await textImagePdf({ pages: 1 }), 'twice.pdf');
+    expect((await pdfa(uploaded.documentId, { pdfa: { convert: { level: '2b' } } })).status).toBe(303);
+    const first = sha256(await storedBytes(uploaded.documentId));
+    expect((await pdfa(uploaded.documentId, { pdfa: { convert: { level: '2b' } } })).status).toBe(303);
+    expect(sha256(await storedBytes(uploaded.documentId))).toBe(first);
+  });
+
   it('refuses an a level on untagged input with a clear error and leaves the document as it was', async () => {
     const uploaded = await upload(await textImagePdf({ pages: 1 }), 'untagged.pdf');
     const before = sha256(await storedBytes(uploaded.documentId));

@@ -29,6 +29,8 @@ export interface InputOptions {
   javascript?: boolean;
   hiddenAnnotation?: boolean;
   image?: boolean;
+  /** An embedded file (PDF/A-1 forbids them). */
+  attachment?: boolean;
 }
 
 export async function textImagePdf(options: InputOptions = {}): Promise<Buffer> {
@@ -56,6 +58,7 @@ export async function textImagePdf(options: InputOptions = {}): Promise<Buffer> 
     const annotation = context.obj({ Type: 'Annot', Subtype: 'Text', Rect: [400, 700, 420, 720], Contents: PDFString.of('note'), F: 2 });
     document.getPage(0).node.set(PDFName.of('Annots'), context.obj([context.register(annotation)]));
   }
+  if (options.attachment) await document.attach(Buffer.from('invoice data'), 'invoice.txt', { mimeType: 'text/plain', description: 'an attachment' });
   return Buffer.from(await document.save());
 }
 
