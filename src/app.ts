@@ -36,6 +36,7 @@ import { metricsRoutes } from './http/routes/metrics.js';
 import type { AdminServices } from './operations/admin/services.js';
 import { webServiceRoutes } from './http/routes/webservices.js';
 import { authenticationRoutes } from './http/routes/authentication.js';
+import type { SignatureService } from './operations/signature/signature-service.js';
 import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
@@ -136,7 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(metricsRoutes, admin);
   await app.register(
     async (rest) => {
-      await rest.register(authenticationRoutes, { sessions: deps.sessions });
+      await rest.register(authenticationRoutes, { sessions: deps.sessions, certificates: (deps.webservices.signature as SignatureService).keyStores });
       await rest.register(documentRoutes, { documents: deps.documents, describer: deps.describer, restBase: config.server.restBase });
       await rest.register(documentOperationRoutes, {
         documents: deps.documents,

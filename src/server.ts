@@ -30,6 +30,7 @@ import { DocumentDescriber } from './operations/documents/describe.js';
 import { DocumentService } from './operations/documents/document-service.js';
 import { DocumentProtection } from './operations/documents/protection.js';
 import { createWebServices } from './operations/webservices.js';
+import type { SignatureService } from './operations/signature/signature-service.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { DiskFloor } from './storage/disk-floor.js';
@@ -217,6 +218,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
   // Every registered web-service module's service (operations/webservices.ts).
   const webservices = createWebServices({ config, documents, credentials, engines, memoryScratch });
+  // What a session unlocked of the signing key stores ends with it.
+  sessions.onEnd((sessionId) => (webservices.signature as SignatureService).keyStores.forgetSession(sessionId));
 
   // The administration: every service gets the same bag of dependencies and takes what it needs.
   const build = buildInfo();

@@ -92,6 +92,8 @@ export interface Config {
   truststore: { file: string; password: string };
   /** The signature key store's type, stored and shown (the key store itself is the signature service's). */
   keystore: { type: RawConfig['keystore']['type'] };
+  /** The signature service: its key store (NONE: generated in <dataDir>/keys), the default key, the call timeout (seconds). */
+  signature: RawConfig['signature'];
   /** QUIRE_ADMIN_PASSWORD: the password of the generated admin when no users are configured. */
   adminPassword: string | undefined;
   /** Keys set by environment variables (dotted key → variable name): they win over the file. */
@@ -371,6 +373,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     portal: structuredClone(raw.portal),
     truststore: { file: raw.truststore.file, password: raw.truststore.password },
     keystore: { type: raw.keystore.type },
+    signature: raw.signature,
     adminPassword: env.QUIRE_ADMIN_PASSWORD || undefined,
     overrides,
     ignoredEnvironment,

@@ -391,6 +391,26 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    signature: Type.Object(
+      {
+        keyStore: Type.Object(
+          {
+            type: Type.Enum(['NONE', 'JKS', 'PKCS12', 'PEM'], {
+              default: 'NONE',
+              description: "the server's signing key store; NONE = the one generated at the first start (<dataDir>/keys/signature.p12, alias 'Generic self-signed certificate')",
+            }),
+            file: Type.String({ default: '', description: 'JKS/PKCS12: the key store; PEM: the certificate chain (and the key when keyFile is empty); a relative path is in <dataDir>/keystore' }),
+            keyFile: Type.String({ default: '', description: "PEM: the private key's file when `file` holds only the certificates" }),
+            password: Type.String({ default: '', description: "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})" }),
+            name: Type.String({ minLength: 1, default: 'global', description: 'the key store name sessions see (keyStoreName) and unlock it by' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+        defaultKeyName: Type.String({ default: '', description: "alias of the key a call without keyName signs with; '' = the generated key, or the first key entry of the configured store" }),
+        timeout: Type.Number({ minimum: 1, default: 120, description: 'seconds one signature call may take' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     keystore: Type.Object(
       {
         type: Type.Enum(['NONE', 'JKS', 'PKCS12', 'PKCS11'], {

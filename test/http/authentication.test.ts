@@ -81,16 +81,16 @@ describe('login, info, logout', () => {
     expect(prefixed.status).toBe(200);
   });
 
-  it('lists no certificates yet and refuses unknown key stores', async () => {
+  it('lists the signing key store and refuses unknown key stores', async () => {
     const { token } = await login(server.rest);
     const certificates = await fetch(`${server.rest}/authentication/user/certificates/`, { headers: bearer(token) });
-    expect(await json(certificates)).toEqual({ certificates: [], keyStores: [] });
+    expect((await json(certificates)).keyStores).toEqual([{ isKeyStoreAccessible: true, keyStoreName: 'global', keyStoreOrigin: 'global' }]);
     const unlock = await fetch(`${server.rest}/authentication/user/certificates/passwords/missing`, {
       method: 'PUT',
       headers: { ...bearer(token), 'content-type': 'application/json' },
       body: JSON.stringify({ keyStorePassword: 'x', aliases: {} }),
     });
-    await expectError(unlock, 404, -76);
+    await expectError(unlock, 404, -35);
   });
 
   it('logout ends the session and deletes its documents from disk', async () => {

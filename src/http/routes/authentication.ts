@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { toWireMegabytes } from '../../config/sizes.js';
 import { QuireError } from '../../core/errors.js';
+import type { SigningKeyStores } from '../../operations/signature/key-stores.js';
 import { isAdmin } from '../../sessions/session.js';
 import type { SessionService } from '../../sessions/session-service.js';
 import { basicCredentials, bearerToken } from '../plugins/auth.js';
@@ -17,7 +18,10 @@ async function emptyBodyMeansDefaults(request: FastifyRequest): Promise<void> {
 }
 
 /** Log in, renew, log out, user information and the session's certificates (webPDF §2). */
-export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionService }> = async (app, { sessions }) => {
+export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: SessionService; certificates?: Pick<SigningKeyStores, 'list' | 'unlock'> | undefined }> = async (
+  app,
+  { sessions, certificates },
+) => {
   const loginSchema = {
     tags,
     summary: 'Open a session with Basic credentials, or an anonymous one without',
@@ -91,7 +95,7 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
         response: { 200: ref(UserCertificates) },
       },
     },
-    async () => ({ certificates: [], keyStores: [] }),
+    async (request) => (certificates ? certificates.list(request.session!.id) : { certificates: [], keyStores: [] }),
   );
 
   app.put(
@@ -107,7 +111,9 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
       },
     },
     async (request) => {
-      throw new QuireError('KEYSTORE_NOT_FOUND', `No key store named "${request.params.keyStoreName}" is available to this session.`);
+      if (!certificates) throw new QuireError('KEYSTORE_NOT_FOUND', `No key store named "${request.params.keyStoreName}" is available to this session.`);
+      // Unlocked for this session only, in memory (operations/signature/key-stores.ts).
+      return certificates.unlock(request.session!.id, request.params.keyStoreName, request.body);
     },
   );
 };

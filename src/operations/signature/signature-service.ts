@@ -1,0 +1,175 @@
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import type { Config } from '../../config/load.js';
+import { QuireError } from '../../core/errors.js';
+import { fileTypeByKey } from '../../core/file-types.js';
+import type { PdfStructureTool } from '../../engines/contracts.js';
+import { buildCms } from '../../engines/signature/cms.js';
+import { readSignableDocument, uniqueFieldName } from '../../engines/signature/document.js';
+import { SignatureEngineError } from '../../engines/signature/errors.js';
+import { writeSignatureUpdate } from '../../engines/signature/update-writer.js';
+import type { Session } from '../../sessions/session.js';
+import type { DocumentRecord } from '../../storage/document-store.js';
+import { fromEngine } from '../engine-errors.js';
+import { runInPlace, type DocumentStep, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
+import type { SigningKey, SigningKeyStores } from './key-stores.js';
+import type { AddSignatureOptions, SignatureOptions, SignatureRequest } from './signature.schema.js';
+
+const PDF = fileTypeByKey('pdf');
+
+const DOC_MDP: Record<AddSignatureOptions['certificationLevel'], 1 | 2 | 3 | undefined> = {
+  none: undefined,
+  noChanges: 1,
+  formFillingAndSignatures: 2,
+  formFillingAndSignaturesAndAnnotations: 3,
+};
+
+export interface SignatureEngines {
+  qpdf: PdfStructureTool;
+}
+
+/**
+ * `POST signature/{documentId}` (reference §10.3): `add` signs the stored PDF with a PAdES B-B
+ * signature (engines/signature) as an incremental update, on the document transaction: the stored
+ * document changes only when the signed file is complete. Encrypted PDFs are refused (a decrypt and
+ * re-encrypt would rewrite the file and break every earlier signature; see docs/signature.md).
+ */
+export class SignatureService {
+  constructor(
+    private readonly deps: TransactionDeps,
+    private readonly engines: SignatureEngines,
+    readonly keyStores: SigningKeyStores,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async run(session: Session, documentId: string, request: SignatureRequest): Promise<DocumentRecord> {
+    const options = request.signature;
+    if (!options.add && !options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature: give signature.add (to sign) or signature.clear (to remove signatures).');
+    if (options.add && options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature: give either signature.add or signature.clear, not both.');
+    if (options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature.clear: removing signatures is not available on this server yet.');
+    const { record } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'signature',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: { timeoutMs: this.timeoutMs },
+        plan: (_record, storedType) => {
+          if (storedType.key !== 'pdf') throw new QuireError('PARAMETER', 'signature: the document is not a PDF (convert it first, or sign within the converter call).');
+        },
+      },
+      async (tx, input) => {
+        const output = tx.scratch.file('pdf');
+        await this.step().run(input.path, output, options, tx);
+        return { file: { path: output, type: PDF, pdf: true } };
+      },
+    );
+    return record;
+  }
+
+  /** The signing step: the web service's, and the one a converter call nests (`converter.signature`). */
+  step(): DocumentStep<SignatureOptions> {
+    return {
+      run: async (input, output, options, tx) => {
+        if (!options.add) throw new QuireError('PARAMETER', 'Invalid parameter signature: only signature.add can run as a step.');
+        await this.add(input, output, options.add, tx);
+      },
+    };
+  }
+
+  private async add(input: string, output: string, add: AddSignatureOptions, tx: Transaction): Promise<void> {
+    const signer = add.signer ? callKey(add.signer.keyPair) : await this.keyStores.signingKey(tx.session.id, add.keyName, add.keyPassword);
+    const certificate = new X509Certificate(signer.chain[0]!);
+    const commonName = /CN=([^\n]+)/.exec(certificate.subject)?.[1] ?? '';
+    try {
+      const doc = await readSignableDocument(this.engines.qpdf, input, { deadline: tx.deadline.at });
+      const page = add.appearance?.page ?? 1;
+      if (page > doc.pageRefs.length) {
+        throw new QuireError('SIGNATURE_PAGE', `Invalid parameter signature.add.appearance.page: page ${page} does not exist (the document has ${doc.pageRefs.length}).`);
+      }
+      if (doc.damaged)
+        throw new QuireError(
+          'INVALID_PDF',
+          'signature: the PDF is damaged (qpdf had to repair it): repair it first (e.g. a toolbox call), then sign; an incremental update of a broken file would not be valid.',
+        );
+      await writeSignatureUpdate(
+        doc,
+        output,
+        {
+          fieldName: uniqueFieldName(add.fieldName || 'Signature1', doc.fieldNames),
+          reason: add.reason,
+          location: add.location,
+          contact: add.contact,
+          name: commonName,
+          signingTime: new Date(),
+          certificationLevel: DOC_MDP[add.certificationLevel],
+          page,
+          rect: [0, 0, 0, 0],
+        },
+        async (digest) => buildCms(digest, signer).der,
+      );
+    } catch (error) {
+      throw mapSignatureError(error);
+    }
+  }
+}
+
+/** The engine's refusals as the catalogue's errors; qpdf's through the shared table. */
+function mapSignatureError(error: unknown): unknown {
+  if (error instanceof SignatureEngineError) {
+    switch (error.kind) {
+      case 'pageOutOfRange':
+        return new QuireError('SIGNATURE_PAGE', `signature: ${error.message}.`);
+      case 'certified':
+      case 'encrypted':
+        return new QuireError('SIGNATURE_REFUSED', `signature: ${error.message}${error.kind === 'encrypted' ? ': remove its protection first (toolbox security), then sign' : ''}.`);
+      case 'key':
+        return new QuireError('SIGNATURE_KEY', `signature: ${error.message}.`);
+      case 'fieldName':
+        return new QuireError('PARAMETER', `Invalid parameter signature.add.fieldName: ${error.message}.`);
+      case 'unreadable':
+        return new QuireError('INVALID_PDF', `signature: ${error.message}.`);
+    }
+  }
+  return fromEngine(error);
+}
+
+/** `signer.keyPair`: a certificate (chain) and its private key sent with the call (PEM, or Base64 of PEM or DER). */
+function callKey(keyPair: NonNullable<AddSignatureOptions['signer']>['keyPair']): SigningKey {
+  const material = (field: string, data: { source: string; value: string }): Buffer | string => {
+    if (data.source === 'uri') throw new QuireError('PARAMETER', `Invalid parameter signature.add.signer.keyPair.${field}.source: "uri" is not supported; send the key material in value.`);
+    const value = data.value.trim();
+    if (value === '') throw new QuireError('PARAMETER', `Invalid parameter signature.add.signer.keyPair.${field}.value: must hold the ${field}.`);
+    if (value.includes('-----BEGIN')) return value;
+    const bytes = Buffer.from(value, 'base64');
+    const text = bytes.toString('latin1');
+    return text.includes('-----BEGIN') ? text : bytes;
+  };
+  const certificate = material('certificate', keyPair.certificate);
+  const keyMaterial = material('privateKey', keyPair.privateKey);
+  let chain: Buffer[];
+  try {
+    chain =
+      typeof certificate === 'string'
+        ? [...certificate.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g)].map((m) => new X509Certificate(m[0]).raw)
+        : [new X509Certificate(certificate).raw];
+  } catch {
+    throw new QuireError('SIGNATURE_KEY', 'signature: signer.keyPair.certificate is not a readable X.509 certificate.');
+  }
+  if (chain.length === 0) throw new QuireError('SIGNATURE_KEY', 'signature: signer.keyPair.certificate holds no certificate.');
+  let key: KeyObject;
+  try {
+    const passphrase = keyPair.privateKey.password || undefined;
+    key =
+      typeof keyMaterial === 'string'
+        ? createPrivateKey({ key: keyMaterial, format: 'pem', ...(passphrase ? { passphrase } : {}) })
+        : createPrivateKey({ key: keyMaterial, format: 'der', type: 'pkcs8', ...(passphrase ? { passphrase } : {}) });
+  } catch {
+    // Never the key material or the password in the message.
+    throw new QuireError('SIGNATURE_KEY', 'signature: signer.keyPair.privateKey cannot be read (PEM or PKCS#8 DER; encrypted keys need privateKey.password).');
+  }
+  if (!new X509Certificate(chain[0]!).checkPrivateKey(key)) throw new QuireError('SIGNATURE_KEY', 'signature: signer.keyPair.privateKey does not belong to its certificate.');
+  return { chain, key };
+}
+
+export type SignatureConfig = Pick<Config, 'signature'>;

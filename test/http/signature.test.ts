@@ -1,0 +1,147 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openssl } from '../helpers/certificates.js';
+import { bearer } from '../helpers/client.js';
+import { realPdf } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import { scratchDir } from '../helpers/pdf-tools.js';
+
+const GENERATED = 'Generic self-signed certificate';
+
+/** pdfsig's report (its exit status is non-zero for the untrusted self-signed certificate). */
+function pdfsig(file: string): string {
+  const result = spawnSync('pdfsig', ['-nocert', file], { encoding: 'utf8' });
+  return `${result.stdout}${result.stderr}`;
+}
+
+describe('signature web service with the generated key store', () => {
+  const { server, session, upload, download } = useTestServer();
+
+  async function sign(documentId: string, add: Record<string, unknown>, token = session.token): Promise<Response> {
+    return fetch(`${server.rest}/signature/${documentId}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ signature: { add } }),
+    });
+  }
+
+  it('lists the generated key store with its self-signed RSA-2048 certificate, kept 0600 in the data dir', async () => {
+    const response = await fetch(`${server.rest}/authentication/user/certificates/`, { headers: session.headers });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { certificates: Record<string, unknown>[]; keyStores: Record<string, unknown>[] };
+    expect(body.keyStores).toEqual([{ isKeyStoreAccessible: true, keyStoreName: 'global', keyStoreOrigin: 'global' }]);
+    expect(body.certificates).toEqual([{ aliasName: GENERATED, certificate: expect.any(String), hasPrivateKey: true, isPrivateKeyReadable: true, keyStoreName: 'global', keyStoreOrigin: 'global' }]);
+    const scratch = scratchDir('sig-cert');
+    try {
+      const der = scratch.file('cert.der');
+      writeFileSync(der, Buffer.from(body.certificates[0]!.certificate as string, 'base64'));
+      const text = openssl('x509', '-inform', 'DER', '-in', der, '-noout', '-text');
+      expect(text).toContain('Public-Key: (2048 bit)');
+      expect(text).toContain('sha256WithRSAEncryption');
+    } finally {
+      scratch.remove();
+    }
+    for (const file of ['signature.p12', 'signature.password']) {
+      expect(statSync(path.join(server.dataDir, 'keys', file)).mode & 0o777).toBe(0o600);
+    }
+  });
+
+  it('refuses an unknown key store with -35 and a wrong password with -5057', async () => {
+    const put = (name: string, password: string) =>
+      fetch(`${server.rest}/authentication/user/certificates/passwords/${name}`, {
+        method: 'PUT',
+        headers: { ...session.headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ keyStorePassword: password, aliases: {} }),
+      });
+    const unknown = await put('missing', 'x');
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get('content-type')).toBe('application/json');
+    expect(((await unknown.json()) as { errorCode: number }).errorCode).toBe(-35);
+    const wrong = await put('global', 'wrong');
+    expect(wrong.status).toBe(400);
+    expect(((await wrong.json()) as { errorCode: number }).errorCode).toBe(-5057);
+  });
+
+  it('signs with the generated key as an incremental update: pdfsig valid, whole document, PAdES SubFilter; twice keeps both valid', async () => {
+    const original = await realPdf(2);
+    const document = await upload(original, 'contract.pdf');
+    const first = await sign(document.documentId, { keyName: GENERATED, reason: 'Approved', location: 'Berlin', certificationLevel: 'formFillingAndSignatures' });
+    expect(first.status).toBe(303);
+    const once = await download(document.documentId, 'pdf');
+    const onceBytes = readFileSync(once);
+    expect(onceBytes.subarray(0, original.length).equals(original)).toBe(true);
+    const report = pdfsig(once);
+    expect(report).toContain('Signature is Valid.');
+    expect(report).toContain('Total document signed');
+    expect(report).toContain('Signature Type: ETSI.CAdES.detached');
+    expect(report).toContain('Signer Certificate Common Name: Quire signature (self-signed)');
+    expect(onceBytes.toString('latin1')).toContain('/Reason (Approved)');
+
+    const second = await sign(document.documentId, { certificationLevel: 'none' });
+    expect(second.status).toBe(303);
+    const twice = await download(document.documentId, 'pdf');
+    const both = pdfsig(twice);
+    expect(both.match(/Signature is Valid\./g)).toHaveLength(2);
+    expect(both).toContain('Signature Field Name: Signature2');
+  });
+
+  it('answers -328 for a page past the end and leaves the document as it was', async () => {
+    const original = await realPdf(1);
+    const document = await upload(original, 'one-page.pdf');
+    const response = await sign(document.documentId, { keyName: GENERATED, appearance: { page: 2000 } });
+    expect(response.status).toBe(400);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(((await response.json()) as { errorCode: number }).errorCode).toBe(-328);
+    const stored = readFileSync(await download(document.documentId, 'pdf'));
+    expect(stored.equals(original)).toBe(true);
+  });
+
+  it('refuses another signature on a document certified with noChanges (P=1), and an unknown key', async () => {
+    const document = await upload(await realPdf(1), 'certified.pdf');
+    expect((await sign(document.documentId, { certificationLevel: 'noChanges' })).status).toBe(303);
+    const again = await sign(document.documentId, { certificationLevel: 'none' });
+    expect(again.status).toBe(400);
+    const body = (await again.json()) as { errorCode: number; errorMessage: string };
+    expect(body.errorCode).toBe(-181);
+    expect(body.errorMessage).toMatch(/P=1/);
+    const unknownKey = await sign(document.documentId, { keyName: 'no such key' });
+    expect(((await unknownKey.json()) as { errorCode: number }).errorCode).toBe(-180);
+  });
+
+  it('signs with a key pair sent with the call (signer.keyPair)', async () => {
+    const scratch = scratchDir('sig-pair');
+    try {
+      openssl(
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-subj',
+        '/CN=Call Signer',
+        '-keyout',
+        scratch.file('k.pem'),
+        '-out',
+        scratch.file('c.pem'),
+        '-days',
+        '5',
+      );
+      const document = await upload(await realPdf(1), 'pair.pdf');
+      const response = await sign(document.documentId, {
+        certificationLevel: 'none',
+        signer: { keyPair: { certificate: { value: readFileSync(scratch.file('c.pem'), 'utf8') }, privateKey: { value: readFileSync(scratch.file('k.pem')).toString('base64') } } },
+      });
+      expect(response.status).toBe(303);
+      const report = pdfsig(await download(document.documentId, 'pdf'));
+      expect(report).toContain('Signature is Valid.');
+      expect(report).toContain('Signer Certificate Common Name: Call Signer');
+    } finally {
+      scratch.remove();
+    }
+  });
+});
