@@ -34,7 +34,7 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
   const { server, session } = useTestServer({
     engines: true,
     env: { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false' },
-    yaml: 'network:\n  allowHosts: ["127.0.0.1"]\nurlconverter:\n  timeout: 8\n  networkIdleTimeout: 2\n',
+    yaml: 'network:\n  allowHosts: ["127.0.0.1"]\nurlconverter:\n  timeout: 8\n  networkIdleTimeout: 2\n  maxRequests: 20\n  maxBytes: 2MB\n',
   });
   let site: Listener;
   let other: Listener;
@@ -61,7 +61,11 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
         reply(200, 'text/html', page('Subresources', `<p>SUBPAGE</p><img src="${secret.origin}/pixel.png"><script>fetch("${secret.origin}/xhr").catch(()=>{})</script>`));
       else if (path === '/pages') {
         reply(200, 'text/html', page('Paged', [1, 2, 3].map((n) => `<div style="break-after:page">PAGEBODY${n}</div>`).join('')));
-      } else if (path === '/hang') {
+      } else if (path === '/many') {
+        reply(200, 'text/html', page('Many', `<p>MANY</p>${Array.from({ length: 40 }, (_, i) => `<img src="/red.png?n=${i}">`).join('')}`));
+      } else if (path === '/big') reply(200, 'text/html', page('Big', '<link rel="stylesheet" href="/big.css"><p>BIG</p>'));
+      else if (path === '/big.css') reply(200, 'text/css', `/*${'x'.repeat(3 * 1024 * 1024)}*/ p { color: black }`);
+      else if (path === '/hang') {
         // never answers
       } else if (path === '/missing') reply(404, 'text/html', page('Not here', '<p>nothing</p>'));
       else reply(404, 'text/plain', 'not found');
@@ -213,6 +217,19 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
     const { file } = await ok({ urlconverter: { url: `${site.origin}/sub-internal` } });
     expect(pdfFacts(file).text).toContain('SUBPAGE');
     expect(secret.seen).toEqual([]);
+  });
+
+  it('fails a page past urlconverter.maxRequests or urlconverter.maxBytes with -162 naming the limit; nothing is stored', async () => {
+    const before = (await list(server.rest, session.token)).length;
+    const many = await call({ urlconverter: { url: `${site.origin}/many` } });
+    expect(many.status).toBe(400);
+    expect(many.error?.errorCode).toBe(-162);
+    expect(many.error?.errorMessage).toContain('urlconverter.maxRequests');
+    const big = await call({ urlconverter: { url: `${site.origin}/big` } });
+    expect(big.status).toBe(400);
+    expect(big.error?.errorCode).toBe(-162);
+    expect(big.error?.errorMessage).toContain('urlconverter.maxBytes');
+    expect((await list(server.rest, session.token)).length).toBe(before);
   });
 
   it('answers an HTTP error status of the page with -161', async () => {

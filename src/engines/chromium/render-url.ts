@@ -66,14 +66,19 @@ export async function renderUrl(browser: Browser, job: UrlJob): Promise<UrlResul
     headers: (request) => (originHeaders && sameOrigin(request.url(), origin) ? originHeaders : undefined),
   };
   const guard = new RequestGuard(htmlJob.network, hooks);
-  const proxy = await startPolicyProxy({ check: guard.checkHost, onRefused: guard.recordRefused });
+  // Every byte the page receives passes the job's proxy (http bodies, https and WebSocket tunnels).
+  let bytes = 0;
+  const onBytes = (count: number): void => {
+    bytes += count;
+    if (bytes > job.maxBytes) trip(new UrlLoadError('limit', `The page downloaded more than ${job.maxBytes} bytes (urlconverter.maxBytes).`));
+  };
+  const proxy = await startPolicyProxy({ check: guard.checkHost, onRefused: guard.recordRefused, onBytes });
   try {
     const context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } });
     try {
       page = await context.newPage();
       page.on('dialog', (dialog) => void dialog.dismiss().catch(() => undefined));
       if (job.userAgent) await page.setUserAgent(job.userAgent);
-      await countBytes(page, job.maxBytes, trip);
       await guard.attach(page);
       const response = await Promise.race([navigate(page, job, guard), failed]);
       const status = response?.status() ?? 0;
@@ -122,17 +127,6 @@ function sameOrigin(url: string, origin: string): boolean {
 /** A hop of the page's own navigation after the first request (a redirect of the main document). */
 function isMainRedirect(request: HTTPRequest, page: Page | undefined): boolean {
   return page !== undefined && request.isNavigationRequest() && request.frame() === page.mainFrame() && request.redirectChain().length > 0;
-}
-
-/** Counts what the page downloads (Chromium's own byte counts); past `maxBytes` the job fails. */
-async function countBytes(page: Page, maxBytes: number, trip: (error: UrlLoadError) => void): Promise<void> {
-  const session = await page.createCDPSession();
-  await session.send('Network.enable');
-  let bytes = 0;
-  session.on('Network.dataReceived', (event) => {
-    bytes += Math.max(event.encodedDataLength, event.dataLength);
-    if (bytes > maxBytes) trip(new UrlLoadError('limit', `The page downloaded more than ${maxBytes} bytes (urlconverter.maxBytes).`));
-  });
 }
 
 /** Waits for a quiet network after `load`, at most `timeoutMs`; then stops what still loads. */

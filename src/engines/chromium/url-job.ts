@@ -21,7 +21,7 @@ export interface UrlJob {
   userAgent?: string;
   /** Follow redirects of the page itself (each hop is judged by the policy); false: a redirect fails the job. */
   followRedirects: boolean;
-  /** Most bytes (as received, compressed) the page may download; past it the job fails (`UrlLoadError` `limit`). */
+  /** Most bytes the page may download (as they reach the policy proxy); past it the job fails (`UrlLoadError` `limit`). */
   maxBytes: number;
   /** Most requests the page may make; past it the job fails. */
   maxRequests: number;

@@ -17,6 +17,8 @@ export interface PolicyProxyOptions {
   check: (host: string) => Promise<ProxyVerdict>;
   /** Told about every refused request or tunnel ("host:port"). */
   onRefused?: (target: string, reason: string) => void;
+  /** Told the size of every chunk received from a target (bodies and tunnelled bytes), for download limits. */
+  onBytes?: (count: number) => void;
 }
 
 export interface PolicyProxy {
@@ -74,6 +76,7 @@ export async function startPolicyProxy(options: PolicyProxyOptions): Promise<Pol
         agent,
       });
       upstream.on('response', (reply) => {
+        if (options.onBytes) reply.on('data', (chunk: Buffer) => options.onBytes!(chunk.length));
         response.writeHead(reply.statusCode ?? 502, reply.statusMessage, withoutHopByHop(reply.headers));
         reply.pipe(response);
       });
@@ -104,6 +107,7 @@ export async function startPolicyProxy(options: PolicyProxyOptions): Promise<Pol
       if (address === undefined) return;
       const upstream = net.connect({ host: address, port });
       track(upstream);
+      if (options.onBytes) upstream.on('data', (chunk: Buffer) => options.onBytes!(chunk.length));
       let connected = false;
       upstream.once('connect', () => {
         connected = true;
