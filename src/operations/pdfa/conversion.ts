@@ -1,4 +1,4 @@
-import { copyFile } from 'node:fs/promises';
+import { copyFile, open } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
@@ -85,13 +85,30 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   const icc = engines.iccProfile;
   if (icc === undefined) throw new QuireError('ENGINE_UNAVAILABLE', 'PDF/A conversion needs the sRGB ICC profile Ghostscript ships (srgb.icc), which is not installed on this server.');
   // pdf-lib and the fix-ups load with the first conversion (see engines/pdf-edit/pdf-lib-io.ts).
-  const { applyPdfaFixups, claimedPdfaLevel, isTaggedPdf, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+  const { applyPdfaFixups, inspectPdfaInput, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
   const notes: string[] = [];
+  const distil = (): Promise<string> =>
+    engines.ghostscript.pdfa(job.input, distilled, { part, iccProfile: icc, prefixFile: job.scratch.file('ps'), jpegQuality: job.options.imageQuality, timeoutMs: job.deadline.remainingMs() });
+  const distilled = job.scratch.file('pdf');
+  // Ghostscript runs while Node reads the input (claim, tags, description) — unless the input may
+  // claim PDF/A already (its XMP names pdfaid), when it is read first: a file that claims the level and
+  // passes is kept without any Ghostscript run.
+  const mayClaim = conformance !== 'A' && (await mentionsPdfaId(job.input));
+  job.deadline.check();
+  let running = conformance === 'A' || mayClaim ? undefined : settled(distil());
+  let input: Awaited<ReturnType<typeof inspectPdfaInput>>;
+  try {
+    input = await inspectPdfaInput(job.input);
+  } catch (error) {
+    if (running) await running; // the scratch directory goes with the failure: Ghostscript must be done with it
+    throw error;
+  }
   // Fix-ups first, as OCRmyPDF does: input that claims the level already (LibreOffice's own PDF/A
   // export, a file converted before) is validated as it is and kept when nothing fails: lossless and cheap.
-  if ((await claimedPdfaLevel(job.input)) === level) {
+  if (input.claimed === level) {
     const report = await validateFile(job.input, level, job.deadline);
     if (report.verdict !== 'non-compliant') {
+      if (running) await running; // never leave a Ghostscript run behind the transaction's scratch
       await copyFile(job.input, job.output);
       return { report, notes: [`the input claims PDF/A-${level} already and our validator found no failure: kept as it is`] };
     }
@@ -99,7 +116,7 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   }
   let fixupInput: string;
   if (conformance === 'A') {
-    if (!(await isTaggedPdf(job.input))) {
+    if (!input.tagged) {
       throw new QuireError(
         'PDFA_LEVEL_UNSUPPORTED',
         `PDF/A-${level} needs a tagged PDF (a structure tree and MarkInfo): this document is not tagged, and auto-tagging is not available on this server. Convert to PDF/A-${part}b${part === 1 ? '' : ` or ${part}u`}, or convert the Office original with converter.pdfa (tagged export).`,
@@ -108,24 +125,55 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     fixupInput = job.input;
     notes.push('tagged input: fix-ups only, the structure tree is kept (no Ghostscript run)');
   } else {
-    fixupInput = job.scratch.file('pdf');
     job.deadline.check();
-    const warnings = await engines.ghostscript.pdfa(job.input, fixupInput, {
-      part,
-      iccProfile: icc,
-      prefixFile: job.scratch.file('ps'),
-      jpegQuality: job.options.imageQuality,
-      timeoutMs: job.deadline.remainingMs(),
-    });
+    running ??= settled(distil());
+    const warnings = unwrap(await running);
+    fixupInput = distilled;
     notes.push(`Ghostscript PDF/A-${part} output${warnings.trim() ? `; it reported: ${firstLines(warnings)}` : ''}`);
   }
   job.deadline.check();
-  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), infoFrom: job.input });
+  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), source: input.description });
   notes.push(...fixed.changes.map((c) => `fix-up: ${c}`));
   notes.push('fix-up: document information and XMP metadata written from the original, with pdfaid part and conformance');
   job.deadline.check();
   const report = await validateFile(job.output, level, job.deadline);
   return { report, notes };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A promise that never rejects (awaited later, after other work that may throw first). */
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
+}
+
+function unwrap<T>(result: Settled<T>): T {
+  if (!result.ok) throw result.error;
+  return result.value;
+}
+
+/** Whether the file's bytes name the PDF/A identification schema anywhere (a cheap scan; PDF/A keeps its XMP unfiltered). */
+async function mentionsPdfaId(file: string): Promise<boolean> {
+  const handle = await open(file, 'r');
+  try {
+    const needle = Buffer.from('pdfaid');
+    const chunk = Buffer.alloc(1024 * 1024);
+    let position = 0;
+    let carry = Buffer.alloc(0);
+    for (;;) {
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
+      if (bytesRead === 0) return false;
+      const window = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
+      if (window.includes(needle)) return true;
+      carry = window.subarray(Math.max(0, window.length - needle.length + 1));
+      position += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Ghostscript's diagnostics, deduplicated and cut for a note. */

@@ -32,8 +32,8 @@ export interface PdfaFixupOptions {
   conformance: 'A' | 'B' | 'U';
   /** The sRGB profile's bytes, for an OutputIntent the document lacks. */
   iccProfile: Buffer;
-  /** The file whose information dictionary the result takes (the input before Ghostscript); default: `input`. */
-  infoFrom?: string;
+  /** The description the result takes (the input's before Ghostscript, see inspectPdfaInput); default: `input`'s own. */
+  source?: SourceDescription;
   /** The modification date written (default: now). */
   now?: Date;
 }
@@ -65,8 +65,11 @@ interface Description {
 export async function applyPdfaFixups(input: string, output: string, options: PdfaFixupOptions): Promise<PdfaFixupResult> {
   const changes: string[] = [];
   const document = await loadPdf(input);
-  const source = options.infoFrom && options.infoFrom !== input ? await loadPdf(options.infoFrom) : document;
-  const description = describe(source, document, options.now ?? new Date());
+  const now = options.now ?? new Date();
+  const own = sourceDescription(document);
+  const source = options.source ?? own;
+  // An entry the original lacks may come from the document itself (Ghostscript's Producer, dates).
+  const description: Description = { ...own, ...definedOnly(source), created: source.created ?? own.created ?? now, modified: now };
 
   const context = document.context;
   if (context.trailerInfo.Encrypt) {
@@ -92,8 +95,10 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
   return { changes };
 }
 
-/** The description the result carries: the original's entries, its creation date, the modification now. */
-function describe(source: PDFDocument, target: PDFDocument, now: Date): Description {
+/** The information entries of a document that have an XMP twin, and its creation date (both as far as they can be read). */
+export type SourceDescription = Omit<Description, 'created' | 'modified'> & { created?: Date };
+
+export function sourceDescription(document: PDFDocument): SourceDescription {
   const safe = <T>(read: () => T): T | undefined => {
     try {
       return read();
@@ -101,25 +106,23 @@ function describe(source: PDFDocument, target: PDFDocument, now: Date): Descript
       return undefined;
     }
   };
-  const textOf = (read: (d: PDFDocument) => string | undefined): string | undefined => {
-    const value = safe(() => read(source)) ?? safe(() => read(target));
+  const textOf = (read: () => string | undefined): string | undefined => {
+    const value = safe(read);
     return value === undefined || value.trim() === '' ? undefined : value;
   };
-  const created = safe(() => source.getCreationDate()) ?? safe(() => target.getCreationDate());
-  const out: Description = { created: validDate(created) ?? now, modified: now };
-  const title = textOf((d) => d.getTitle());
-  const author = textOf((d) => d.getAuthor());
-  const subject = textOf((d) => d.getSubject());
-  const keywords = textOf((d) => d.getKeywords());
-  const creator = textOf((d) => d.getCreator());
-  const producer = textOf((d) => d.getProducer());
-  if (title !== undefined) out.title = title;
-  if (author !== undefined) out.author = author;
-  if (subject !== undefined) out.subject = subject;
-  if (keywords !== undefined) out.keywords = keywords;
-  if (creator !== undefined) out.creator = creator;
-  if (producer !== undefined) out.producer = producer;
-  return out;
+  return definedOnly({
+    title: textOf(() => document.getTitle()),
+    author: textOf(() => document.getAuthor()),
+    subject: textOf(() => document.getSubject()),
+    keywords: textOf(() => document.getKeywords()),
+    creator: textOf(() => document.getCreator()),
+    producer: textOf(() => document.getProducer()),
+    created: validDate(safe(() => document.getCreationDate())),
+  });
+}
+
+function definedOnly<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
 function validDate(date: Date | undefined): Date | undefined {
@@ -281,18 +284,25 @@ export function readIccProfile(path: string): Promise<Buffer> {
   return profile;
 }
 
-/** Whether the document has a structure tree and says it is tagged (MarkInfo /Marked true): what `a` levels build on. */
-export async function isTaggedPdf(path: string): Promise<boolean> {
+/** What the conversion needs to know about its input, from one reading of it. */
+export interface PdfaInput {
+  /** The PDF/A level its XMP claims (`pdfaid:part` and `conformance`), e.g. `2b`. */
+  claimed: string | undefined;
+  /** A structure tree and MarkInfo /Marked true: what `a` levels build on. */
+  tagged: boolean;
+  description: SourceDescription;
+}
+
+export async function inspectPdfaInput(path: string): Promise<PdfaInput> {
   const document = await loadPdf(path);
   const catalog = document.catalog;
   const markInfo = catalog.lookupMaybe(PDFName.of('MarkInfo'), PDFDict);
   const marked = markInfo?.get(PDFName.of('Marked'));
-  return catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
+  const tagged = catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
+  return { claimed: claimedLevel(document), tagged, description: sourceDescription(document) };
 }
 
-/** The PDF/A level the document's XMP claims (`pdfaid:part` and `conformance`), e.g. `2b`; undefined when it claims none. */
-export async function claimedPdfaLevel(path: string): Promise<string | undefined> {
-  const document = await loadPdf(path);
+function claimedLevel(document: PDFDocument): string | undefined {
   const metadata = document.catalog.lookup(PDFName.of('Metadata'));
   if (!(metadata instanceof PDFRawStream)) return undefined;
   const facts = readXmp(Buffer.from(decodeBounded(metadata, MAX_XMP_BYTES)));

@@ -1,0 +1,107 @@
+/**
+ * PDF/A-3b conversion of a 100-page text+image PDF: our whole pdfa convert (the document transaction:
+ * qpdf open and repair, Ghostscript -dPDFA=3, our fix-ups, our validator, the atomic commit) next to
+ * raw Ghostscript -dPDFA=3 on the same file in the same run (the same prefix file and ICC profile).
+ * Runs alternate, the medians are compared; the target of issue 14 is a ratio within 1.3.
+ *
+ *   node --import tsx bench/pdfa-convert.ts [--pages=100] [--runs=5]
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { PDFDocument, StandardFonts, rgb } from '@cantoo/pdf-lib';
+import sharp from 'sharp';
+import { newId } from '../src/core/ids.js';
+import { Ghostscript } from '../src/engines/ghostscript/ghostscript.js';
+import { findSrgbProfile, pdfaArgs, writePdfaPrefix } from '../src/engines/ghostscript/pdfa.js';
+import { PdfRewriter } from '../src/engines/pdf/rewriter.js';
+import { RememberedCredentials } from '../src/operations/documents/credentials.js';
+import { DocumentService } from '../src/operations/documents/document-service.js';
+import { PdfaService } from '../src/operations/pdfa/pdfa-service.js';
+import type { PdfaRequest } from '../src/operations/pdfa/pdfa.schema.js';
+import type { Session } from '../src/sessions/session.js';
+import { FileDocumentStore } from '../src/storage/file-document-store.js';
+import { median } from './lib/stats.js';
+
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '100' }, runs: { type: 'string', default: '5' } } });
+const pages = Number(values.pages);
+const runs = Number(values.runs);
+
+/** Text on every page and a different photo-like JPEG on every tenth (pdf-lib, sharp). */
+async function textImagePdf(count: number): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.TimesRoman);
+  for (let n = 1; n <= count; n++) {
+    const page = document.addPage([595, 842]);
+    page.drawText(`Page ${n}`, { x: 50, y: 790, size: 20, font, color: rgb(0.2, 0.2, 0.5) });
+    for (let line = 0; line < 45; line++)
+      page.drawText(`${n}.${line + 1} Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.`, { x: 50, y: 760 - line * 14, size: 9, font });
+    if (n % 10 === 1) {
+      const pixels = Buffer.alloc(600 * 400 * 3);
+      for (let i = 0; i < pixels.length; i++) pixels[i] = (i * (n + 31) + ((i / 3) | 0) * 7) & 0xff;
+      const jpeg = await sharp(pixels, { raw: { width: 600, height: 400, channels: 3 } })
+        .jpeg({ quality: 85 })
+        .toBuffer();
+      page.drawImage(await document.embedJpg(jpeg), { x: 50, y: 60, width: 300, height: 200 });
+    }
+  }
+  document.setTitle('PDF/A bench');
+  return Buffer.from(await document.save());
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-pdfa-bench-'));
+try {
+  const icc = findSrgbProfile();
+  if (!icc) throw new Error('no sRGB profile of Ghostscript installed');
+  const input = path.join(dir, 'input.pdf');
+  writeFileSync(input, await textImagePdf(pages));
+
+  const store = new FileDocumentStore(path.join(dir, 'data'));
+  await store.open();
+  const documents = new DocumentService(store, { limitsFor: () => ({ uploadLimit: 0, maxFiles: 0, diskSpaceLimit: 0 }), isLive: async () => true });
+  const now = Date.now();
+  const session = { id: newId(), kind: 'user', userName: 'bench', roles: ['user'], createdAt: now, expiresAt: now + 3_600_000, lastAccess: now } as unknown as Session;
+  const service = new PdfaService(
+    { documents, credentials: new RememberedCredentials() },
+    { ghostscript: new Ghostscript(), rewriter: new PdfRewriter({ timeoutMs: 300_000 }), iccProfile: icc },
+    600_000,
+  );
+  const request = { pdfa: { convert: { level: '3b', errorReport: 'none', successReport: 'none', imageQuality: 75, autoTagging: false } } } as unknown as PdfaRequest;
+
+  const prefixFile = path.join(dir, 'prefix.ps');
+  const options = { part: 3 as const, iccProfile: icc, prefixFile, jpegQuality: 75 };
+  await writePdfaPrefix(options);
+
+  const raw: number[] = [];
+  const ours: number[] = [];
+  let verdict = '';
+  for (let run = 0; run <= runs; run++) {
+    let t = performance.now();
+    const gs = spawnSync('gs', pdfaArgs(input, path.join(dir, 'raw.pdf'), options), { encoding: 'utf8' });
+    if (gs.status !== 0) throw new Error(`gs failed: ${gs.stderr}`);
+    const rawMs = performance.now() - t;
+    // A fresh document per run: an already converted one would be kept as it is (and cost less).
+    const record = await documents.upload(session, Readable.from([readFileSync(input)]), { clientFileName: 'input.pdf', history: false });
+    t = performance.now();
+    const { warnings } = await service.run(session, record.id, request, 'json');
+    const oursMs = performance.now() - t;
+    verdict = warnings[0] ?? '';
+    await documents.delete(session, record.id);
+    // The first run of each warms caches (and loads pdf-lib and the profiles): not counted.
+    if (run === 0) continue;
+    raw.push(rawMs);
+    ours.push(oursMs);
+  }
+  const rawMedian = median(raw);
+  const oursMedian = median(ours);
+  console.log(`PDF/A-3b of a ${pages}-page text+image PDF, ${runs} runs each (medians):`);
+  console.log(`  raw Ghostscript -dPDFA=3: ${rawMedian.toFixed(0)} ms  [${raw.map((v) => v.toFixed(0)).join(', ')}]`);
+  console.log(`  Quire pdfa convert:       ${oursMedian.toFixed(0)} ms  [${ours.map((v) => v.toFixed(0)).join(', ')}]`);
+  console.log(`  ratio: ${(oursMedian / rawMedian).toFixed(2)} (target ≤ 1.30)`);
+  console.log(`  ${verdict}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
