@@ -18,9 +18,10 @@
  */
 import { type CosDict, type CosDocument, type CosStream, type CosValue, contentTokens } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
+import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
 import type { PageRef } from './pages.js';
 import { inheritedEntry, pathOf } from './pages.js';
-import { dictIn, nameOf } from './values.js';
+import { boolOf, dictIn, intOf, nameOf } from './values.js';
 
 export interface ContentUses {
   /** XObjects drawn (`Do`), annotation appearance streams, soft-mask groups, and the /SMask and /Mask images of images drawn. */
@@ -53,40 +54,74 @@ interface Job {
   readonly path: string;
   /** A page's content: its resources come from the page tree, never borrowed. */
   readonly page?: boolean;
+  /** The graphics state the stream starts with (a form inherits its invoker's colours). */
+  readonly start: ColourState;
+  /** Read again only for the colours of a new starting state: no operator objects, no uses. */
+  readonly colourOnly?: boolean;
 }
+
+/** The part of the graphics state colour rules need (ISO 32000-1 8.4): colour spaces, text rendering mode, overprint. */
+export interface ColourState {
+  readonly fill: CosValue;
+  readonly stroke: CosValue;
+  readonly renderMode: number;
+  readonly fillOverprint: boolean;
+  readonly strokeOverprint: boolean;
+  readonly opm: number;
+}
+
+const DEVICE_GRAY: CosValue = { kind: 'name', value: 'DeviceGray' };
+/** The initial graphics state (ISO 32000-1 Table 52): DeviceGray, fill text, no overprint. */
+export const INITIAL_COLOUR: ColourState = { fill: DEVICE_GRAY, stroke: DEVICE_GRAY, renderMode: 0, fillOverprint: false, strokeOverprint: false, opm: 0 };
+
+/** Distinct starting states a form, pattern or glyph is read with at most (beyond, the first ones stand for all: incomplete). */
+const MAX_STARTS = 8;
 
 export function newContentUses(): ContentUses {
   return { xobjects: new Map(), extGStates: new Map(), groups: new Map(), inlineImages: [], incomplete: [] };
 }
 
-export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], uses: ContentUses): Generator<LocatedObject> {
+export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], uses: ContentUses, separations: SeparationFacts): Generator<LocatedObject> {
   const jobs: Job[] = [];
-  const queued = new Set<CosStream>();
-  const queue = (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string): void => {
+  // Each stream is read once for its operators and uses, and again only for a new starting colour state.
+  const starts = new Map<CosStream, Set<string>>();
+  const queue = (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string, start: ColourState = INITIAL_COLOUR): void => {
     const s = doc.resolve(v);
-    if (s?.kind !== 'stream' || queued.has(s)) return;
-    queued.add(s);
-    jobs.push({ streams: [s], own, parent, path });
+    if (s?.kind !== 'stream') return;
+    const key = stateKey(start);
+    const known = starts.get(s);
+    if (known === undefined) {
+      starts.set(s, new Set([key]));
+      jobs.push({ streams: [s], own, parent, path, start });
+    } else if (!known.has(key)) {
+      if (known.size >= MAX_STARTS) {
+        if (known.size === MAX_STARTS) uses.incomplete.push(`${path} is drawn with more than ${MAX_STARTS} colour states: the colours of the rest were not checked`);
+        known.add(key);
+        return;
+      }
+      known.add(key);
+      jobs.push({ streams: [s], own, parent, path, start, colourOnly: true });
+    }
   };
   const addGroup = (d: CosDict, path: string): void => {
     const v = d.entries.get('Group');
     const g = dictIn(doc, v);
     if (g !== undefined && !uses.groups.has(g)) uses.groups.set(g, pathOf(v, `${path}/Group`));
   };
-  const addForm = (v: CosValue | undefined, parent: CosDict | undefined, path: string): void => {
+  const addForm = (v: CosValue | undefined, parent: CosDict | undefined, path: string, start: ColourState = INITIAL_COLOUR): void => {
     const s = doc.resolve(v);
     if (s?.kind !== 'stream') return;
     const p = pathOf(v, path);
     if (!uses.xobjects.has(s)) uses.xobjects.set(s, p);
     addGroup(s.dict, p);
-    queue(s, dictIn(doc, s.dict.entries.get('Resources')), parent, p);
+    queue(s, dictIn(doc, s.dict.entries.get('Resources')), parent, p, start);
   };
 
   for (const page of pages) {
     addGroup(page.dict, page.path);
     const contents = doc.resolve(page.dict.entries.get('Contents'));
     const streams = contents?.kind === 'array' ? contents.items : contents === undefined ? [] : [page.dict.entries.get('Contents')!];
-    jobs.push({ streams, own: dictIn(doc, inheritedEntry(doc, page.dict, 'Resources')), parent: undefined, path: `${page.path}/Contents`, page: true });
+    jobs.push({ streams, own: dictIn(doc, inheritedEntry(doc, page.dict, 'Resources')), parent: undefined, path: `${page.path}/Contents`, page: true, start: INITIAL_COLOUR });
     const annots = doc.resolve(page.dict.entries.get('Annots'));
     for (const [i, a] of (annots?.kind === 'array' ? annots.items : []).entries()) {
       const ap = dictIn(doc, dictIn(doc, a)?.entries.get('AP'));
@@ -100,30 +135,28 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
   }
 
   let streamsRead = 0;
-  const read = new Set<CosStream>();
   for (let next = 0; next < jobs.length; next++) {
     const job = jobs[next]!;
-    const reader = new StreamReader(doc, job, uses, addForm, queue);
+    const reader = new StreamReader(doc, job, uses, addForm, queue, separations);
     let any = false;
     // A page's /Contents array is one content stream in pieces (ISO 32000-1 7.8.2): the q nesting runs on across them.
     for (const [si, sv] of job.streams.entries()) {
       const stream = doc.resolve(sv);
-      if (stream?.kind !== 'stream' || read.has(stream)) continue;
+      if (stream?.kind !== 'stream') continue;
       if (++streamsRead > MAX_STREAMS) {
         uses.incomplete.push(`more than ${MAX_STREAMS} content streams: the rest were not read`);
         return;
       }
-      read.add(stream);
       any = true;
       const path = job.streams.length > 1 ? `${job.path}[${si}]` : pathOf(sv, job.path);
       const decoded = doc.decodeStream(stream);
       if (!decoded.ok) {
-        uses.incomplete.push(`the content stream ${path} could not be decoded (${decoded.reason}): what it uses was not checked`);
+        if (!job.colourOnly) uses.incomplete.push(`the content stream ${path} could not be decoded (${decoded.reason}): what it uses was not checked`);
         continue;
       }
       yield* reader.read(decoded.data, `${path} (content)`);
     }
-    if (any) yield modelObject(T.contentStream, job.path, { inheritedResourceNames: [...reader.inherited].join('&') });
+    if (any && job.colourOnly !== true) yield modelObject(T.contentStream, job.path, { inheritedResourceNames: [...reader.inherited].join('&') });
   }
 }
 
@@ -131,14 +164,21 @@ class StreamReader {
   /** Names found only in the parent's resources (PDF/A-2 6.2.2: a content stream needs its own). */
   readonly inherited = new Set<string>();
   private depth = 0;
+  private state: ColourState;
+  private readonly saved: ColourState[] = [];
+  /** Colour uses already reported from this stream (one object per colour space and overprint state). */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly doc: CosDocument,
     private readonly job: Job,
     private readonly uses: ContentUses,
-    private readonly addForm: (v: CosValue | undefined, parent: CosDict | undefined, path: string) => void,
-    private readonly queue: (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string) => void,
-  ) {}
+    private readonly addForm: (v: CosValue | undefined, parent: CosDict | undefined, path: string, start?: ColourState) => void,
+    private readonly queue: (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string, start?: ColourState) => void,
+    private readonly separations: SeparationFacts,
+  ) {
+    this.state = job.start;
+  }
 
   /** The resources in force for what this stream invokes: its own, else the borrowed ones. */
   private get resources(): CosDict | undefined {
@@ -154,9 +194,33 @@ class StreamReader {
     return { value: parent, path: pathOf(parent, `${path}/${category}/${name}`) };
   }
 
+  /** A colour space set by name (`cs`/`CS`): a device space or Pattern as it is, any other name looked up now (in the resources of the stream that set it). */
+  private colourSpace(name: string, path: string): CosValue {
+    if (DEVICE_SPACES.has(name)) return { kind: 'name', value: name };
+    return this.doc.resolve(this.resource('ColorSpace', name, path).value) ?? COS_NULL_VALUE;
+  }
+
+  /** Something is painted with `cs`: its colour space objects, once per colour space and overprint state. */
+  private *paint(cs: CosValue | undefined, stroke: boolean, path: string): Generator<LocatedObject> {
+    const use: ColourUse = { overprint: stroke ? this.state.strokeOverprint : this.state.fillOverprint, opm: this.state.opm };
+    const key = `${csId(cs)} ${use.overprint} ${use.opm}`;
+    if (this.reported.has(key) || this.reported.size > 1000) return;
+    this.reported.add(key);
+    yield* colourSpaceObjects(this.doc, cs, this.resources, use, this.separations, path);
+  }
+
+  private *fill(path: string): Generator<LocatedObject> {
+    yield* this.paint(this.state.fill, false, path);
+  }
+
+  private *stroke(path: string): Generator<LocatedObject> {
+    yield* this.paint(this.state.stroke, true, path);
+  }
+
   *read(data: Buffer, path: string): Generator<LocatedObject> {
     const doc = this.doc;
     const uses = this.uses;
+    const quiet = this.job.colourOnly === true;
     let operands: CosValue[] = [];
     let i = 0;
     for (const token of contentTokens(data, doc.env)) {
@@ -166,67 +230,186 @@ class StreamReader {
         continue;
       }
       if (token.kind === 'inlineImage') {
-        uses.inlineImages.push({ dict: token.dict, path: `${path}[${at}] (inline image)` });
+        if (!quiet) uses.inlineImages.push({ dict: token.dict, path: `${path}[${at}] (inline image)` });
+        const d = token.dict;
+        const isMask = boolOf(doc, d, 'IM') === true || boolOf(doc, d, 'ImageMask') === true;
+        const csValue = d.entries.get('CS') ?? d.entries.get('ColorSpace');
+        if (isMask) yield* this.fill(`${path}[${at}] (inline image mask)`);
+        else if (csValue !== undefined) {
+          const cs = csValue.kind === 'name' && !INLINE_SPACES.has(csValue.value) ? this.colourSpace(csValue.value, path) : csValue;
+          yield* this.paint(cs, false, `${path}[${at}] (inline image)`);
+        }
         operands = [];
         continue;
       }
       const op = token.name;
-      const last = operands[operands.length - 1];
+      const ops = operands;
+      const last = ops[ops.length - 1];
       const lastName = last?.kind === 'name' ? last.value : undefined;
-      const first = operands[0]?.kind === 'name' ? (operands[0] as { value: string }).value : undefined;
+      const first = ops[0]?.kind === 'name' ? (ops[0] as { value: string }).value : undefined;
       operands = [];
+      const where = `${path}[${at}]`;
       if (!OPERATORS.has(op)) {
-        yield modelObject(T.undefinedOp, `${path}[${at}] (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {});
+        if (!quiet) yield modelObject(T.undefinedOp, `${where} (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {});
         continue;
       }
-      if (op === 'q') {
-        this.depth++;
-        yield modelObject(T.q, `${path}[${at}]`, { nestingLevel: this.depth });
-      } else if (op === 'Q') {
-        if (this.depth > 0) this.depth--;
-      } else if (op === 'Do' && lastName !== undefined) this.draw(lastName, path);
-      else if (op === 'gs' && lastName !== undefined) {
-        const r = this.resource('ExtGState', lastName, path);
-        const gs = dictIn(doc, r.value);
-        if (gs === undefined) continue;
-        if (!uses.extGStates.has(gs)) uses.extGStates.set(gs, r.path);
-        const smask = dictIn(doc, gs.entries.get('SMask'));
-        if (smask !== undefined) this.addForm(smask.entries.get('G'), this.resources, `${r.path}/SMask/G`);
-      } else if ((op === 'scn' || op === 'SCN') && lastName !== undefined) {
-        const r = this.resource('Pattern', lastName, path);
-        const p = doc.resolve(r.value);
-        if (p?.kind === 'stream') this.queue(p, dictIn(doc, p.dict.entries.get('Resources')), this.resources, r.path);
-        else if (p?.kind === 'dict') {
-          const gsValue = p.entries.get('ExtGState');
-          const gs = dictIn(doc, gsValue);
-          if (gs !== undefined && !uses.extGStates.has(gs)) uses.extGStates.set(gs, pathOf(gsValue, `${r.path}/ExtGState`));
+      switch (op) {
+        case 'q':
+          this.depth++;
+          if (this.saved.length < 10_000) this.saved.push(this.state);
+          if (!quiet) yield modelObject(T.q, where, { nestingLevel: this.depth });
+          break;
+        case 'Q':
+          if (this.depth > 0) this.depth--;
+          this.state = this.saved.pop() ?? this.state;
+          break;
+        case 'g':
+          this.state = { ...this.state, fill: DEVICE_GRAY };
+          break;
+        case 'G':
+          this.state = { ...this.state, stroke: DEVICE_GRAY };
+          break;
+        case 'rg':
+          this.state = { ...this.state, fill: DEVICE_RGB };
+          break;
+        case 'RG':
+          this.state = { ...this.state, stroke: DEVICE_RGB };
+          break;
+        case 'k':
+          this.state = { ...this.state, fill: DEVICE_CMYK };
+          break;
+        case 'K':
+          this.state = { ...this.state, stroke: DEVICE_CMYK };
+          break;
+        case 'cs':
+          if (lastName !== undefined) this.state = { ...this.state, fill: this.colourSpace(lastName, where) };
+          break;
+        case 'CS':
+          if (lastName !== undefined) this.state = { ...this.state, stroke: this.colourSpace(lastName, where) };
+          break;
+        case 'Tr': {
+          const mode = last?.kind === 'int' ? last.value : null;
+          if (mode !== null) this.state = { ...this.state, renderMode: mode };
+          break;
         }
-      } else if (op === 'Tf' && first !== undefined) {
-        const r = this.resource('Font', first, path);
-        const font = dictIn(doc, r.value);
-        if (font === undefined || nameOf(doc, font, 'Subtype') !== 'Type3') continue;
-        const procs = dictIn(doc, font.entries.get('CharProcs'));
-        // Glyph procedures without the font's /Resources borrow the page's (ISO 32000-1 9.6.5, deprecated).
-        const fontResources = dictIn(doc, font.entries.get('Resources'));
-        for (const [k, proc] of procs?.entries ?? []) this.queue(proc, fontResources, this.resources, `${r.path}/CharProcs/${k}`);
-      } else if ((op === 'cs' || op === 'CS') && lastName !== undefined && !DEVICE_SPACES.has(lastName)) this.resource('ColorSpace', lastName, path);
-      else if (op === 'sh' && lastName !== undefined) this.resource('Shading', lastName, path);
-      else if ((op === 'BDC' || op === 'DP') && lastName !== undefined && last?.kind === 'name') this.resource('Properties', lastName, path);
+        case 'f':
+        case 'F':
+        case 'f*':
+          yield* this.fill(where);
+          break;
+        case 'S':
+        case 's':
+          yield* this.stroke(where);
+          break;
+        case 'b':
+        case 'b*':
+        case 'B':
+        case 'B*':
+          yield* this.fill(where);
+          yield* this.stroke(where);
+          break;
+        case 'Tj':
+        case 'TJ':
+        case "'":
+        case '"': {
+          // Text rendering modes (ISO 32000-1 Table 106): 0/4 fill, 1/5 stroke, 2/6 both, 3/7 neither.
+          const mode = this.state.renderMode;
+          if (mode === 0 || mode === 2 || mode === 4 || mode === 6 || mode < 0 || mode > 7) yield* this.fill(where);
+          if (mode === 1 || mode === 2 || mode === 5 || mode === 6 || mode < 0 || mode > 7) yield* this.stroke(where);
+          break;
+        }
+        case 'sh':
+          if (lastName !== undefined) {
+            const r = this.resource('Shading', lastName, where);
+            yield* this.paint(dictIn(doc, r.value)?.entries.get('ColorSpace'), false, `${where} (shading)`);
+          }
+          break;
+        case 'Do':
+          if (lastName !== undefined) yield* this.draw(lastName, where);
+          break;
+        case 'gs':
+          if (lastName !== undefined) this.setGraphicsState(lastName, where);
+          break;
+        case 'scn':
+        case 'SCN':
+          if (lastName !== undefined) yield* this.pattern(lastName, where);
+          break;
+        case 'Tf':
+          if (first !== undefined) this.font(first, where);
+          break;
+        case 'BDC':
+        case 'DP':
+          if (lastName !== undefined) this.resource('Properties', lastName, where);
+          break;
+        default:
+          break;
+      }
     }
   }
 
-  private draw(name: string, path: string): void {
+  private setGraphicsState(name: string, path: string): void {
+    const doc = this.doc;
+    const r = this.resource('ExtGState', name, path);
+    const gs = dictIn(doc, r.value);
+    if (gs === undefined) return;
+    if (!this.uses.extGStates.has(gs)) this.uses.extGStates.set(gs, r.path);
+    const smask = dictIn(doc, gs.entries.get('SMask'));
+    if (smask !== undefined) this.addForm(smask.entries.get('G'), this.resources, `${r.path}/SMask/G`);
+    // OP sets both overprint flags unless op sets the non-stroking one (ISO 32000-1 Table 58).
+    const OP = boolOf(doc, gs, 'OP');
+    const op = boolOf(doc, gs, 'op');
+    const opm = intOf(doc, gs, 'OPM');
+    this.state = {
+      ...this.state,
+      strokeOverprint: OP ?? this.state.strokeOverprint,
+      fillOverprint: op ?? OP ?? this.state.fillOverprint,
+      opm: opm ?? this.state.opm,
+    };
+  }
+
+  private *pattern(name: string, path: string): Generator<LocatedObject> {
+    const doc = this.doc;
+    const r = this.resource('Pattern', name, path);
+    const p = doc.resolve(r.value);
+    if (p?.kind === 'stream') {
+      // A tiling pattern's cell is painted with the graphics state of the pattern's context, not the invoker's (ISO 32000-1 8.7.3.1).
+      this.queue(p, dictIn(doc, p.dict.entries.get('Resources')), this.resources, r.path);
+    } else if (p?.kind === 'dict') {
+      const gsValue = p.entries.get('ExtGState');
+      const gs = dictIn(doc, gsValue);
+      if (gs !== undefined && !this.uses.extGStates.has(gs)) this.uses.extGStates.set(gs, pathOf(gsValue, `${r.path}/ExtGState`));
+      yield* this.paint(dictIn(doc, p.entries.get('Shading'))?.entries.get('ColorSpace'), false, `${r.path} (shading)`);
+    }
+  }
+
+  private font(name: string, path: string): void {
+    const doc = this.doc;
+    const r = this.resource('Font', name, path);
+    const font = dictIn(doc, r.value);
+    if (font === undefined || nameOf(doc, font, 'Subtype') !== 'Type3') return;
+    const procs = dictIn(doc, font.entries.get('CharProcs'));
+    // Glyph procedures without the font's /Resources borrow the page's (ISO 32000-1 9.6.5, deprecated); they paint with the text's colours.
+    const fontResources = dictIn(doc, font.entries.get('Resources'));
+    for (const [k, proc] of procs?.entries ?? []) this.queue(proc, fontResources, this.resources, `${r.path}/CharProcs/${k}`, this.state);
+  }
+
+  private *draw(name: string, path: string): Generator<LocatedObject> {
     const doc = this.doc;
     const r = this.resource('XObject', name, path);
     const x = doc.resolve(r.value);
     if (x?.kind !== 'stream') return;
     const subtype = nameOf(doc, x.dict, 'Subtype');
     if (subtype === 'Form') {
-      this.addForm(r.value, this.resources, r.path);
+      this.addForm(r.value, this.resources, r.path, this.state);
+      const group = dictIn(doc, x.dict.entries.get('Group'));
+      if (group !== undefined && group.entries.has('CS')) yield* this.paint(group.entries.get('CS'), false, `${r.path}/Group/CS`);
       return;
     }
     if (!this.uses.xobjects.has(x)) this.uses.xobjects.set(x, r.path);
     if (subtype !== 'Image') return;
+    // An image mask is painted with the fill colour (ISO 32000-1 8.9.6.2); other images with their own colour space.
+    if (boolOf(doc, x.dict, 'ImageMask') === true) yield* this.fill(r.path);
+    else yield* this.paint(x.dict.entries.get('ColorSpace'), false, r.path);
     // An image's soft mask and explicit mask are images too (ISO 32000-1 11.6.5.3, 8.9.6.3).
     for (const key of ['SMask', 'Mask']) {
       const m = x.dict.entries.get(key);
@@ -234,6 +417,30 @@ class StreamReader {
       if (ms?.kind === 'stream' && !this.uses.xobjects.has(ms)) this.uses.xobjects.set(ms, pathOf(m, `${r.path}/${key}`));
     }
   }
+}
+
+const DEVICE_RGB: CosValue = { kind: 'name', value: 'DeviceRGB' };
+const DEVICE_CMYK: CosValue = { kind: 'name', value: 'DeviceCMYK' };
+const COS_NULL_VALUE: CosValue = { kind: 'null' };
+/** Inline-image colour space names that are not resources (ISO 32000-1 Table 94). */
+const INLINE_SPACES = new Set(['DeviceGray', 'DeviceRGB', 'DeviceCMYK', 'G', 'RGB', 'CMYK', 'Indexed', 'I']);
+
+const ids = new WeakMap<object, number>();
+let nextId = 0;
+/** A colour space's identity for de-duplication: a name by its value, anything else by object identity. */
+function csId(v: CosValue | undefined): string {
+  if (v === undefined) return 'none';
+  if (v.kind === 'name') return `/${v.value}`;
+  let id = ids.get(v);
+  if (id === undefined) {
+    id = nextId++;
+    ids.set(v, id);
+  }
+  return `#${id}`;
+}
+
+function stateKey(s: ColourState): string {
+  return `${csId(s.fill)} ${csId(s.stroke)} ${s.renderMode} ${s.fillOverprint} ${s.strokeOverprint} ${s.opm}`;
 }
 
 /** Colour space names that are not resources (ISO 32000-1 8.6.3, 8.6.6.2). */

@@ -9,6 +9,7 @@
  */
 import type { CosDict, CosDocument, CosStream, CosValue } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
+import { cosKey } from './colour.js';
 import type { ContentUses } from './content.js';
 import { iccComponents, iccHeader } from './icc.js';
 import { dictIn, entry, intOf, nameOf, numberOf, present } from './values.js';
@@ -26,9 +27,16 @@ const T = {
   inputProfile: ['ICCInputProfile', 'ICCProfile'],
 } as const;
 
-/** ICCBased colour spaces (`[/ICCBased stream]`) anywhere in the file: every in-use object and every value inside it. */
-export function findIccBased(doc: CosDocument): Map<CosStream, string> {
-  const found = new Map<CosStream, string>();
+export interface ColourArrays {
+  /** The profile streams of ICCBased colour spaces. */
+  readonly iccBased: Map<CosStream, string>;
+  /** Per colourant name, the distinct alternate space + tint transform pairs of the file's Separation arrays. */
+  readonly separations: Map<string, Set<string>>;
+}
+
+/** ICCBased and Separation colour spaces anywhere in the file (every in-use object and every value inside it), used or not. */
+export function findColourArrays(doc: CosDocument): ColourArrays {
+  const found: ColourArrays = { iccBased: new Map(), separations: new Map() };
   for (const indirect of doc.indirectObjects()) {
     const stack: Array<[CosValue, string]> = [[indirect.value, `${indirect.num} ${indirect.gen} obj`]];
     while (stack.length > 0) {
@@ -39,7 +47,17 @@ export function findIccBased(doc: CosDocument): Map<CosStream, string> {
         const first = v.items[0];
         if (first?.kind === 'name' && first.value === 'ICCBased') {
           const s = doc.resolve(v.items[1]);
-          if (s?.kind === 'stream' && !found.has(s)) found.set(s, refPath(v.items[1], `${path}[1]`));
+          if (s?.kind === 'stream' && !found.iccBased.has(s)) found.iccBased.set(s, refPath(v.items[1], `${path}[1]`));
+        } else if (first?.kind === 'name' && first.value === 'Separation') {
+          const name = v.items[1];
+          if (name?.kind === 'name') {
+            let pairs = found.separations.get(name.value);
+            if (pairs === undefined) {
+              pairs = new Set();
+              found.separations.set(name.value, pairs);
+            }
+            if (pairs.size < 16) pairs.add(`${cosKey(doc, v.items[2])} ${cosKey(doc, v.items[3])}`);
+          }
         }
         v.items.forEach((item, i) => stack.push([item, `${path}[${i}]`]));
       }

@@ -13,7 +13,7 @@ import { ActionCollector } from './actions.js';
 import { type AnnotationWalk, annotationObjects } from './annotations.js';
 import { documentObjects, formFields, outputIntentObjects } from './document.js';
 import { contentObjects, newContentUses } from './content.js';
-import { findIccBased, graphicsObjects } from './graphics.js';
+import { findColourArrays, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
 
@@ -47,6 +47,12 @@ export const PD_TYPES: readonly string[] = [
   'Op_q_gsave',
   'Op_Undefined',
   'PDContentStream',
+  'PDDeviceGray',
+  'PDDeviceRGB',
+  'PDDeviceCMYK',
+  'PDICCBasedCMYK',
+  'PDSeparation',
+  'PDDeviceN',
 ];
 
 export interface PdWalkState {
@@ -78,8 +84,11 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<Loca
   yield* actions.objects();
   if (!actions.complete) state.incomplete.push('the actions were cut at their bound');
 
+  const colourArrays = findColourArrays(doc);
+  const consistent = new Map<string, boolean>();
+  for (const [name, pairs] of colourArrays.separations) consistent.set(name, pairs.size <= 1);
   const uses = newContentUses();
-  yield* contentObjects(doc, tree.pages, uses);
+  yield* contentObjects(doc, tree.pages, uses, { consistent });
   state.incomplete.push(...uses.incomplete);
-  yield* graphicsObjects(doc, uses, findIccBased(doc));
+  yield* graphicsObjects(doc, uses, colourArrays.iccBased);
 }

@@ -259,6 +259,71 @@ describe('content-stream operators and resources', () => {
   });
 });
 
+describe('colour spaces as the content paints with them', () => {
+  const rgbIntent = ['<< /Type /OutputIntent /S /GTS_PDFA1 /OutputConditionIdentifier (sRGB) /DestOutputProfile 6 0 R >>', iccStream(icc('mntr', 'RGB ', 2, 1), 3)];
+  const fn = '<< /FunctionType 2 /Domain [0 1] /C0 [0 0 0 0] /C1 [0 0 0 1] /N 1 >>';
+
+  it('DeviceRGB painted without an output intent fails 1b 6.2.3.3-1; with an RGB intent, or only set and never painted, it passes', async () => {
+    const painted = await report(doc('', '/Contents 4 0 R', content('1 0 0 rg 0 0 10 10 re f')), '1b');
+    expect(rule(painted, '6.2.3.3-1').status).toBe('failed');
+    expect(rule(painted, '6.2.3.3-1').failures[0]?.object).toMatch(/^4 0 obj \(content\)\[\d+\] \(DeviceRGB\)$/);
+    const withIntent = await report(doc('/OutputIntents [5 0 R]', '/Contents 4 0 R', content('1 0 0 rg 0 0 10 10 re f'), ...rgbIntent), '1b');
+    expect(rule(withIntent, '6.2.3.3-1').status).toBe('passed');
+    const setOnly = await report(doc('', '/Contents 4 0 R', content('1 0 0 rg 0 0 10 10 re n')), '1b');
+    expect(rule(setOnly, '6.2.3.3-1').status).toBe('passed');
+  });
+
+  it('a DefaultRGB colour space in the resources replaces DeviceRGB (ISO 32000-1 8.6.5.6)', async () => {
+    const r = await report(doc('', '/Resources << /ColorSpace << /DefaultRGB [/CalRGB << /WhitePoint [0.9505 1 1.089] >>] >> >> /Contents 4 0 R', content('1 0 0 rg 0 0 10 10 re f')), '1b');
+    expect(rule(r, '6.2.3.3-1').status).toBe('passed');
+  });
+
+  it('a form paints with the colour its invoker set: DeviceRGB from the page fails inside the form', async () => {
+    const r = await report(
+      doc(
+        '',
+        '/Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R',
+        content('1 0 0 rg /X Do'),
+        streamBody('/Length 15 /Type /XObject /Subtype /Form /BBox [0 0 10 10]', Buffer.from('0 0 10 10 re f')),
+      ),
+      '1b',
+    );
+    expect(rule(r, '6.2.3.3-1').status).toBe('failed');
+    expect(rule(r, '6.2.3.3-1').failures[0]?.object).toMatch(/^5 0 obj \(content\)/);
+  });
+
+  it('the alternate space of a Separation is used too: DeviceCMYK under an RGB intent fails 2b 6.2.4.3-3', async () => {
+    const r = await report(
+      doc('/OutputIntents [5 0 R]', `/Resources << /ColorSpace << /S0 [/Separation /Spot /DeviceCMYK ${fn}] >> >> /Contents 4 0 R`, content('/S0 cs 1 scn 0 0 10 10 re f'), ...rgbIntent),
+      '2b',
+    );
+    expect(rule(r, '6.2.4.3-3').status).toBe('failed');
+    expect(rule(r, '6.2.4.3-3').failures[0]?.object).toMatch(/Separation alternate/);
+  });
+
+  it('a DeviceN spot colourant without a /Colorants entry fails 2b 6.2.4.4-1; process colourants need none', async () => {
+    const cs = (names: string) => `/Resources << /ColorSpace << /N0 [/DeviceN [${names}] /DeviceGray ${fn}] >> >> /Contents 4 0 R`;
+    expect(rule(await report(doc('', cs('/Spot1 /Cyan'), content('/N0 cs 1 1 scn 0 0 10 10 re f')), '2b'), '6.2.4.4-1').status).toBe('failed');
+    expect(rule(await report(doc('', cs('/Cyan /Black'), content('/N0 cs 1 1 scn 0 0 10 10 re f')), '2b'), '6.2.4.4-1').status).toBe('passed');
+  });
+
+  it('Separations of one name must have the same alternate and tint transform, compared by content (2b 6.2.4.4-2)', async () => {
+    const page = '/Resources << /ColorSpace << /A [/Separation /Red /DeviceGray 5 0 R] /B [/Separation /Red /DeviceGray 6 0 R] >> >> /Contents 4 0 R';
+    const paint = content('/A cs 1 scn 0 0 1 1 re f /B cs 1 scn 0 0 1 1 re f');
+    const gray = (c1: string) => `<< /FunctionType 2 /Domain [0 1] /C0 [1] /C1 [${c1}] /N 1 >>`;
+    expect(rule(await report(doc('', page, paint, gray('0'), gray('0')), '2b'), '6.2.4.4-2').status).toBe('passed');
+    expect(rule(await report(doc('', page, paint, gray('0'), gray('0.5')), '2b'), '6.2.4.4-2').status).toBe('failed');
+  });
+
+  it('an ICCBased CMYK fill with overprint on and OPM 1 fails 2b 6.2.4.2-2; OPM 0 passes', async () => {
+    const page = (opm: number) => `/Resources << /ColorSpace << /C0 [/ICCBased 5 0 R] >> /ExtGState << /G0 << /op true /OPM ${opm} >> >> >> /Contents 4 0 R`;
+    const cmyk = iccStream(icc('prtr', 'CMYK', 2, 1), 4);
+    const paint = content('/G0 gs /C0 cs 0 0 0 1 scn 0 0 10 10 re f');
+    expect(rule(await report(doc('', page(1), paint, cmyk), '2b'), '6.2.4.2-2').status).toBe('failed');
+    expect(rule(await report(doc('', page(0), paint, cmyk), '2b'), '6.2.4.2-2').status).toBe('passed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
