@@ -10,13 +10,16 @@ import { afterAll, describe, expect, it, vi, type TestContext } from 'vitest';
 import YAML from 'yaml';
 import { basic, multipartBody } from '../helpers/client.js';
 import { keytool, keytoolKeyPair, openssl, opensslSelfSigned } from '../helpers/certificates.js';
-import { freePort, killAll, scaled, spawnQuire, startDeadlineMs, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
+import { boundHttpsPort, portOutsideEphemeralRange } from '../helpers/listening.js';
+import { killAll, scaled, spawnQuire, startDeadlineMs, startQuire, waitExit, type QuireProcess } from '../helpers/process.js';
 
 /*
  * The HTTPS listener of the real process (`node dist/main.js`): the generated self-signed key store,
  * configured PEM and PKCS#12 stores, TLS versions, the HTTP → HTTPS redirect, the connector in the
  * server configuration, and the official client's local TLS test (anonymous docx → PDF over HTTPS,
  * certificate verification off). Certificates are compared with what openssl reads from the files.
+ * The HTTPS listener binds port 0 (any free port) and the test reads the port Quire reports: a port
+ * chosen before the start could be taken by another test's server first (EADDRINUSE).
  */
 
 vi.setConfig({ testTimeout: await scaled(90_000) });
@@ -53,6 +56,8 @@ function pkcs12Certificate(file: string, password: string, out: string): string 
 
 // Self-signed certificates are accepted, as in the official client's local TLS test.
 const insecure = new Agent({ rejectUnauthorized: false, keepAlive: false });
+// Waiting for a start: no TLS session is kept, so the test's first call makes a full handshake (a resumed one shows no peer certificate).
+const probe = new Agent({ rejectUnauthorized: false, keepAlive: false, maxCachedSessions: 0 });
 
 interface Answer {
   status: number;
@@ -61,11 +66,11 @@ interface Answer {
   peer?: PeerCertificate;
 }
 
-function call(url: string, options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string } = {}): Promise<Answer> {
+function call(url: string, options: { method?: string; headers?: Record<string, string | number>; body?: Buffer | string; agent?: Agent } = {}): Promise<Answer> {
   const target = new URL(url);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(target, { method: options.method ?? 'GET', headers: options.headers, ...(target.protocol === 'https:' ? { agent: insecure } : {}) }, (res) => {
+    const req = send(target, { method: options.method ?? 'GET', headers: options.headers, ...(target.protocol === 'https:' ? { agent: options.agent ?? insecure } : {}) }, (res) => {
       const peer = target.protocol === 'https:' ? (res.socket as TLSSocket).getPeerCertificate() : undefined;
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -96,38 +101,32 @@ async function waitHttpsHealthy(quire: QuireProcess, base: string): Promise<void
   const deadline = Date.now() + (await startDeadlineMs());
   while (Date.now() < deadline) {
     if (!quire.running) throw new Error(`Quire exited.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
-    const answer = await call(`${base}/webPDF/health`).catch(() => undefined);
+    const answer = await call(`${base}/webPDF/health`, { agent: probe }).catch(() => undefined);
     if (answer?.status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`not healthy over HTTPS.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
 }
 
-const httpsEnv = (port: number, extra: Record<string, string> = {}) => ({ QUIRE_HTTPS__ENABLED: 'true', QUIRE_HTTPS__PORT: String(port), ...extra });
+/** HTTPS on port 0: the listener binds a free port, which `boundHttpsPort` reads from the log. */
+const httpsEnv = (extra: Record<string, string> = {}) => ({ QUIRE_HTTPS__ENABLED: 'true', QUIRE_HTTPS__PORT: '0', ...extra });
 
 /**
- * Spawns Quire with HTTPS on a free port and waits until it answers over HTTPS. A port freePort() found
- * can be taken by another test's server before Quire binds it: that start (EADDRINUSE) is retried on a new port.
+ * Starts Quire with HTTPS on a port of its choosing and waits until it answers over HTTPS (with
+ * https.redirectHttp, the HTTP listener answers nothing but 308).
  */
-async function spawnHttpsQuire(track: (quire: QuireProcess) => void, extra: Record<string, string>): Promise<{ quire: QuireProcess; httpsPort: number }> {
-  for (let attempt = 1; ; attempt++) {
-    const httpsPort = await freePort();
-    const quire = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(httpsPort, extra) });
-    try {
-      await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
-      return { quire, httpsPort };
-    } catch (error) {
-      if (attempt >= 3 || quire.running || !quire.stderr.includes('EADDRINUSE')) throw error;
-    }
-  }
+async function startHttpsQuire(track: (quire: QuireProcess) => void, extra: Record<string, string>, dataDir = newDir()): Promise<{ quire: QuireProcess; httpsPort: number }> {
+  const quire = await spawnQuire({ dataDir, track, env: httpsEnv(extra) });
+  const httpsPort = await boundHttpsPort(quire);
+  await waitHttpsHealthy(quire, `https://127.0.0.1:${httpsPort}`);
+  return { quire, httpsPort };
 }
 
 describe.concurrent('HTTPS listener', () => {
   it('generates a self-signed key store at the first start (0600, in <dataDir>/keystore), serves it, and reuses it after a restart', async (context) => {
     const track = tracked(context);
     const dataDir = newDir();
-    const port = await freePort();
-    const first = await startQuire({ dataDir, track, env: httpsEnv(port) });
+    const { quire: first, httpsPort: port } = await startHttpsQuire(track, {}, dataDir);
     const store = path.join(dataDir, 'keystore', 'ssl.jks');
     expect(statSync(store).mode & 0o777).toBe(0o600);
     const bytes = readFileSync(store);
@@ -146,9 +145,9 @@ describe.concurrent('HTTPS listener', () => {
     expect(old.error).toBe('ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION');
 
     await first.stop('SIGTERM');
-    const second = await startQuire({ dataDir, track, env: httpsEnv(port) });
+    const { quire: second, httpsPort: secondPort } = await startHttpsQuire(track, {}, dataDir);
     expect(readFileSync(store).equals(bytes)).toBe(true);
-    expect((await call(`https://127.0.0.1:${port}/webPDF/health`)).peer?.fingerprint256).toBe(fingerprintOf(certFile));
+    expect((await call(`https://127.0.0.1:${secondPort}/webPDF/health`)).peer?.fingerprint256).toBe(fingerprintOf(certFile));
     expect(second.stdout).not.toMatch(/generated a self-signed certificate/);
   });
 
@@ -158,18 +157,9 @@ describe.concurrent('HTTPS listener', () => {
     opensslSelfSigned(path.join(dir, 'p12.crt'), path.join(dir, 'p12.key'), '/CN=p12.example', { days: 5 });
     openssl('pkcs12', '-export', '-inkey', path.join(dir, 'p12.key'), '-in', path.join(dir, 'p12.crt'), '-out', path.join(dir, 'server.p12'), '-passout', 'pass:p12-secret');
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'pem.key'), '-out', path.join(dir, 'pem.crt'), '-subj', '/CN=pem.example', '-days', '5');
-    const [p12Port, pemPort] = [await freePort(), await freePort()];
-    const [p12, pem] = await Promise.all([
-      startQuire({
-        dataDir: newDir(),
-        track,
-        env: httpsEnv(p12Port, { QUIRE_HTTPS__KEY_STORE__TYPE: 'PKCS12', QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'server.p12'), QUIRE_HTTPS__KEY_STORE__PASSWORD: 'p12-secret' }),
-      }),
-      startQuire({
-        dataDir: newDir(),
-        track,
-        env: httpsEnv(pemPort, { QUIRE_HTTPS__KEY_STORE__TYPE: 'PEM', QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'pem.crt'), QUIRE_HTTPS__KEY_STORE__KEY_FILE: path.join(dir, 'pem.key') }),
-      }),
+    const [{ quire: p12, httpsPort: p12Port }, { quire: pem, httpsPort: pemPort }] = await Promise.all([
+      startHttpsQuire(track, { QUIRE_HTTPS__KEY_STORE__TYPE: 'PKCS12', QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'server.p12'), QUIRE_HTTPS__KEY_STORE__PASSWORD: 'p12-secret' }),
+      startHttpsQuire(track, { QUIRE_HTTPS__KEY_STORE__TYPE: 'PEM', QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'pem.crt'), QUIRE_HTTPS__KEY_STORE__KEY_FILE: path.join(dir, 'pem.key') }),
     ]);
     expect((await call(`https://127.0.0.1:${p12Port}/webPDF/health`)).peer?.fingerprint256).toBe(fingerprintOf(path.join(dir, 'p12.crt')));
     expect((await call(`https://127.0.0.1:${pemPort}/webPDF/health`)).peer?.fingerprint256).toBe(fingerprintOf(path.join(dir, 'pem.crt')));
@@ -182,18 +172,18 @@ describe.concurrent('HTTPS listener', () => {
     const dir = newDir();
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'k.pem'), '-out', path.join(dir, 'c.pem'), '-subj', '/CN=x', '-days', '5');
     openssl('pkcs12', '-export', '-inkey', path.join(dir, 'k.pem'), '-in', path.join(dir, 'c.pem'), '-out', path.join(dir, 's.p12'), '-passout', 'pass:right');
-    const wrong = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(await freePort(), { QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 's.p12'), QUIRE_HTTPS__KEY_STORE__PASSWORD: 'wrong' }) });
+    const wrong = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv({ QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 's.p12'), QUIRE_HTTPS__KEY_STORE__PASSWORD: 'wrong' }) });
     expect((await waitExit(wrong)).code).toBe(2);
     expect(wrong.stderr).toMatch(/https\.keyStore\.password.*password does not open/);
     // A missing store outside <dataDir>/keystore is the operator's wrong path, not a reason to generate one.
-    const missing = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv(await freePort(), { QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'absent.jks') }) });
+    const missing = await spawnQuire({ dataDir: newDir(), track, env: httpsEnv({ QUIRE_HTTPS__KEY_STORE__FILE: path.join(dir, 'absent.jks') }) });
     expect((await waitExit(missing)).code).toBe(2);
     expect(missing.stderr).toMatch(/https\.keyStore\.file.*does not exist/);
   });
 
   it('redirects every HTTP request to the same path on the HTTPS listener (308) when https.redirectHttp is on', async (context) => {
     const track = tracked(context);
-    const { quire, httpsPort } = await spawnHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true' });
+    const { quire, httpsPort } = await startHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true' });
     const get = await call(`${quire.url}/webPDF/rest/documents/abc/info?x=1`, { headers: { host: `localhost:${quire.port}` } });
     expect(get.status).toBe(308);
     expect(get.headers.location).toBe(`https://localhost:${httpsPort}/webPDF/rest/documents/abc/info?x=1`);
@@ -210,7 +200,7 @@ describe.concurrent('HTTPS listener', () => {
 
   it('redirects a request that names no usable host to server.hostName', async (context) => {
     const track = tracked(context);
-    const { quire, httpsPort } = await spawnHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true', QUIRE_SERVER__HOST_NAME: 'pdf.example.org' });
+    const { quire, httpsPort } = await startHttpsQuire(track, { QUIRE_HTTPS__REDIRECT_HTTP: 'true', QUIRE_SERVER__HOST_NAME: 'pdf.example.org' });
     const odd = await call(`${quire.url}/webPDF/health`, { headers: { host: 'evil.example/x@y' } });
     expect(odd.status).toBe(308);
     expect(odd.headers.location).toBe(`https://pdf.example.org:${httpsPort}/webPDF/health`);
@@ -221,8 +211,7 @@ describe.concurrent('HTTPS listener', () => {
 
   it("converts a docx anonymously over HTTPS with a self-signed certificate (the official client's local TLS test)", async (context) => {
     const track = tracked(context);
-    const port = await freePort();
-    const quire = await startQuire({ dataDir: newDir(), track, env: httpsEnv(port, { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'true' }) });
+    const { quire, httpsPort: port } = await startHttpsQuire(track, { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'true' });
     const rest = `https://127.0.0.1:${port}/webPDF/rest`;
     const login = await call(`${rest}/authentication/user/login/`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{}' });
     expect(login.status).toBe(200);
@@ -248,10 +237,13 @@ describe.concurrent('HTTPS listener', () => {
   it('shows the listener as connector[1] with its key stores, and stores a new key store and port that the restart puts in force', async (context) => {
     const track = tracked(context);
     const dataDir = newDir();
-    const [port, newPort] = [await freePort(), await freePort()];
+    // Port 0 as configured (the listener binds a free port). The new port must be named in advance: it is one
+    // below the ephemeral range, from which every other test's server gets its ports (port 0, freePort).
+    const [port, newPort] = [0, await portOutsideEphemeralRange()];
     // The HTTPS settings live in the file the administration writes (the environment would win over it).
     writeFileSync(path.join(dataDir, 'quire.yaml'), YAML.stringify({ https: { enabled: true, port } }));
     const quire = await startQuire({ dataDir, track, env: { QUIRE_ADMIN_PASSWORD: 'admin-pw' } });
+    const boundPort = await boundHttpsPort(quire);
     const rest = `${quire.url}/webPDF/rest`;
     const login = await call(`${rest}/authentication/user/login/`, { method: 'POST', headers: { authorization: basic('admin', 'admin-pw'), 'content-type': 'application/json' }, body: '{}' });
     const headers = { authorization: `Bearer ${String(bodyJson(login).token)}`, accept: 'application/json' };
@@ -267,7 +259,7 @@ describe.concurrent('HTTPS listener', () => {
     });
     const stores = view.connectorKeyStore as Record<string, { keyStoreContent: string; certificates: { certificate: string; hasPrivateKey: boolean }[] }>;
     expect(stores['ssl.jks']!.certificates.length).toBeGreaterThan(0);
-    const served = (await call(`https://127.0.0.1:${port}/webPDF/health`)).peer!;
+    const served = (await call(`https://127.0.0.1:${boundPort}/webPDF/health`)).peer!;
     expect(new X509Certificate(Buffer.from(stores['ssl.jks']!.certificates[0]!.certificate, 'base64')).fingerprint256).toBe(served.fingerprint256);
     expect(Buffer.from(stores['ssl.jks']!.keyStoreContent, 'base64').equals(readFileSync(path.join(dataDir, 'keystore', 'ssl.jks')))).toBe(true);
 
