@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { openssl } from '../helpers/certificates.js';
 import { bearer } from '../helpers/client.js';
@@ -109,6 +110,43 @@ describe('signature web service with the generated key store', () => {
     expect(body.errorMessage).toMatch(/P=1/);
     const unknownKey = await sign(document.documentId, { keyName: 'no such key' });
     expect(((await unknownKey.json()) as { errorCode: number }).errorCode).toBe(-180);
+  });
+
+  it('draws a visible appearance at the position asked for, with embedded fonts that render umlauts, and an image', async () => {
+    const document = await upload(await realPdf(2), 'visible.pdf');
+    const png = await sharp({ create: { width: 40, height: 20, channels: 4, background: { r: 200, g: 0, b: 0, alpha: 0.8 } } })
+      .png()
+      .toBuffer();
+    const response = await sign(document.documentId, {
+      keyName: GENERATED,
+      certificationLevel: 'none',
+      appearance: {
+        page: 2,
+        position: { x: 10, y: 20, width: 90, height: 30, metrics: 'mm', coordinates: 'user' },
+        name: 'Jürgen Müßig',
+        identifierElements: { textSignedBy: 'Unterzeichnet von' },
+        image: { data: { source: 'value', value: png.toString('base64') }, position: 'center', opacity: 40 },
+      },
+    });
+    expect(response.status).toBe(303);
+    const file = await download(document.documentId, 'pdf');
+    expect(pdfsig(file)).toContain('Signature is Valid.');
+    const text = spawnSync('pdftotext', ['-f', '2', '-l', '2', file, '-'], { encoding: 'utf8' }).stdout;
+    expect(text).toContain('Jürgen Müßig');
+    expect(text).toContain('Unterzeichnet von Quire signature (self-signed)');
+    expect(spawnSync('pdftotext', ['-f', '1', '-l', '1', file, '-'], { encoding: 'utf8' }).stdout).not.toContain('Müßig');
+    const fonts = spawnSync('pdffonts', ['-f', '2', '-l', '2', file], { encoding: 'utf8' }).stdout;
+    expect(fonts).toMatch(/CID TrueType\s+Identity-H\s+yes\s+yes\s+yes/);
+    expect(spawnSync('pdfimages', ['-list', '-f', '2', '-l', '2', file], { encoding: 'utf8' }).stdout).toMatch(/\s40\s+20\s+rgb/);
+    // The widget's rectangle: 10 mm from the left, 20 mm from the top of the A4 page (595 x 842 pt).
+    const mm = 72 / 25.4;
+    const widget = spawnSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+    const rect = Object.values((JSON.parse(widget) as { qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>] }).qpdf[1])
+      .map((o) => o.value)
+      .find((v) => v?.['/FT'] === '/Sig')?.['/Rect'] as number[];
+    expect(rect[0]).toBeCloseTo(10 * mm, 2);
+    expect(rect[3]).toBeCloseTo(842 - 20 * mm, 2);
+    expect(rect[2]! - rect[0]!).toBeCloseTo(90 * mm, 2);
   });
 
   it('signs with a key pair sent with the call (signer.keyPair)', async () => {

@@ -145,3 +145,20 @@ export function uniqueFieldName(wanted: string, taken: ReadonlySet<string>): str
   while (taken.has(`${base}${n}`)) n++;
   return `${base}${n}`;
 }
+
+/** The visible area of a page in default user space: its /CropBox, else its /MediaBox (inherited through /Parent). */
+export async function pageBox(doc: SignableDocument, page: number): Promise<[number, number, number, number]> {
+  let node = asDict(await doc.fetcher.resolve(doc.pageRefs[page - 1]));
+  let media: QValue[] | undefined;
+  let crop: QValue[] | undefined;
+  for (let depth = 0; node && depth < 32; depth++) {
+    crop ??= asArray(await doc.fetcher.resolve(node['/CropBox']));
+    media ??= asArray(await doc.fetcher.resolve(node['/MediaBox']));
+    if (media) break;
+    node = asDict(await doc.fetcher.resolve(node['/Parent']));
+  }
+  const box = (crop ?? media ?? [0, 0, 612, 792]).map((n) => asNumber(n) ?? 0);
+  if (box.length !== 4) return [0, 0, 612, 792];
+  const [a, b, c, d] = box as [number, number, number, number];
+  return [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
+}

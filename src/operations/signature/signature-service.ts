@@ -4,9 +4,10 @@ import { QuireError } from '../../core/errors.js';
 import { fileTypeByKey } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
 import { buildCms } from '../../engines/signature/cms.js';
-import { readSignableDocument, uniqueFieldName } from '../../engines/signature/document.js';
+import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
+import { pageBox, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
 import { SignatureEngineError } from '../../engines/signature/errors.js';
-import { writeSignatureUpdate } from '../../engines/signature/update-writer.js';
+import { writeSignatureUpdate, type AppearanceObjects } from '../../engines/signature/update-writer.js';
 import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromEngine } from '../engine-errors.js';
@@ -87,6 +88,7 @@ export class SignatureService {
       if (page > doc.pageRefs.length) {
         throw new QuireError('SIGNATURE_PAGE', `Invalid parameter signature.add.appearance.page: page ${page} does not exist (the document has ${doc.pageRefs.length}).`);
       }
+      const visible = await this.appearance(doc, page, add, certificate);
       if (doc.damaged)
         throw new QuireError(
           'INVALID_PDF',
@@ -104,7 +106,8 @@ export class SignatureService {
           signingTime: new Date(),
           certificationLevel: DOC_MDP[add.certificationLevel],
           page,
-          rect: [0, 0, 0, 0],
+          rect: visible?.rect ?? [0, 0, 0, 0],
+          ...(visible ? { appearance: visible.objects } : {}),
         },
         async (digest) => buildCms(digest, signer).der,
       );
@@ -112,6 +115,89 @@ export class SignatureService {
       throw mapSignatureError(error);
     }
   }
+
+  /** The visible field: where on the page, and what it shows; undefined without a position (invisible). */
+  private async appearance(
+    doc: SignableDocument,
+    page: number,
+    add: AddSignatureOptions,
+    certificate: X509Certificate,
+  ): Promise<{ rect: [number, number, number, number]; objects: AppearanceObjects } | undefined> {
+    const appearance = add.appearance;
+    const position = appearance?.position;
+    if (!appearance || !position) return undefined;
+    const unit = UNITS[position.metrics];
+    const [width, height] = [position.width * unit, position.height * unit];
+    if (width <= 0 || height <= 0) return undefined;
+    const box = await pageBox(doc, page);
+    const x = box[0] + position.x * unit;
+    const y = position.coordinates === 'user' ? box[3] - position.y * unit - height : box[1] + position.y * unit;
+    const subject = distinguishedName(certificate.subject);
+    const commonName = subject.get('CN') ?? '';
+    const name = appearance.name || (appearance.showCommonName ? commonName : '');
+    const lines = appearance.identifier ? appearance.identifier.split(/\r?\n/) : identifierLines(subject, certificate, appearance.identifierElements);
+    let image;
+    if (appearance.image) {
+      const data = appearance.image.data;
+      if (data.source === 'uri') throw new QuireError('PARAMETER', 'Invalid parameter signature.add.appearance.image.data.source: "uri" is not supported; send the image in value (Base64).');
+      const bytes = Buffer.from(data.value, 'base64');
+      if (bytes.length === 0) throw new QuireError('PARAMETER', 'Invalid parameter signature.add.appearance.image.data.value: must hold the image (Base64).');
+      if (bytes.length > MAX_IMAGE_BYTES) throw new QuireError('PARAMETER', `Invalid parameter signature.add.appearance.image.data.value: the image is larger than ${MAX_IMAGE_BYTES} bytes.`);
+      image = await decodeImage(bytes, appearance.image.position, appearance.image.opacity);
+    }
+    const objects = await buildAppearance({ width, height, name, lines, ...(image ? { image } : {}) });
+    return { rect: [x, y, x + width, y + height], objects };
+  }
+}
+
+/** Points per unit of `Operation_Metrics` (px at 96 per inch, as CSS). */
+const UNITS: Record<'pt' | 'pc' | 'px' | 'mm' | 'in', number> = { pt: 1, pc: 12, px: 0.75, mm: 72 / 25.4, in: 72 };
+
+const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+
+/** The attributes of an X.509 subject as node prints it ("C=DE\nO=…\nCN=…"). */
+function distinguishedName(subject: string): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const line of subject.split('\n')) {
+    const at = line.indexOf('=');
+    if (at > 0 && !map.has(line.slice(0, at))) map.set(line.slice(0, at), line.slice(at + 1));
+  }
+  return map;
+}
+
+/** The identifier area from the certificate, as `identifierElements` selects (every element by default). */
+function identifierLines(subject: Map<string, string>, certificate: X509Certificate, elements: NonNullable<AddSignatureOptions['appearance']>['identifierElements']): string[] {
+  const show = {
+    showCommonName: true,
+    showCountry: true,
+    showDate: true,
+    showLocal: true,
+    showMail: true,
+    showName: true,
+    showOrganisationName: true,
+    showOrganisationUnit: true,
+    showSignedBy: true,
+    showState: true,
+    ...elements,
+  };
+  const commonName = subject.get('CN') ?? '';
+  const lines: string[] = [];
+  const label = show.showSignedBy ? elements?.textSignedBy || 'Digitally signed by' : '';
+  const signer = show.showName ? commonName : '';
+  if (label || signer) lines.push([label, signer].filter(Boolean).join(' '));
+  const mail = subject.get('emailAddress') ?? /email:([^,\s]+)/.exec(certificate.subjectAltName ?? '')?.[1];
+  const parts: [boolean, string, string | undefined][] = [
+    [show.showCommonName, 'CN', commonName || undefined],
+    [show.showOrganisationName, 'O', subject.get('O')],
+    [show.showOrganisationUnit, 'OU', subject.get('OU')],
+    [show.showLocal, 'L', subject.get('L')],
+    [show.showState, 'ST', subject.get('ST')],
+    [show.showCountry, 'C', subject.get('C')],
+    [show.showMail, 'E', mail],
+  ];
+  for (const [wanted, key, value] of parts) if (wanted && value) lines.push(`${key}=${value}`);
+  if (show.showDate) lines.push(`Date: ${new Date().toISOString().replace('T', ' ').slice(0, 19)} UTC`);
+  return lines;
 }
 
 /** The engine's refusals as the catalogue's errors; qpdf's through the shared table. */
@@ -129,6 +215,8 @@ function mapSignatureError(error: unknown): unknown {
         return new QuireError('PARAMETER', `Invalid parameter signature.add.fieldName: ${error.message}.`);
       case 'unreadable':
         return new QuireError('INVALID_PDF', `signature: ${error.message}.`);
+      case 'image':
+        return new QuireError('PARAMETER', `Invalid parameter signature.add.appearance.image: ${error.message}.`);
     }
   }
   return fromEngine(error);
