@@ -23,6 +23,8 @@ APT_PACKAGES=(
   libactivation-java libjaxb-api-java
   # Tests only: zbarimg, a barcode reader independent of the barcode service's (zxing-wasm); qrencode draws test codes.
   zbar-tools qrencode
+  # Tests only: readers for what zbar cannot read (Aztec, DataMatrix, PDF417): Java ZXing.
+  libzxing-core-java libzxing-javase-java
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }

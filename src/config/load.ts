@@ -81,6 +81,8 @@ export interface Config {
   converter: { timeoutMs: number };
   /** The urlconverter's limits per call (urlconverter.*). */
   urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number };
+  /** The barcode service's limits (barcode.*). */
+  barcode: { timeoutMs: number };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
@@ -361,6 +363,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       maxBytes: parseSize(raw.urlconverter.maxBytes),
       maxRequests: raw.urlconverter.maxRequests,
     },
+    barcode: { timeoutMs: Math.round(raw.barcode.timeout * 1000) },
     toolbox: {
       timeoutMs: Math.round(raw.toolbox.timeout * 1000),
       printCommand: [...raw.toolbox.printCommand],

@@ -286,6 +286,12 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    barcode: Type.Object(
+      {
+        timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one barcode call may take (stamping every code, or detecting on every page)' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     toolbox: Type.Object(
       {
         timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one toolbox call (all its operations) may take' }),

@@ -221,6 +221,11 @@ export const Errors = {
     status: 400,
     description: 'The web page passed a per-call limit of the urlconverter (urlconverter.maxBytes or urlconverter.maxRequests, named in the message); nothing was stored.',
   },
+  BARCODE_VALUE: {
+    errorCode: -190,
+    status: 400,
+    description: "barcode: a value breaks its symbology's rules (digits only, length, check digit, alphabet, charset); the message names the item and the rule. Nothing was changed.",
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof Errors;

@@ -1,4 +1,5 @@
 import type { WebserviceName } from '../core/webservices.js';
+import { barcodeModule } from './barcode/module.js';
 import { converterModule } from './converter/module.js';
 import { pdfaModule } from './pdfa/module.js';
 import { signatureModule } from './signature/module.js';
@@ -13,7 +14,7 @@ import type { WebServiceDeps, WebServiceModule } from './webservice.js';
  * module (see webservice.ts). A group of the reference that is not listed here does not exist on this
  * server (shown disabled, refused when switched on).
  */
-export const WEBSERVICE_MODULES = [converterModule, pdfaModule, toolboxModule, urlconverterModule, signatureModule] as const;
+export const WEBSERVICE_MODULES = [converterModule, pdfaModule, toolboxModule, urlconverterModule, signatureModule, barcodeModule] as const;
 
 export type RegisteredModule = (typeof WEBSERVICE_MODULES)[number];
 export type RegisteredName = RegisteredModule['name'];

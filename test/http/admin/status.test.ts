@@ -141,7 +141,9 @@ describe('admin/server/status and admin/cluster/status', () => {
     expect(webservices.urlconverter!.executables).toMatchObject({ chromium: { enabled: false, status: 'disabled' } });
     // The pdfa web service needs Ghostscript and qpdf only.
     expect(webservices.pdfa).toMatchObject({ enabled: true, status: 'ok', executables: { qpdf: { enabled: true, status: 'ok' }, ghostscript: { enabled: true, status: 'ok' } } });
-    for (const name of ['signature', 'ocr', 'barcode']) {
+    // The barcode web service needs qpdf only (decrypting protected input).
+    expect(webservices.barcode).toMatchObject({ enabled: true, status: 'ok', executables: { qpdf: { enabled: true, status: 'ok' } } });
+    for (const name of ['signature', 'ocr']) {
       expect(webservices[name]).toMatchObject({ enabled: false, status: 'disabled', executables: {} });
     }
   });

@@ -1,0 +1,5 @@
+/** Barcodes: generation (bwip-js, drawn as vector paths into pages) and detection (zxing-wasm). */
+export { encodeCode, type CodeShape } from './encode.js';
+export { BarcodeError, type BarcodeErrorKind } from './errors.js';
+export { newDocumentWithCodes, placeStamps, stampCodes, type CodeRectangle, type CodeStamp } from './stamp.js';
+export { isSymbology, MATRIX_SYMBOLOGIES, SYMBOLOGIES, type CodeSpec, type Symbology } from './symbologies.js';

@@ -1,0 +1,103 @@
+import { PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
+import { editDocument } from '../pdf-edit/content/document.js';
+import { savePdf } from '../pdf-edit/pdf-lib-io.js';
+import { concat, type Matrix, pageFrame } from '../pdf-edit/content/geometry.js';
+import { addResource, pageResources } from '../pdf-edit/content/page-content.js';
+import { addPageContent } from '../pdf-edit/content/pagination.js';
+import { num, toPoints, type Metrics } from '../pdf-edit/content/units.js';
+import type { CodeShape } from './encode.js';
+import { codeMatrix } from './placement.js';
+
+/** webPDF's `Operation_Rectangle`. */
+export interface CodeRectangle {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  metrics: Metrics;
+  /** `user`: from the top-left of the page as displayed (its /Rotate applied), y down; `pdf`: from the bottom-left of the unrotated page, y up. */
+  coordinates: 'user' | 'pdf';
+}
+
+/** One code to stamp: its shape, the 1-based pages and where it goes on each. */
+export interface CodeStamp {
+  shape: CodeShape;
+  pages: readonly number[];
+  position: CodeRectangle;
+  /** Degrees, clockwise as seen. */
+  rotation: number;
+}
+
+/**
+ * Stamps codes onto the pages of `input`, writing `output`. Each code is one form XObject (its
+ * rectangles, on a white ground that includes its quiet zone) shared by every page it goes on, drawn
+ * over the page's content through `addPageContent` (the page's own graphics state isolated first):
+ * vector paths, a few dozen bytes per page beyond the form itself.
+ */
+export async function stampCodes(input: string, output: string, stamps: (pageCount: number) => readonly CodeStamp[]): Promise<void> {
+  await editDocument(input, output, async (document) => {
+    placeStamps(document, stamps(document.getPageCount()));
+  });
+}
+
+/** A new one-page document of `size` points ([width, height]) with the codes on its page. */
+export async function newDocumentWithCodes(output: string, size: [number, number], stamps: readonly CodeStamp[]): Promise<void> {
+  const document = await PDFDocument.create({ updateMetadata: false });
+  document.addPage(size);
+  placeStamps(document, stamps);
+  await savePdf(document, output);
+}
+
+/** Draws `stamps` into an open document (also used for a document made from scratch). */
+export function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): void {
+  const pages = document.getPages();
+  const perPage = new Map<number, string[]>();
+  for (const stamp of stamps) {
+    const form = codeForm(document, stamp.shape);
+    for (const number of stamp.pages) {
+      const page = pages[number - 1];
+      if (!page) continue;
+      const name = addResource(pageResources(page), 'XObject', 'QBc', form);
+      const matrix = pageMatrix(page, stamp);
+      const operators = perPage.get(number) ?? [];
+      operators.push(`q ${matrix.map(num).join(' ')} cm /${name} Do Q`);
+      perPage.set(number, operators);
+    }
+  }
+  for (const [number, operators] of perPage) addPageContent(document, pages[number - 1]!, `${operators.join('\n')}\n`, 'foreground');
+}
+
+/** The matrix from the code's space to the page's default user space. */
+function pageMatrix(page: ReturnType<PDFDocument['getPages']>[number], stamp: CodeStamp): Matrix {
+  const frame = pageFrame(page);
+  const { position } = stamp;
+  const box = {
+    x: toPoints(position.x, position.metrics),
+    y: toPoints(position.y, position.metrics),
+    width: toPoints(position.width, position.metrics),
+    height: toPoints(position.height, position.metrics),
+  };
+  if (position.coordinates === 'pdf') {
+    // The unrotated visible box, y up: turned into the top-left form the placement takes.
+    const [llx, lly, urx, ury] = frame.visible;
+    const height = ury - lly;
+    const placed = codeMatrix(stamp.shape, { ...box, y: height - box.y - box.height }, urx - llx, height, stamp.rotation);
+    return concat(placed, [1, 0, 0, 1, llx, lly]);
+  }
+  return concat(codeMatrix(stamp.shape, box, frame.width, frame.height, stamp.rotation), frame.toUser);
+}
+
+function codeForm(document: PDFDocument, shape: CodeShape): PDFRef {
+  const parts = [`1 g 0 0 ${num(shape.width)} ${num(shape.height)} re f 0 g`];
+  for (const [x, y, w, h] of shape.rects) parts.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re`);
+  parts.push('f');
+  const context = document.context;
+  return context.register(
+    context.flateStream(parts.join('\n'), {
+      Type: 'XObject',
+      Subtype: 'Form',
+      BBox: [0, 0, Number(num(shape.width)), Number(num(shape.height))],
+      Resources: {},
+    }),
+  );
+}

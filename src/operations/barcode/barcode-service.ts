@@ -1,0 +1,117 @@
+import { QuireError } from '../../core/errors.js';
+import { fileTypeByKey } from '../../core/file-types.js';
+import { type CodeStamp, newDocumentWithCodes, stampCodes } from '../../engines/barcode/index.js';
+import { inField } from '../../engines/pdf-edit/content/errors.js';
+import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
+import type { Session } from '../../sessions/session.js';
+import type { DocumentRecord } from '../../storage/document-store.js';
+import { fromToolboxEngine } from '../toolbox/engine-errors.js';
+import { selectPages } from '../toolbox/pages.js';
+import { type DeadlineSpec, runAsNew, runInPlace, type TransactionDeps } from '../transaction/document-transaction.js';
+import type { AddOptions, BarcodeRequest } from './barcode.schema.js';
+import { type PreparedCode, prepareCodes } from './codes.js';
+
+const PDF = fileTypeByKey('pdf');
+
+/** The page of a document `barcode/new` makes: A4 portrait, in points. */
+export const NEW_PAGE_SIZE: [number, number] = [595.28, 841.89];
+
+export interface BarcodeEngines {
+  /** qpdf: decrypts (and repairs) a protected input, re-encrypts the result (transaction/protection.ts). */
+  rewriter: PdfRewriter;
+}
+
+export interface BarcodeLimits {
+  /** One call, every step together (barcode.timeout). */
+  timeoutMs: number;
+}
+
+/**
+ * The barcode web service (reference §10.6; docs/barcode.md). `add` stamps codes as vector graphics
+ * onto the selected pages of the stored PDF, as one document transaction (every value is checked
+ * and encoded before the document is opened; a failure leaves it as it was); `barcode/new` makes a
+ * new one-page document with the codes.
+ */
+export class BarcodeService {
+  constructor(
+    private readonly deps: TransactionDeps,
+    private readonly engines: BarcodeEngines,
+    private readonly limits: BarcodeLimits,
+  ) {}
+
+  private get deadline(): DeadlineSpec {
+    return { timeoutMs: this.limits.timeoutMs };
+  }
+
+  /** `POST barcode/{documentId}`. */
+  async run(session: Session, documentId: string, request: BarcodeRequest): Promise<DocumentRecord> {
+    const add = this.addOptions(request);
+    const codes = prepareCodes(add);
+    const { record } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'barcode',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: this.deadline,
+        plan: (_record, storedType) => {
+          if (storedType.key !== 'pdf')
+            throw new QuireError(
+              'INVALID_PDF',
+              `barcode.add stamps codes onto PDFs and this document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}: convert it first (converter web service).`,
+            );
+        },
+        plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
+      },
+      async (tx, input) => {
+        const output = tx.scratch.file('pdf');
+        try {
+          await stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
+        } catch (error) {
+          throw fromToolboxEngine(inField(error, 'barcode.add'));
+        }
+        return { file: { path: output, type: PDF, pdf: true } };
+      },
+    );
+    return record;
+  }
+
+  /** `POST barcode/new?name=`: a new one-page document (A4 portrait) with the codes. */
+  async runNew(session: Session, request: BarcodeRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
+    const add = this.addOptions(request);
+    const codes = prepareCodes(add);
+    const { record } = await runAsNew(this.deps, session, { operation: 'barcode', name: options.name, history: options.history, deadline: this.deadline }, async (tx) => {
+      const output = tx.scratch.file('pdf');
+      try {
+        // The new document has one page: every code goes on it, whatever its `pages` say.
+        await newDocumentWithCodes(
+          output,
+          NEW_PAGE_SIZE,
+          codes.map((code) => stamp(code, [1])),
+        );
+      } catch (error) {
+        throw fromToolboxEngine(inField(error, 'barcode.add'));
+      }
+      return { file: { path: output, type: PDF, pdf: true } };
+    });
+    return record;
+  }
+
+  private addOptions(request: BarcodeRequest): AddOptions {
+    const { add, detect } = request.barcode;
+    if (add && detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give either barcode.add or barcode.detect, not both.');
+    if (detect) throw new QuireError('OPTION_UNSUPPORTED', 'barcode.detect is not supported by this server yet; nothing was changed.');
+    if (!add) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give barcode.add (the codes to stamp) or barcode.detect.');
+    if (add.outputFormat !== 'pdf') throw new QuireError('OPTION_UNSUPPORTED', `barcode.add.outputFormat "${add.outputFormat}" is not supported by this server yet (pdf is); nothing was changed.`);
+    return add;
+  }
+}
+
+function stampsFor(codes: readonly PreparedCode[], pageCount: number): CodeStamp[] {
+  return codes.map((code) => stamp(code, selectPages(code.pages, pageCount, `${code.field}.pages`)));
+}
+
+function stamp(code: PreparedCode, pages: readonly number[]): CodeStamp {
+  return { shape: code.shape, pages, position: code.position, rotation: code.rotation };
+}
