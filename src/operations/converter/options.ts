@@ -1,4 +1,5 @@
 import { QuireError } from '../../core/errors.js';
+import { withChromiumPlaceholders } from '../../engines/chromium/header-footer.js';
 import { PageSelectionError, parsePageSelection, type PageSelection } from '../../core/page-selection.js';
 import { defaultsOf } from '../option-schema.js';
 import { ConverterImage, ConverterOffice, ConverterPage, type ConverterOptions } from './options.schema.js';
@@ -111,7 +112,8 @@ function decodeHtml(data: PageOptions['header'], field: string): string | undefi
   }
   if (!data.value) return undefined;
   if (!/^[A-Za-z0-9+/=\s_-]*$/.test(data.value)) throw new QuireError('PARAMETER', `Invalid parameter ${field}.value: not Base64.`);
-  return Buffer.from(data.value, 'base64').toString('utf8');
+  // webPDF's ${html.pageNumber}, ${html.totalPages}, ${html.title} as Chromium's template classes.
+  return withChromiumPlaceholders(Buffer.from(data.value, 'base64').toString('utf8'));
 }
 
 /** Members and values that name features this server does not have. */
@@ -123,7 +125,9 @@ function refuseUnsupported(options: ConverterOptions): void {
   if (options.sharePointBridge) refuse('sharePointBridge', 'there is no SharePoint bridge.');
   if (options.template) refuse('template', 'template-based rendering is not available.');
   if (options.transform) refuse('transform', 'XML transformations (XRechnung, XSL) are not available.');
-  if (options.html?.useAsTemplate) refuse('html.useAsTemplate', 'HTML templates are not available.');
+  if (options.html?.useAsTemplate && options.html.templateData?.source === 'uri' && options.html.templateData.uri.trim() !== '') {
+    refuse('html.templateData.source', '"uri" is not available: send the JSON Base64-encoded in html.templateData.value.');
+  }
   if (options.html?.adjustFonts) refuse('html.adjustFonts', 'font adjustment is not available; the HTML is rendered with its own CSS.');
   if (options.html?.errorReport?.mode === 'message') refuse('html.errorReport.mode', '"message" is not available; blocked and failed resources are logged.');
   if (options.mail?.adjustFonts) refuse('mail.adjustFonts', 'font adjustment is not available.');

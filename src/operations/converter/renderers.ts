@@ -2,6 +2,8 @@ import { rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
 import type { HtmlRenderer } from '../../engines/contracts.js';
+import { fillHtmlTemplate, parseTemplateData } from '../../engines/chromium/html-template.js';
+import { readHtml } from '../../engines/chromium/html-input.js';
 import type { HtmlJob, PageSetup } from '../../engines/chromium/types.js';
 import { detectFormat } from '../../engines/format/detect-format.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
@@ -85,7 +87,9 @@ export function createRenderers(engines: RendererEngines): Partial<Record<InputK
     html: async (context) => {
       const html = context.settings.options.html ?? NO_HTML;
       const baseURL = html.baseURL.trim() || undefined;
-      await printHtml(context, context.input, {
+      // useAsTemplate: the document is a FreeMarker-style template, filled from templateData first.
+      const input = html.useAsTemplate ? await fillTemplate(context, html.templateData?.value) : context.input;
+      await printHtml(context, input, {
         preferCSSPageSize: html.preferCSSPageSize,
         printBackground: html.useBackground,
         // Uploaded HTML keeps its scripts (pages often build themselves); the network stays closed unless allowed.
@@ -198,6 +202,14 @@ async function addAttachments(context: RenderContext, message: MailMessage, mode
     current = withFiles;
   }
   await rename(current, context.output);
+}
+
+/** The filled template in the job's scratch directory (UTF-8 with a BOM, which wins over a `<meta charset>`). */
+async function fillTemplate(context: RenderContext, data: string | undefined): Promise<string> {
+  const filled = fillHtmlTemplate(await readHtml(context.input), parseTemplateData(data));
+  const file = path.join(context.workDir, `template-${context.depth}.html`);
+  await writeFile(file, `\uFEFF${filled}`);
+  return file;
 }
 
 function pageSetup(page: PageGeometry): PageSetup {

@@ -1,5 +1,6 @@
 import { QuireError } from '../../core/errors.js';
 import type { PageSetup } from '../../core/page-setup.js';
+import { withChromiumPlaceholders } from '../../engines/chromium/header-footer.js';
 import type { UrlConverterPageOptions } from './urlconverter.schema.js';
 
 const MM_PER_UNIT = { mm: 1, in: 25.4, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96 } as const;
@@ -33,11 +34,7 @@ export function headerFooterTemplate(data: { source: string; uri: string; value?
   }
   if (data.value === undefined || data.value === '') return undefined;
   if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(data.value)) throw invalid(`${field}.value`, 'Base64');
-  const html = Buffer.from(data.value, 'base64').toString('utf8');
-  return html
-    .replaceAll('${html.pageNumber}', '<span class="pageNumber"></span>')
-    .replaceAll('${html.totalPages}', '<span class="totalPages"></span>')
-    .replaceAll('${html.title}', '<span class="title"></span>');
+  return withChromiumPlaceholders(Buffer.from(data.value, 'base64').toString('utf8'));
 }
 
 function invalid(field: string, expected: string): QuireError {
