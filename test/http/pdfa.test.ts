@@ -116,6 +116,19 @@ describe('pdfa convert', () => {
     expect(described.metadata.information.pdfa).toEqual({ part: level[0], conformance: level[1]!.toUpperCase() });
   });
 
+  it('converts a PDF whose cross-reference offsets are wrong (Ghostscript repairs as it reads; no qpdf pass needed)', async () => {
+    const pdf = await textImagePdf({ pages: 1 });
+    const text = pdf.toString('latin1');
+    const at = text.lastIndexOf('startxref');
+    const broken = Buffer.from(`${text.slice(0, at)}startxref\n12\n%%EOF\n`, 'latin1');
+    const uploaded = await upload(broken, 'broken-xref.pdf');
+    const outcome = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '2b', errorCorrection: { enabled: true } } } });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    const file = await download(uploaded.documentId);
+    expect(execFileSync('qpdf', ['--check', file], { encoding: 'utf8' })).toMatch(/No syntax or stream encoding errors/);
+    expect(execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' })).toContain('Quire PDF/A page 1');
+  });
+
   it('keeps the old state in history mode', async () => {
     const uploaded = await upload(await textImagePdf({ pages: 1 }), 'history.pdf', '?history=true');
     const outcome = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '2b' } } });

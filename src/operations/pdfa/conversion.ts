@@ -1,6 +1,8 @@
 import { copyFile, open } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
+import type { PdfaInput } from '../../engines/pdf-edit/pdfa/fixups.js';
+import { firstLine, isPdfLibFault, PdfLibError } from '../../engines/pdf-edit/pdf-lib-error.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
@@ -96,12 +98,18 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   const mayClaim = conformance !== 'A' && (await mentionsPdfaId(job.input));
   job.deadline.check();
   let running = conformance === 'A' || mayClaim ? undefined : settled(distil());
-  let input: Awaited<ReturnType<typeof inspectPdfaInput>>;
+  let input: Partial<PdfaInput>;
   try {
     input = await inspectPdfaInput(job.input);
   } catch (error) {
-    if (running) await running; // the scratch directory goes with the failure: Ghostscript must be done with it
-    throw error;
+    // A file pdf-lib cannot read may still be one Ghostscript reads (it repairs as it goes): for b and
+    // u levels the conversion goes on with Ghostscript's own description of it.
+    if (conformance === 'A' || !(error instanceof PdfLibError || isPdfLibFault(error))) {
+      if (running) await running; // the scratch directory goes with the failure: Ghostscript must be done with it
+      throw error;
+    }
+    input = {};
+    notes.push(`the input could not be read for its description (${firstLine(error)}): Ghostscript's is used`);
   }
   // Fix-ups first, as OCRmyPDF does: input that claims the level already (LibreOffice's own PDF/A
   // export, a file converted before) is validated as it is and kept when nothing fails: lossless and cheap.
@@ -132,7 +140,7 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     notes.push(`Ghostscript PDF/A-${part} output${warnings.trim() ? `; it reported: ${firstLines(warnings)}` : ''}`);
   }
   job.deadline.check();
-  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), source: input.description });
+  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(input.description ? { source: input.description } : {}) });
   notes.push(...fixed.changes.map((c) => `fix-up: ${c}`));
   notes.push('fix-up: document information and XMP metadata written from the original, with pdfaid part and conformance');
   job.deadline.check();

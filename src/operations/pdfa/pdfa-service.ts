@@ -9,6 +9,7 @@ import { activeVersion, type DocumentRecord } from '../../storage/document-store
 import { fromEngine } from '../engine-errors.js';
 import type { DocumentStep, Transaction, TransactionDeps } from '../transaction/document-transaction.js';
 import { runAsNew, runInPlace } from '../transaction/document-transaction.js';
+import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { ProtectionTool } from '../transaction/protection.js';
 import { fromToolboxEngine } from '../toolbox/engine-errors.js';
 import { convertToPdfa, PdfaNotCompliant, refuseUnsupported, type ConversionResult, type PdfaEngines } from './conversion.js';
@@ -19,8 +20,8 @@ import { validateFile } from './validation.js';
 const PDF = fileTypeByKey('pdf');
 
 export interface PdfaServiceEngines extends PdfaEngines {
-  /** qpdf: decrypts and repairs the input (transaction/protection.ts). */
-  rewriter: ProtectionTool;
+  /** qpdf: decrypts the input (transaction/protection.ts) and, with errorCorrection, repairs it. */
+  rewriter: ProtectionTool & Pick<PdfRewriter, 'rewrite'>;
 }
 
 /** What a call answers: the document the 303 points to, and the verdict for a Warning header. */
@@ -91,11 +92,13 @@ export class PdfaService {
             fileName = stored.fileName;
           },
           // PDF/A forbids encryption: the input is decrypted, and the result is stored unencrypted (securityChanged below).
-          plainInput: { tool: this.engines.rewriter, mapError: pdfaPasswordError },
+          plainInput: { tool: this.decryptOnly, mapError: pdfaPasswordError },
         },
         async (tx, input) => {
           const output = tx.scratch.file('pdf');
-          const result = await this.mapped(() => convertToPdfa(this.engines, { input: input.path, output, options, scratch: tx.scratch, deadline: tx.deadline }));
+          const result = await this.withErrorCorrection(options, tx, input.path, (source) =>
+            this.mapped(() => convertToPdfa(this.engines, { input: source, output, options, scratch: tx.scratch, deadline: tx.deadline })),
+          );
           const warnings = [conversionWarning(result)];
           if (options.successReport === 'zip') {
             const zip = await this.zipWithReport(tx, output, result, fileName);
@@ -115,6 +118,44 @@ export class PdfaService {
       throw new PdfaNotCompliant(failure.report, `${failure.message}\n${text}`, failure.notes);
     }
     throw failure;
+  }
+
+  /**
+   * The transaction's opening without its repair pass: Ghostscript reads damaged files itself (and
+   * the qpdf pass would cost a process and a read of the whole file on every call). Repairing is what
+   * `errorCorrection` asks for: see withErrorCorrection.
+   */
+  private get decryptOnly(): ProtectionTool {
+    const rewriter = this.engines.rewriter;
+    return {
+      isEncrypted: (input, options) => rewriter.isEncrypted(input, options),
+      decrypt: (input, output, options) => rewriter.decrypt(input, output, options),
+      copyEncryption: (...args) => rewriter.copyEncryption(...args),
+      repaired: async (input) => input,
+    };
+  }
+
+  /**
+   * `errorCorrection.enabled`: a conversion that fails on the input (unreadable -7, Ghostscript -102, a
+   * result that fails its level -170) is retried once on qpdf's repaired rewrite of the input.
+   */
+  private async withErrorCorrection(options: PdfaConvertOptions, tx: Transaction, input: string, attempt: (source: string) => Promise<ConversionResult>): Promise<ConversionResult> {
+    try {
+      return await attempt(input);
+    } catch (error) {
+      const retry = options.errorCorrection?.enabled === true && error instanceof QuireError && [-7, -102, -170].includes(error.errorCode);
+      if (!retry) throw error;
+      tx.deadline.check();
+      const repaired = tx.scratch.file('pdf');
+      try {
+        await this.engines.rewriter.rewrite(input, repaired, { deadline: tx.deadline.at });
+      } catch {
+        throw error; // qpdf cannot repair it either: the first failure is the answer
+      }
+      const result = await attempt(repaired);
+      result.notes.unshift('errorCorrection: the input was repaired by qpdf and converted again');
+      return result;
+    }
   }
 
   /** `errorReport: file`: the report of the failed result becomes a new document; the document stays as it was. */
