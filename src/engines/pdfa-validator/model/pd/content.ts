@@ -19,6 +19,7 @@
 import { type CosDict, type CosDocument, type CosStream, type CosValue, contentTokens } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
+import type { FontUse } from './fonts.js';
 import type { PageRef } from './pages.js';
 import { inheritedEntry, pathOf } from './pages.js';
 import { boolOf, dictIn, intOf, nameOf } from './values.js';
@@ -30,6 +31,8 @@ export interface ContentUses {
   /** Transparency group dictionaries of pages and of the forms read. */
   readonly groups: Map<CosDict, string>;
   readonly inlineImages: Array<{ dict: CosDict; path: string }>;
+  /** Fonts selected by `Tf`, with the rendering modes text was shown in. */
+  readonly fonts: Map<CosDict, FontUse>;
   readonly incomplete: string[];
 }
 
@@ -68,6 +71,8 @@ export interface ColourState {
   readonly fillOverprint: boolean;
   readonly strokeOverprint: boolean;
   readonly opm: number;
+  /** The text font (set by Tf; not part of a form's starting-state identity). */
+  readonly font?: CosDict;
 }
 
 const DEVICE_GRAY: CosValue = { kind: 'name', value: 'DeviceGray' };
@@ -78,7 +83,7 @@ export const INITIAL_COLOUR: ColourState = { fill: DEVICE_GRAY, stroke: DEVICE_G
 const MAX_STARTS = 8;
 
 export function newContentUses(): ContentUses {
-  return { xobjects: new Map(), extGStates: new Map(), groups: new Map(), inlineImages: [], incomplete: [] };
+  return { xobjects: new Map(), extGStates: new Map(), groups: new Map(), inlineImages: [], fonts: new Map(), incomplete: [] };
 }
 
 export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], uses: ContentUses, separations: SeparationFacts): Generator<LocatedObject> {
@@ -314,6 +319,8 @@ class StreamReader {
         case '"': {
           // Text rendering modes (ISO 32000-1 Table 106): 0/4 fill, 1/5 stroke, 2/6 both, 3/7 neither.
           const mode = this.state.renderMode;
+          const font = this.state.font === undefined ? undefined : this.uses.fonts.get(this.state.font);
+          if (font !== undefined && font.modes.size < 16) font.modes.add(mode);
           if (mode === 0 || mode === 2 || mode === 4 || mode === 6 || mode < 0 || mode > 7) yield* this.fill(where);
           if (mode === 1 || mode === 2 || mode === 5 || mode === 6 || mode < 0 || mode > 7) yield* this.stroke(where);
           break;
@@ -386,7 +393,10 @@ class StreamReader {
     const doc = this.doc;
     const r = this.resource('Font', name, path);
     const font = dictIn(doc, r.value);
-    if (font === undefined || nameOf(doc, font, 'Subtype') !== 'Type3') return;
+    if (font === undefined) return;
+    this.state = { ...this.state, font };
+    if (this.job.colourOnly !== true && !this.uses.fonts.has(font)) this.uses.fonts.set(font, { path: r.path, modes: new Set() });
+    if (nameOf(doc, font, 'Subtype') !== 'Type3') return;
     const procs = dictIn(doc, font.entries.get('CharProcs'));
     // Glyph procedures without the font's /Resources borrow the page's (ISO 32000-1 9.6.5, deprecated); they paint with the text's colours.
     const fontResources = dictIn(doc, font.entries.get('Resources'));

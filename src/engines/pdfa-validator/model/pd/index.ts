@@ -13,6 +13,7 @@ import { ActionCollector } from './actions.js';
 import { type AnnotationWalk, annotationObjects } from './annotations.js';
 import { documentObjects, formFields, outputIntentObjects } from './document.js';
 import { contentObjects, newContentUses } from './content.js';
+import { fontObjects } from './fonts.js';
 import { findColourArrays, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
@@ -53,6 +54,14 @@ export const PD_TYPES: readonly string[] = [
   'PDICCBasedCMYK',
   'PDSeparation',
   'PDDeviceN',
+  'PDFont',
+  'PDSimpleFont',
+  'PDTrueTypeFont',
+  'PDType0Font',
+  'PDCMap',
+  'PDReferencedCMap',
+  'CMapFile',
+  'TrueTypeFontProgram',
 ];
 
 export interface PdWalkState {
@@ -91,4 +100,5 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<Loca
   yield* contentObjects(doc, tree.pages, uses, { consistent });
   state.incomplete.push(...uses.incomplete);
   yield* graphicsObjects(doc, uses, colourArrays.iccBased);
+  yield* fontObjects(doc, uses.fonts);
 }

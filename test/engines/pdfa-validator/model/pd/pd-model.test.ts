@@ -324,6 +324,53 @@ describe('colour spaces as the content paints with them', () => {
   });
 });
 
+describe('fonts', () => {
+  const text = (font: string, mode = 0) => content(`BT /${font} 12 Tf ${mode} Tr 10 10 Td (A) Tj ET`);
+
+  it('a font shown without an embedded program fails 2b 6.2.11.4.1-1; shown only invisibly (Tr 3) it passes', async () => {
+    const page = '/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R';
+    const font = '<< /Type /Font /Subtype /TrueType /BaseFont /Arial /FirstChar 65 /LastChar 65 /Widths [500] /FontDescriptor 6 0 R >>';
+    const descriptor = '<< /Type /FontDescriptor /FontName /Arial /Flags 32 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 900 /Descent -100 /CapHeight 700 /StemV 80 >>';
+    const shown = await report(doc('', page, text('F1'), font, descriptor), '2b');
+    expect(rule(shown, '6.2.11.4.1-1').status).toBe('failed');
+    expect(rule(shown, '6.2.11.4.1-1').failures[0]?.object).toBe('5 0 obj');
+    const invisible = await report(doc('', page, text('F1', 3), font, descriptor), '2b');
+    expect(rule(invisible, '6.2.11.4.1-1').status).toBe('passed');
+  });
+
+  it('Widths of the wrong length fail 2b 6.2.11.2-6; a symbolic TrueType font with an /Encoding fails 6.2.11.6-3', async () => {
+    const page = '/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R';
+    const descriptor = '<< /Type /FontDescriptor /FontName /X /Flags 4 /FontBBox [0 0 1000 1000] /ItalicAngle 0 /Ascent 900 /Descent -100 /CapHeight 700 /StemV 80 >>';
+    const r = await report(
+      doc('', page, text('F1'), '<< /Type /Font /Subtype /TrueType /BaseFont /X /FirstChar 65 /LastChar 66 /Widths [500] /Encoding /WinAnsiEncoding /FontDescriptor 6 0 R >>', descriptor),
+      '2b',
+    );
+    expect(rule(r, '6.2.11.2-6').status).toBe('failed');
+    expect(rule(r, '6.2.11.6-3').status).toBe('failed');
+    expect(rule(r, '6.2.11.2-1').status).toBe('passed');
+  });
+
+  it('a Type 0 font whose embedded CMap says WMode 1 and whose dictionary says 0 fails 2b 6.2.11.3.3-2; a CID beyond 65535 fails 6.1.13-10', async () => {
+    const cmap = Buffer.from('/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Test def /WMode 1 def 1 begincidrange <0000> <00ff> 70000 endcidrange endcmap end end');
+    const page = '/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R';
+    const r = await report(
+      doc(
+        '',
+        page,
+        text('F1'),
+        '<< /Type /Font /Subtype /Type0 /BaseFont /X /Encoding 6 0 R /DescendantFonts [7 0 R] >>',
+        streamBody(`/Length ${cmap.length} /Type /CMap /CMapName /Test /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >>`, cmap),
+        '<< /Type /Font /Subtype /CIDFontType2 /BaseFont /X /CIDSystemInfo << /Registry (Adobe) /Ordering (Identity) /Supplement 0 >> /W [] >>',
+      ),
+      '2b',
+    );
+    expect(rule(r, '6.2.11.3.3-2').status).toBe('failed');
+    expect(rule(r, '6.1.13-10').status).toBe('failed');
+    expect(rule(r, '6.2.11.3.1-1').status).toBe('passed');
+    expect(rule(r, '6.2.11.3.3-1').status).toBe('passed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
