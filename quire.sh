@@ -25,6 +25,8 @@ APT_PACKAGES=(
   zbar-tools qrencode
   # Tests only: readers for what zbar cannot read (Aztec, DataMatrix, PDF417): Java ZXing.
   libzxing-core-java libzxing-javase-java
+  # OCR web service: Tesseract 5 and the traineddata of its five languages (more: docs/ocr.md).
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-ita tesseract-ocr-spa
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
