@@ -7,11 +7,12 @@
  * ICC profiles of ICCBased colour spaces are found anywhere in the file (every in-use object and every
  * value inside it), used or not: stricter than a reader of the page content, never more lenient.
  */
-import type { CosDict, CosDocument, CosStream, CosValue } from '../../cos/index.js';
+import { type CosDict, type CosDocument, type CosStream, type CosValue, filterChain } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { cosKey } from './colour.js';
 import type { ContentUses } from './content.js';
 import { iccComponents, iccHeader } from './icc.js';
+import { jpeg2000Facts } from './jpeg2000.js';
 import { dictIn, entry, intOf, nameOf, numberOf, present } from './values.js';
 
 const T = {
@@ -25,6 +26,7 @@ const T = {
   postScript: ['PDXObject'],
   group: ['PDGroup'],
   inputProfile: ['ICCInputProfile', 'ICCProfile'],
+  jpeg2000: ['JPEG2000'],
 } as const;
 
 export interface ColourArrays {
@@ -71,7 +73,13 @@ export function* graphicsObjects(doc: CosDocument, uses: ContentUses, iccBased: 
     yield extGState(doc, d, path);
     yield* halftones(doc, d.entries.get('HT'), `${path}/HT`);
   }
-  for (const [s, path] of uses.xobjects) yield xobject(doc, s, path);
+  for (const [s, path] of uses.xobjects) {
+    yield xobject(doc, s, path);
+    if (nameOf(doc, s.dict, 'Subtype') === 'Image') {
+      const jpx = jpeg2000(doc, s, path);
+      if (jpx !== undefined) yield jpx;
+    }
+  }
   for (const { dict, path } of uses.inlineImages) yield inlineImage(doc, dict, path);
   for (const [d, path] of uses.groups) yield modelObject(T.group, path, { S: nameOf(doc, d, 'S') });
   for (const [s, path] of iccBased) {
@@ -79,6 +87,17 @@ export function* graphicsObjects(doc: CosDocument, uses: ContentUses, iccBased: 
     const facts = header === undefined ? {} : { colorSpace: header.colorSpace, deviceClass: header.deviceClass, version: header.version };
     yield modelObject(T.inputProfile, path, { N: iccComponents(doc, s), ...facts });
   }
+}
+
+/** A JPXDecode image: the JP2 facts of its data (JPXDecode must be its only filter to read them; otherwise they are unknown, absent). */
+function jpeg2000(doc: CosDocument, s: CosStream, path: string): LocatedObject | undefined {
+  const chain = filterChain(s.dict, (v) => doc.resolve(v));
+  if (!chain.some((f) => f.name === 'JPXDecode')) return undefined;
+  const facts = chain.length === 1 ? jpeg2000Facts(doc.rawStreamData(s)) : undefined;
+  // Data that is not JPEG2000 at all has no channels, no colour specification and no depth: it fails.
+  const known =
+    chain.length === 1 ? (facts ?? { nrColorChannels: null, nrColorSpaceSpecs: 0, nrColorSpacesWithApproxField: 0, colrMethod: null, colrEnumCS: null, bitDepth: null, bpccBoxPresent: false }) : {};
+  return modelObject(T.jpeg2000, `${path} (JPEG2000)`, { hasColorSpace: present(doc, s.dict, 'ColorSpace'), ...known });
 }
 
 function extGState(doc: CosDocument, d: CosDict, path: string): LocatedObject {

@@ -62,6 +62,7 @@ export const PD_TYPES: readonly string[] = [
   'PDReferencedCMap',
   'CMapFile',
   'TrueTypeFontProgram',
+  'JPEG2000',
 ];
 
 export interface PdWalkState {

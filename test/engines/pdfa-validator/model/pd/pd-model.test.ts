@@ -371,6 +371,42 @@ describe('fonts', () => {
   });
 });
 
+describe('JPEG2000 images', () => {
+  const box = (type: string, body: Buffer): Buffer => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(8 + body.length, 0);
+    head.write(type, 4, 'latin1');
+    return Buffer.concat([head, body]);
+  };
+  /** A JP2 file (ISO/IEC 15444-1 I.5): signature, ftyp, jp2h with ihdr and a colr box, an empty codestream box. */
+  const jp2 = (channels: number, enumCS: number): Buffer => {
+    const ihdr = Buffer.alloc(14);
+    ihdr.writeUInt32BE(1, 0);
+    ihdr.writeUInt32BE(1, 4);
+    ihdr.writeUInt16BE(channels, 8);
+    ihdr[10] = 7; // 8 bits
+    ihdr[11] = 7;
+    const colr = Buffer.alloc(7);
+    colr[0] = 1;
+    colr.writeUInt32BE(enumCS, 3);
+    return Buffer.concat([
+      box('jP  ', Buffer.from([0x0d, 0x0a, 0x87, 0x0a])),
+      box('ftyp', Buffer.from('jp2 \0\0\0\0jp2 ', 'latin1')),
+      box('jp2h', Buffer.concat([box('ihdr', ihdr), box('colr', colr)])),
+      box('jp2c', Buffer.alloc(0)),
+    ]);
+  };
+  const image = (data: Buffer) => streamBody(`/Length ${data.length} /Type /XObject /Subtype /Image /Width 1 /Height 1 /Filter /JPXDecode`, data);
+  const page = '/Resources << /XObject << /I 5 0 R >> >> /Contents 4 0 R';
+
+  it('an sRGB (enumerated 16) three-channel JP2 passes 2b 6.2.8.3-1…5; CIEJab (19) fails 6.2.8.3-4; two channels fail 6.2.8.3-1', async () => {
+    const good = await report(doc('', page, content('/I Do'), image(jp2(3, 16))), '2b');
+    for (const id of ['6.2.8.3-1', '6.2.8.3-2', '6.2.8.3-3', '6.2.8.3-4', '6.2.8.3-5']) expect(rule(good, id).status, id).toBe('passed');
+    expect(rule(await report(doc('', page, content('/I Do'), image(jp2(3, 19))), '2b'), '6.2.8.3-4').status).toBe('failed');
+    expect(rule(await report(doc('', page, content('/I Do'), image(jp2(2, 16))), '2b'), '6.2.8.3-1').status).toBe('failed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
