@@ -20,6 +20,7 @@ const T = {
   outputProfile: ['ICCOutputProfile', 'ICCProfile'],
   ocConfig: ['PDOCConfig'],
   perms: ['PDPerms'],
+  sigRef: ['PDSigRef'],
 } as const;
 
 /** Form-field tree nodes visited at most (a cycle is cut by the visited set anyway). */
@@ -107,6 +108,7 @@ export function* documentObjects(doc: CosDocument, fields: FormFields): Generato
   const permsRef = catalog?.entries.get('Perms');
   const perms = dictIn(doc, permsRef);
   if (perms !== undefined) yield modelObject(T.perms, pathOf(permsRef, 'Perms'), { entries: keyList(perms) });
+  yield* signatureReferenceObjects(doc, perms, fields);
 
   yield* ocConfigObjects(doc);
 }
@@ -181,4 +183,47 @@ function missingFromOrder(doc: CosDocument, config: CosDict, ocgs: ReadonlySet<C
       return n?.kind === 'string' ? textString(n.bytes) : '(unnamed)';
     })
     .join(', ');
+}
+
+/**
+ * Signature reference dictionaries (ISO 32000-1 12.8.1, Table 253): the /Reference items of every
+ * signature dictionary — the values of the catalog's /Perms (DocMDP, UR3) and the /V of signature
+ * fields (field type /Sig, inheritable). Each once.
+ */
+function* signatureReferenceObjects(doc: CosDocument, perms: CosDict | undefined, fields: FormFields): Generator<LocatedObject> {
+  const signatures: Array<{ dict: CosDict; path: string }> = [];
+  for (const [k, v] of perms?.entries ?? []) {
+    const d = dictIn(doc, v);
+    if (d !== undefined) signatures.push({ dict: d, path: pathOf(v, `Perms/${k}`) });
+  }
+  for (const f of fields.fields) {
+    if (inheritedFieldType(doc, f.dict) !== 'Sig') continue;
+    const v = f.dict.entries.get('V');
+    const d = dictIn(doc, v);
+    if (d !== undefined) signatures.push({ dict: d, path: pathOf(v, `${f.path}/V`) });
+  }
+  const permsContainDocMDP = perms !== undefined && present(doc, perms, 'DocMDP');
+  const seen = new Set<CosDict>();
+  for (const sig of signatures) {
+    const refs = doc.resolve(sig.dict.entries.get('Reference'));
+    if (refs?.kind !== 'array') continue;
+    for (const [i, item] of refs.items.entries()) {
+      const d = dictIn(doc, item);
+      if (d === undefined || seen.has(d)) continue;
+      seen.add(d);
+      yield modelObject(T.sigRef, pathOf(item, `${sig.path}/Reference[${i}]`), { entries: keyList(d), permsContainDocMDP });
+    }
+  }
+}
+
+function inheritedFieldType(doc: CosDocument, field: CosDict): string | null {
+  let node: CosDict | undefined = field;
+  const seen = new Set<CosDict>();
+  for (let depth = 0; node !== undefined && depth < 64 && !seen.has(node); depth++) {
+    seen.add(node);
+    const ft = nameOf(doc, node, 'FT');
+    if (ft !== null) return ft;
+    node = dictIn(doc, node.entries.get('Parent'));
+  }
+  return null;
 }

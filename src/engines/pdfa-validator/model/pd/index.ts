@@ -33,6 +33,7 @@ export const PD_TYPES: readonly string[] = [
   'ICCProfile',
   'PDOCConfig',
   'PDPerms',
+  'PDSigRef',
   'PDPage',
   'PDAnnot',
   'PDWidgetAnnot',

@@ -75,6 +75,16 @@ describe('PDDocument', () => {
     expect(rule(r, '6.6.2-3').status).toBe('passed');
     expect(rule(r, '6.1.4-3').status).toBe('passed');
   });
+  it('with DocMDP in /Perms, a signature reference with DigestMethod fails 2b 6.1.12-2; a /Perms key other than UR3/DocMDP fails 6.1.12-1', async () => {
+    const sig = '<< /Type /Sig /Filter /Adobe.PPKLite /Reference [<< /Type /SigRef /TransformMethod /DocMDP /DigestMethod /MD5 >>] >>';
+    const r = await report(doc('/Perms << /DocMDP 4 0 R /Other 4 0 R >>', '', sig), '2b');
+    expect(rule(r, '6.1.12-2').status).toBe('failed');
+    expect(rule(r, '6.1.12-2').failures[0]?.object).toBe('4 0 obj/Reference[0]');
+    expect(rule(r, '6.1.12-1').status).toBe('failed');
+    const clean = await report(doc('/Perms << /DocMDP 4 0 R >>', '', '<< /Type /Sig /Filter /Adobe.PPKLite /Reference [<< /Type /SigRef /TransformMethod /DocMDP >>] >>'), '2b');
+    expect(rule(clean, '6.1.12-2').status).toBe('passed');
+    expect(rule(clean, '6.1.12-1').status).toBe('passed');
+  });
 });
 
 describe('annotations and actions', () => {
