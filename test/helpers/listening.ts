@@ -28,7 +28,8 @@ export async function listeningAddresses(quire: QuireProcess): Promise<Listening
       return { url: entry.url, ...(entry.httpsUrl ? { httpsUrl: entry.httpsUrl, httpsPort: Number(new URL(entry.httpsUrl).port) } : {}) };
     }
     if (!quire.running || Date.now() > deadline) {
-      throw new Error(`Quire wrote no "Quire is listening" line.\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
+      const end = quire.running ? 'still running' : `exited (${quire.child.signalCode ?? `code ${quire.child.exitCode}`})`;
+      throw new Error(`Quire wrote no "Quire is listening" line (${end}).\nstdout:\n${quire.stdout}\nstderr:\n${quire.stderr}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
