@@ -36,6 +36,8 @@ export interface SignableDocument {
 
 const TAIL_BYTES = 64 * 1024;
 const MAX_FIELDS = 10_000;
+/** Files up to this size are described by one qpdf run (its JSON is a fraction of the file). */
+const WHOLE_FILE_BYTES = 2 * 1024 * 1024;
 
 async function readTail(file: string): Promise<{ size: number; startxref: number; endsWithEol: boolean; xrefHead: string }> {
   const handle = await open(file, 'r');
@@ -67,12 +69,25 @@ export async function readSignableDocument(qpdf: PdfStructureTool, file: string,
   else if (/^\s*\d+\s+\d+\s+obj/.test(tail.xrefHead)) xrefKind = 'stream';
   else throw new SignatureEngineError('unreadable', "the PDF's startxref points to neither an xref table nor an xref stream");
 
-  const pagesRun = await qpdf.run(['--json=2', '--json-key=pages', file], { ...call, maxOutputBytes: 64 * 1024 * 1024 });
-  const pages = asArray(parseJson(pagesRun.stdout).pages) ?? [];
+  // A small file is described by one qpdf run (every object's dictionary, no stream data); a large
+  // one by a run for the pages and runs for the few objects the update needs.
+  const whole = tail.size <= WHOLE_FILE_BYTES;
+  const pagesRun = await qpdf.run(['--json=2', '--json-key=pages', ...(whole ? ['--json-key=qpdf', '--json-stream-data=none'] : []), file], {
+    ...call,
+    maxOutputBytes: 64 * 1024 * 1024,
+  });
+  const described = parseJson(pagesRun.stdout);
+  const pages = asArray(described.pages) ?? [];
   const pageRefs = pages.map((page) => asDict(page)?.object).filter((ref): ref is string => isRef(ref));
 
   const fetcher = new ObjectFetcher(qpdf, file, call);
-  await fetcher.fetch(['trailer']);
+  const objects = asDict(asArray(described.qpdf)?.[1]);
+  if (whole && objects) {
+    fetcher.absorb(objects, true);
+    fetcher.pdfVersion = asDict(asArray(described.qpdf)?.[0])?.pdfversion as string | undefined;
+  } else {
+    await fetcher.fetch(['trailer']);
+  }
   const trailer = asDict(fetcher.get('trailer')) ?? {};
   if (trailer['/Encrypt'] !== undefined && trailer['/Encrypt'] !== null) {
     throw new SignatureEngineError('encrypted', 'the PDF is encrypted');
