@@ -441,4 +441,18 @@ describe('hostile structures', () => {
     expect(r.verdict).not.toBe('compliant');
     expect(r.rules.filter((x) => x.status === 'passed')).toEqual([]);
   });
+  it('a chain of 60 forms, each drawing the next in six colour states, is read a bounded number of times: incomplete, never compliant', async () => {
+    const bodies: Array<string | Buffer> = doc('', '/Resources << /XObject << /X 5 0 R >> >> /Contents 4 0 R', streamBody('/Length 5', Buffer.from('/X Do')));
+    for (let i = 0; i < 60; i++) {
+      const ops = i < 59 ? '0 g /X Do 1 0 0 rg /X Do 0 0 0 1 k /X Do 0 G /X Do 1 0 0 RG /X Do q 2 Tr /X Do Q' : '0 0 1 1 re f';
+      const res = i < 59 ? `/Resources << /XObject << /X ${6 + i} 0 R >> >>` : '';
+      bodies.push(streamBody(`/Length ${ops.length} /Type /XObject /Subtype /Form /BBox [0 0 1 1] ${res}`, Buffer.from(ops)));
+    }
+    const r = await report(bodies, '2b');
+    expect(r.complete).toBe(false);
+    expect(r.problems.join('\n')).toMatch(/drawn with more than 8 colour states/);
+    expect(r.verdict).not.toBe('compliant');
+    // The last form fills with DeviceCMYK (inherited) and there is no output intent.
+    expect(rule(r, '6.2.4.3-3').status).toBe('failed');
+  });
 });
