@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bearer, json } from '../helpers/client.js';
 import { postWebService } from '../helpers/converter.js';
@@ -215,12 +216,26 @@ describe('pdfa convert', () => {
     expect(sha256(await storedBytes(uploaded.documentId))).toBe(before);
   });
 
-  it('refuses options not done yet (zugferd, successReport linked, autoTagging) before any work', async () => {
+  it('refuses options not done yet (zugferd, autoTagging) and successReport linked below part 3, before any work', async () => {
     const uploaded = await upload(await textImagePdf({ pages: 1, image: false }), 'options.pdf');
-    for (const convert of [{ zugferd: { xmlFile: { value: 'PGEvPg==' } } }, { successReport: 'linked' }, { autoTagging: true, level: '3a' }]) {
+    for (const convert of [{ zugferd: { xmlFile: { value: 'PGEvPg==' } } }, { successReport: 'linked', level: '2b' }, { autoTagging: true, level: '3a' }]) {
       const refused = await pdfa(uploaded.documentId, { pdfa: { convert } });
       expect(refused).toMatchObject({ status: 400, error: { errorCode: -104 } });
     }
+  });
+
+  it('successReport linked (PDF/A-3): the XML report is an associated file of the PDF/A', async () => {
+    const uploaded = await upload(await textImagePdf({ pages: 1 }), 'linked.pdf');
+    const outcome = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '3b', successReport: 'linked' } } });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    const file = await download(uploaded.documentId);
+    expect(execFileSync('pdfdetach', ['-list', file], { encoding: 'utf8' })).toMatch(/pdfa-report\.xml/);
+    const saved = path.join(path.dirname(file), `report-${uploaded.documentId}.xml`);
+    execFileSync('pdfdetach', ['-save', '1', '-o', saved, file]);
+    expect(readFileSync(saved, 'utf8')).toMatch(/<pdfaReport [^>]*level="3b"/);
+    const objects = execFileSync('qpdf', ['--json=1', '--json-key=objects', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    expect(objects).toMatch(/"\/AFRelationship": "\/Supplement"/);
+    expect(xmpOf(file)).toContain('<pdfaid:part>3</pdfaid:part>');
   });
 
   it('successReport zip: the PDF/A and its XML report zipped', async () => {

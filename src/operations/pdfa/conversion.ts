@@ -63,15 +63,21 @@ export function levelParts(level: PdfaLevel): { part: 1 | 2 | 3; conformance: 'A
  * Options this server does not do yet are refused before any work, so nothing is half done: ZUGFeRD
  * embedding, a linked success report, auto-tagging.
  */
-export function refuseUnsupported(options: PdfaConvertOptions, field: string, taggingElsewhere = false): void {
+export function refuseUnsupported(options: PdfaConvertOptions, field: string, taggingElsewhere = false, linkable = true): void {
   if (options.zugferd !== undefined) {
     throw new QuireError(
       'OPTION_UNSUPPORTED',
       `${field}.zugferd is not supported by this server yet: convert without it (the ZUGFeRD/Factur-X associated file and its XMP extension schema are not written).`,
     );
   }
-  if (options.successReport === 'linked') {
-    throw new QuireError('OPTION_UNSUPPORTED', `${field}.successReport "linked" is not supported by this server yet: use "zip" (the PDF/A and its XML report zipped) or "none".`);
+  const part = (options.level ?? '3b')[0];
+  if (options.successReport === 'linked' && (!linkable || part !== '3')) {
+    throw new QuireError(
+      'OPTION_UNSUPPORTED',
+      !linkable
+        ? `${field}.successReport "linked" is not supported here: convert first, then call pdfa/{documentId} with it.`
+        : `${field}.successReport "linked" attaches the XML report as an associated file, which only PDF/A-3 allows (PDF/A-1 forbids embedded files, PDF/A-2 allows only PDF/A ones): use a level 3, or "zip".`,
+    );
   }
   if (options.autoTagging && !taggingElsewhere) {
     throw new QuireError(

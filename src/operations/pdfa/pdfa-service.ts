@@ -100,6 +100,10 @@ export class PdfaService {
             this.mapped(() => convertToPdfa(this.engines, { input: source, output, options, scratch: tx.scratch, deadline: tx.deadline })),
           );
           const warnings = [conversionWarning(result)];
+          if (options.successReport === 'linked') {
+            const linked = await this.linkReport(tx, output, result, fileName);
+            return { file: { path: linked.file, type: PDF }, securityChanged: true, warnings: [conversionWarning(linked.result)] };
+          }
           if (options.successReport === 'zip') {
             const zip = await this.zipWithReport(tx, output, result, fileName);
             return { file: { path: zip, type: fileTypeByKey('zip') }, securityChanged: true, warnings };
@@ -169,6 +173,22 @@ export class PdfaService {
     return { record, warnings: [failure.message.split('\n')[0]!] };
   }
 
+  /**
+   * `successReport: linked` (PDF/A-3 only): the XML report of the conversion becomes an associated file
+   * of the PDF/A (AFRelationship Supplement); the file with the report attached is validated again,
+   * and that verdict is the call's.
+   */
+  private async linkReport(tx: Transaction, pdf: string, result: ConversionResult, fileName: string): Promise<{ file: string; result: ConversionResult }> {
+    const { attachAssociatedFile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+    const bytes = writeReport(result.report, { document: fileName, operation: 'convert', notes: result.notes }, 'xml').bytes;
+    const linked = tx.scratch.file('pdf');
+    const checked = await this.mapped(async () => {
+      await attachAssociatedFile(pdf, linked, { name: 'pdfa-report.xml', bytes, mimeType: 'application/xml', description: `PDF/A-${result.report.level} validation report`, modified: new Date() });
+      return { report: await validateFile(linked, result.report.level, tx.deadline), notes: [...result.notes, 'the XML report attached as an associated file'] };
+    });
+    return { file: linked, result: checked };
+  }
+
   /** `successReport: zip`: the PDF/A and its XML report, zipped. */
   private async zipWithReport(tx: Transaction, pdf: string, result: ConversionResult, fileName: string): Promise<string> {
     const context: ReportContext = { document: fileName, operation: 'convert', notes: result.notes };
@@ -194,7 +214,7 @@ export class PdfaService {
         const convert = (options as PdfaOptions | undefined)?.convert;
         if (!convert) throw new QuireError('PARAMETER', 'Invalid parameter converter.pdfa: give pdfa.convert with the level to produce.');
         // autoTagging is the converter's to honour (LibreOffice's tagged export); the a-level path checks the result is tagged.
-        refuseUnsupported(convert, 'converter.pdfa.convert', true);
+        refuseUnsupported(convert, 'converter.pdfa.convert', true, false);
         if (convert.successReport === 'zip')
           throw new QuireError('OPTION_UNSUPPORTED', 'converter.pdfa.convert.successReport "zip" is not supported: convert first, then call pdfa/{documentId} with it.');
         try {

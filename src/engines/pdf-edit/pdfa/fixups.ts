@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import { AFRelationship, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import { readXmp } from '../../pdf/xmp.js';
 import { MAX_XMP_BYTES } from '../document/document-info.js';
 import { pdfDate, xmpDate } from '../document/pdf-values.js';
@@ -308,4 +308,28 @@ function claimedLevel(document: PDFDocument): string | undefined {
   const facts = readXmp(Buffer.from(decodeBounded(metadata, MAX_XMP_BYTES)));
   if (!/^[123]$/.test(facts.pdfaPart) || !/^[abuABU]$/.test(facts.pdfaConformance)) return undefined;
   return `${facts.pdfaPart}${facts.pdfaConformance.toLowerCase()}`;
+}
+
+export interface AssociatedFile {
+  name: string;
+  bytes: Buffer;
+  mimeType: string;
+  description: string;
+  modified: Date;
+}
+
+/**
+ * Attaches a file as an associated file of the document (PDF/A-3 §6.8: an embedded file with its MIME
+ * type, modification date and AFRelationship `Supplement`, listed in the catalog's /AF array).
+ */
+export async function attachAssociatedFile(input: string, output: string, file: AssociatedFile): Promise<void> {
+  const document = await loadPdf(input);
+  await document.attach(file.bytes, file.name, {
+    mimeType: file.mimeType,
+    description: file.description,
+    creationDate: file.modified,
+    modificationDate: file.modified,
+    afRelationship: AFRelationship.Supplement,
+  });
+  await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
 }
