@@ -20,6 +20,7 @@ import { createPdfInspector, type PdfInspector } from './engines/pdf/index.js';
 import { QpdfRunner } from './engines/pdf/qpdf.js';
 import { PopplerRunner } from './engines/poppler/tool.js';
 import { ToolGate } from './engines/pool/tool-gate.js';
+import { TesseractEngine } from './engines/tesseract/tesseract-engine.js';
 import type { PdfStructureTool } from './engines/contracts.js';
 import { sweepLeftovers } from './engines/process/leftovers.js';
 import { parentDeathAvailable, setEngineOwner } from './engines/process/parent-death.js';
@@ -42,6 +43,8 @@ export interface Engines {
   /** Absent when switched off in the configuration; otherwise starting, running or failed (see BackgroundStart). */
   libreoffice?: BackgroundStart<LibreOfficeEngine>;
   chromium?: BackgroundStart<ChromiumEngine>;
+  /** The OCR pool; absent when switched off or when Tesseract could not start (ocr calls: -107). */
+  tesseract?: TesseractEngine;
   images: WorkerPool<Task<unknown>, unknown>;
   fonts: FontFolder;
   /** Queue, busy workers, job counts and restarts of every pool (for the administration's metrics). */
@@ -111,6 +114,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   const pdf = createPdfInspector({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
+  const tesseract = await startTesseract(config, env, logger);
   const office: OfficeConverter | undefined = libreoffice && {
     convert: async (job, options) => (await libreoffice.ready(options?.signal ?? ambientCancellation())).convert(job, options),
   };
@@ -125,6 +129,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   libreoffice?.onReady((engine) => engine.events?.on('job', forward));
   chromium?.onReady((engine) => engine.pool.on('job', forward));
   images.on('job', forward);
+  tesseract?.pool.on('job', forward);
   return {
     qpdf,
     poppler,
@@ -146,9 +151,10 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     },
     ...(libreoffice ? { libreoffice } : {}),
     ...(chromium ? { chromium } : {}),
+    ...(tesseract ? { tesseract } : {}),
     images,
     fonts,
-    stats: () => [libreoffice?.engine?.stats(), chromium?.engine?.stats(), images.stats()].filter((s): s is PoolStats => s !== undefined),
+    stats: () => [libreoffice?.engine?.stats(), chromium?.engine?.stats(), images.stats(), tesseract?.stats()].filter((s): s is PoolStats => s !== undefined),
     onJob: (listener) => {
       jobListeners.add(listener);
       return () => {
@@ -158,11 +164,11 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     started: async () => {
       await Promise.all([libreoffice?.settled, chromium?.settled]);
     },
-    health: () => checkHealth(config, { libreoffice, chromium, images }),
+    health: () => checkHealth(config, { libreoffice, chromium, images, tesseract }),
     close: async () => {
       fonts.close();
       // An engine still starting is closed once its start settles (its workers would outlive it otherwise).
-      await Promise.all([libreoffice?.settled.then((engine) => engine?.close()), chromium?.settled.then((engine) => engine?.close()), images.close()]);
+      await Promise.all([libreoffice?.settled.then((engine) => engine?.close()), chromium?.settled.then((engine) => engine?.close()), images.close(), tesseract?.close()]);
     },
   };
 }
@@ -175,17 +181,23 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
  */
 async function checkHealth(
   config: Config,
-  pools: { libreoffice: BackgroundStart<LibreOfficeEngine> | undefined; chromium: BackgroundStart<ChromiumEngine> | undefined; images: { healthy(): Promise<boolean> } },
+  pools: {
+    libreoffice: BackgroundStart<LibreOfficeEngine> | undefined;
+    chromium: BackgroundStart<ChromiumEngine> | undefined;
+    images: { healthy(): Promise<boolean> };
+    tesseract: { healthy(): Promise<boolean> } | undefined;
+  },
 ): Promise<EngineHealth> {
-  const [libreoffice, chromium, images, ghostscript, qpdf, poppler] = await Promise.all([
+  const [libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract] = await Promise.all([
     started(pools.libreoffice),
     started(pools.chromium),
     poolAnswers(pools.images),
     toolAnswers(config.engines.ghostscript.executable, ['--version']),
     toolAnswers(config.engines.qpdf.executable, ['--version']),
     toolAnswers(new PopplerRunner({ directory: config.engines.poppler.directory }).executable('pdftotext'), ['-v']),
+    config.engines.tesseract.enabled ? poolAnswers(pools.tesseract) : Promise.resolve<ExecutableState>('disabled'),
   ] as const);
-  return { libreoffice, chromium, images, ghostscript, qpdf, poppler };
+  return { libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract };
 }
 
 /** A pool started in the background: `disabled` when off, `starting` until its start settles, then its answer. */
@@ -270,6 +282,25 @@ async function startLibreOffice(config: Config, work: string, env: NodeJS.Proces
       `LibreOffice isolation incomplete (${missing.join('; ')}): what is missing is left to LibreOffice's own settings (see docs/converter.md; engines.libreoffice.isolation: required refuses to run like this)`,
     );
   }
+  return engine;
+}
+
+/**
+ * Starts the Tesseract pool (each slot checks that the executable answers; no model stays loaded, so
+ * this takes milliseconds and needs no background start). One that cannot start is logged and left
+ * out: ocr calls answer -107, everything else runs.
+ */
+async function startTesseract(config: Config, env: NodeJS.ProcessEnv, logger: FastifyBaseLogger): Promise<TesseractEngine | undefined> {
+  const ts = config.engines.tesseract;
+  if (!ts.enabled) return undefined;
+  const engine = new TesseractEngine({ ...poolSettings(ts), executable: ts.executable, tessdata: ts.tessdata, memoryCapBytes: ts.memoryLimitBytes, env });
+  try {
+    await engine.start();
+  } catch (error) {
+    logger.error({ err: error }, 'Tesseract could not start: OCR is unavailable (engines.tesseract.executable)');
+    return undefined;
+  }
+  logger.info({ workers: ts.workers }, 'Tesseract OCR pool started');
   return engine;
 }
 

@@ -67,6 +67,7 @@ export interface Config {
   engines: {
     libreoffice: EngineConfig & { isolation: 'auto' | 'required' | 'off' };
     chromium: EngineConfig;
+    tesseract: EngineConfig & { tessdata: string };
     python: string;
     qpdf: ToolConfig;
     /** `directory`: where poppler's tools are ("" = PATH). */
@@ -82,6 +83,7 @@ export interface Config {
   /** The urlconverter's limits per call (urlconverter.*). */
   urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number };
   /** The barcode service's limits (barcode.*). */
+  ocr: { timeoutMs: number };
   barcode: { timeoutMs: number };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
@@ -341,6 +343,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     engines: {
       libreoffice: { ...engine(raw.engines.libreoffice), isolation: raw.engines.libreoffice.isolation },
       chromium: engine(raw.engines.chromium),
+      tesseract: { ...engine(raw.engines.tesseract), tessdata: raw.engines.tesseract.tessdata },
       python: raw.engines.python,
       qpdf: tool(raw.engines.qpdf),
       poppler: { directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
@@ -363,6 +366,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       maxBytes: parseSize(raw.urlconverter.maxBytes),
       maxRequests: raw.urlconverter.maxRequests,
     },
+    ocr: { timeoutMs: Math.round(raw.ocr.timeout * 1000) },
     barcode: { timeoutMs: Math.round(raw.barcode.timeout * 1000) },
     toolbox: {
       timeoutMs: Math.round(raw.toolbox.timeout * 1000),

@@ -238,6 +238,13 @@ export const ConfigSchema = Type.Object(
           { additionalProperties: false, default: {} },
         ),
         chromium: engineSchema({ timeout: 60, maxJobs: 100, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/bin/chromium' }),
+        tesseract: Type.Object(
+          {
+            ...engineSchema({ timeout: 120, maxJobs: 0, maxMemory: '0', memoryLimit: '2GB', executable: '/usr/bin/tesseract' }).properties,
+            tessdata: Type.String({ default: '', description: "folder of the traineddata files; empty: Tesseract's own (Debian: /usr/share/tesseract-ocr/5/tessdata)" }),
+          },
+          { additionalProperties: false, default: {}, description: 'the OCR pool: timeout = seconds per page, memoryLimit = address space of one run' },
+        ),
         python: Type.String({ minLength: 1, default: '/usr/bin/python3', description: 'Python with the uno module (Debian python3-uno) that drives LibreOffice' }),
         qpdf: toolSchema({ executable: 'qpdf', maxMemory: '2GB' }),
         poppler: Type.Object(
@@ -283,6 +290,12 @@ export const ConfigSchema = Type.Object(
         networkIdleTimeout: Type.Number({ minimum: 0, default: 10, description: 'seconds after the load event that the page may keep the network busy before what has arrived is printed' }),
         maxBytes: Type.Union([SizeSchema], { default: '100MB', description: `bytes one page may download, every resource together, in ${SIZE_FORMAT}` }),
         maxRequests: Type.Integer({ minimum: 1, default: 1000, description: 'requests one page may make, every resource together' }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    ocr: Type.Object(
+      {
+        timeout: Type.Number({ minimum: 1, default: 600, description: 'seconds one ocr call may take, every page together (waiting for the pool, rasterising, recognising, grafting)' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -226,6 +226,26 @@ export const Errors = {
     status: 400,
     description: "barcode: a value breaks its symbology's rules (digits only, length, check digit, alphabet, charset); the message names the item and the rule. Nothing was changed.",
   },
+  OCR_RESOLUTION: {
+    errorCode: -200,
+    status: 400,
+    description: 'ocr: an image of the input is below 200 dpi and checkResolution is on; the message names the page and the dpi found. Nothing was changed.',
+  },
+  OCR_WARNING: {
+    errorCode: -201,
+    status: 400,
+    description: 'ocr: failOnWarning is on and the OCR had a warning (pages skipped because they have text, a page that yielded no text); the message lists them. Nothing was changed.',
+  },
+  OCR_FAILED: {
+    errorCode: -202,
+    status: 400,
+    description: 'ocr: Tesseract could not recognise a page (an image it cannot read); the message says what it reported. Nothing was changed.',
+  },
+  OCR_LANGUAGE_MISSING: {
+    errorCode: -203,
+    status: 503,
+    description: "ocr: the language's Tesseract data is not installed on this server (docs/ocr.md names the Debian package). Nothing was changed.",
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof Errors;

@@ -22,6 +22,7 @@ import { PopplerError, type PopplerErrorKind } from '../engines/poppler/errors.j
 import { PrintError, type PrintErrorKind } from '../engines/print/errors.js';
 import { MemoryLimitError } from '../engines/process/memory-limit.js';
 import { TextEngineError, type TextEngineErrorKind } from '../engines/text/errors.js';
+import { TesseractError, type TesseractKind } from '../engines/tesseract/errors.js';
 
 /**
  * ONE table per engine from its error kinds to the errors catalogue (src/core/errors.ts). Every engine
@@ -222,6 +223,12 @@ const security = table(PdfSecurityError, {
   timeout: timedOut,
 } satisfies Record<PdfSecurityErrorKind, Entry<PdfSecurityError>>);
 
+const tesseract = table(TesseractError, {
+  failed: (error) => new QuireError('OCR_FAILED', error.message, cause(error)),
+  languageMissing: (error) => new QuireError('OCR_LANGUAGE_MISSING', error.message, cause(error)),
+  notFound: (error) => new QuireError('ENGINE_UNAVAILABLE', error.message, cause(error)),
+} satisfies Record<TesseractKind, Entry<TesseractError>>);
+
 const objectStreams = table(ObjectStreamError, { timeout: timedOut });
 const classicFile = table(ClassicFileError, { invalidPdf });
 
@@ -248,6 +255,7 @@ const ENGINE_TABLES: readonly EngineTable[] = [
   security,
   objectStreams,
   classicFile,
+  tesseract,
 ];
 
 /**

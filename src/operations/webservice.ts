@@ -12,6 +12,7 @@ import type { DocumentService } from './documents/document-service.js';
 import type { DocumentStep, NestedSteps } from './transaction/document-transaction.js';
 import type { PdfStructureTool } from '../engines/contracts.js';
 import type { PopplerRunner } from '../engines/poppler/tool.js';
+import type { TesseractEngine } from '../engines/tesseract/tesseract-engine.js';
 
 /**
  * A web-service module: everything about one web-service group of reference §7 in one descriptor.
@@ -58,7 +59,7 @@ export interface WebServiceModule<S = unknown> {
  * The engines a health check covers (engines-wiring.ts checks them): the pools, and the tools that
  * run as one process per call.
  */
-export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler';
+export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler' | 'tesseract';
 
 /** What a module's service is built from (server.ts provides it). */
 export interface WebServiceDeps {
@@ -73,6 +74,8 @@ export interface WebServiceDeps {
     poppler: PopplerRunner;
     /** The Chromium pool once started (absent when switched off): the urlconverter's browsers. */
     chromium?: UrlEngine;
+    /** The Tesseract pool (absent when switched off or not started): the ocr service's engine. */
+    tesseract?: TesseractEngine;
   };
   /** tmpfs scratch for many-small-file intermediates; absent: the disk scratch only. */
   memoryScratch?: MemoryScratch;
