@@ -48,6 +48,16 @@ describe('converter.pdfa', () => {
     expect(await pdfaOf(uploaded.documentId)).toEqual({ part: '2', conformance: 'U' });
   });
 
+  it("DOCX to PDF/A-2a with autoTagging: LibreOffice's tagged export, our fix-ups keep its structure tree", async () => {
+    const uploaded = await upload(readFileSync(path.join(OFFICE, 'sample.docx')), 'tagged.docx');
+    const outcome = await convert(uploaded.documentId, { converter: { embedFonts: true, pdfa: { convert: { level: '2a', autoTagging: true } } } });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    const file = await download(uploaded.documentId);
+    expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(/^Tagged:\s+yes/m);
+    expect(xmpOf(file)).toContain('<pdfaid:conformance>A</pdfaid:conformance>');
+    expect(await pdfaOf(uploaded.documentId)).toEqual({ part: '2', conformance: 'A' });
+  });
+
   it('an image to PDF/A-3b through the pdfa step', async () => {
     const png = await sharp({ create: { width: 400, height: 300, channels: 3, background: { r: 200, g: 40, b: 40 } } })
       .png()
