@@ -83,8 +83,8 @@ export interface Config {
   /** The urlconverter's limits per call (urlconverter.*). */
   urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number };
   /** The barcode service's limits (barcode.*). */
+  barcode: { timeoutMs: number; detectWorkers: number; detectQueue: number; detectTimeoutMs: number; detectMemoryMb: number };
   ocr: { timeoutMs: number };
-  barcode: { timeoutMs: number };
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
@@ -366,8 +366,14 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       maxBytes: parseSize(raw.urlconverter.maxBytes),
       maxRequests: raw.urlconverter.maxRequests,
     },
+    barcode: {
+      timeoutMs: Math.round(raw.barcode.timeout * 1000),
+      detectWorkers: raw.barcode.detectWorkers,
+      detectQueue: raw.barcode.detectQueue,
+      detectTimeoutMs: Math.round(raw.barcode.detectTimeout * 1000),
+      detectMemoryMb: raw.barcode.detectMemory,
+    },
     ocr: { timeoutMs: Math.round(raw.ocr.timeout * 1000) },
-    barcode: { timeoutMs: Math.round(raw.barcode.timeout * 1000) },
     toolbox: {
       timeoutMs: Math.round(raw.toolbox.timeout * 1000),
       printCommand: [...raw.toolbox.printCommand],

@@ -302,6 +302,10 @@ export const ConfigSchema = Type.Object(
     barcode: Type.Object(
       {
         timeout: Type.Number({ minimum: 1, default: 300, description: 'seconds one barcode call may take (stamping every code, or detecting on every page)' }),
+        detectWorkers: Type.Integer({ minimum: 1, maximum: 64, default: 2, description: 'worker threads decoding images for barcode.detect at once (zxing-wasm)' }),
+        detectQueue: Type.Integer({ minimum: 0, default: 32, description: 'images that may wait for a detection thread; past it calls are refused with 429' }),
+        detectTimeout: Type.Number({ minimum: 1, default: 60, description: 'seconds one image (page) may take to decode; then its thread is terminated and replaced' }),
+        detectMemory: Type.Integer({ minimum: 64, default: 1024, description: 'heap cap of each detection thread, in MB' }),
       },
       { additionalProperties: false, default: {} },
     ),

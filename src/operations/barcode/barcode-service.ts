@@ -1,6 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeByKey } from '../../core/file-types.js';
-import { type CodeStamp, newDocumentWithCodes, stampCodes } from '../../engines/barcode/index.js';
+import { type BarcodeDetector, BarcodeError, type CodeStamp, newDocumentWithCodes, stampCodes } from '../../engines/barcode/index.js';
+import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import { inField } from '../../engines/pdf-edit/content/errors.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
 import type { Session } from '../../sessions/session.js';
@@ -8,8 +10,10 @@ import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromToolboxEngine } from '../toolbox/engine-errors.js';
 import { selectPages } from '../toolbox/pages.js';
 import { type DeadlineSpec, runAsNew, runInPlace, type TransactionDeps } from '../transaction/document-transaction.js';
-import type { AddOptions, BarcodeRequest } from './barcode.schema.js';
+import type { AddOptions, BarcodeRequest, DetectOptions } from './barcode.schema.js';
 import { type PreparedCode, prepareCodes } from './codes.js';
+import { detectCodes } from './detect.js';
+import { writeDetectionReport } from './report.js';
 
 const PDF = fileTypeByKey('pdf');
 
@@ -19,12 +23,21 @@ export const NEW_PAGE_SIZE: [number, number] = [595.28, 841.89];
 export interface BarcodeEngines {
   /** qpdf: decrypts (and repairs) a protected input, re-encrypts the result (transaction/protection.ts). */
   rewriter: PdfRewriter;
+  /** Page rendering for detection (pdftoppm, pdfinfo under the poppler gate). */
+  poppler: PopplerRunner;
+  /** zxing-wasm in its bounded pool of worker threads. */
+  detector: BarcodeDetector;
 }
 
 export interface BarcodeLimits {
   /** One call, every step together (barcode.timeout). */
   timeoutMs: number;
+  /** Most milliseconds one poppler run may take (documents.toolTimeout). */
+  toolTimeoutMs: number;
 }
+
+/** Stored types `detect` reads with inputFormat img. */
+const IMAGE_TYPES = new Set(['png', 'jpg', 'jpeg', 'gif', 'bmp', 'tif', 'tiff', 'webp']);
 
 /**
  * The barcode web service (reference §10.6; docs/barcode.md). `add` stamps codes as vector graphics
@@ -45,6 +58,64 @@ export class BarcodeService {
 
   /** `POST barcode/{documentId}`. */
   async run(session: Session, documentId: string, request: BarcodeRequest): Promise<DocumentRecord> {
+    const { add, detect } = request.barcode;
+    if (add && detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give either barcode.add or barcode.detect, not both.');
+    if (detect) return this.detect(session, documentId, request, detect);
+    return this.add(session, documentId, request);
+  }
+
+  /**
+   * `detect`: the codes on the selected pages (or image frames) become the document — a JSON or XML
+   * report (reference §5.4: the result replaces the document; its history keeps the PDF).
+   */
+  private async detect(session: Session, documentId: string, request: BarcodeRequest, detect: DetectOptions): Promise<DocumentRecord> {
+    const isPdf = detect.inputFormat === 'pdf';
+    const { record } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'barcode',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: this.deadline,
+        plan: (_record, storedType) => {
+          if (isPdf && storedType.key !== 'pdf') {
+            throw new QuireError(
+              'PARAMETER',
+              `Invalid parameter barcode.detect.inputFormat: "pdf", but the document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`} (use "img" for images).`,
+            );
+          }
+          if (!isPdf && !IMAGE_TYPES.has(storedType.key)) {
+            throw new QuireError('PARAMETER', `Invalid parameter barcode.detect.inputFormat: "img", but the document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}.`);
+          }
+        },
+        plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
+      },
+      async (tx, input) => {
+        let codes;
+        try {
+          codes = await detectCodes({ path: input.path, isPdf }, detect, {
+            detector: this.engines.detector,
+            poppler: this.engines.poppler,
+            toolTimeoutMs: this.limits.toolTimeoutMs,
+            deadline: tx.deadline.at,
+            directory: tx.scratch.dir,
+          });
+        } catch (error) {
+          if (error instanceof BarcodeError && error.kind === 'unreadable') throw new QuireError('IMAGE_UNREADABLE', error.message, { cause: error });
+          throw fromToolboxEngine(error);
+        }
+        const current = await this.deps.documents.info(session, documentId);
+        const written = writeDetectionReport(codes, { document: current.fileName, inputFormat: detect.inputFormat }, detect.outputFormat);
+        const output = tx.scratch.file(written.extension);
+        await writeFile(output, written.bytes);
+        return { file: { path: output, type: fileTypeByKey(written.extension) } };
+      },
+    );
+    return record;
+  }
+
+  private async add(session: Session, documentId: string, request: BarcodeRequest): Promise<DocumentRecord> {
     const add = this.addOptions(request);
     const codes = prepareCodes(add);
     const { record } = await runInPlace(
@@ -101,7 +172,7 @@ export class BarcodeService {
   private addOptions(request: BarcodeRequest): AddOptions {
     const { add, detect } = request.barcode;
     if (add && detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give either barcode.add or barcode.detect, not both.');
-    if (detect) throw new QuireError('OPTION_UNSUPPORTED', 'barcode.detect is not supported by this server yet; nothing was changed.');
+    if (detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode.detect: barcode/new makes a document from barcode.add; detect works on a stored document (barcode/{documentId}).');
     if (!add) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give barcode.add (the codes to stamp) or barcode.detect.');
     if (add.outputFormat !== 'pdf') throw new QuireError('OPTION_UNSUPPORTED', `barcode.add.outputFormat "${add.outputFormat}" is not supported by this server yet (pdf is); nothing was changed.`);
     return add;

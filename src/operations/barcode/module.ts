@@ -1,4 +1,5 @@
 import { referenceTag } from '../../core/webservices.js';
+import { BarcodeDetector } from '../../engines/barcode/index.js';
 import { componentRef, DocumentIdParams, route, type WebServiceModule } from '../webservice.js';
 import { Barcode, BarcodeNewQuery, BarcodeOperation, type BarcodeRequest } from './barcode.schema.js';
 import { BarcodeService } from './barcode-service.js';
@@ -10,9 +11,23 @@ export const barcodeModule: WebServiceModule<BarcodeService> = {
   name: 'barcode',
   prefix: '/barcode',
   tag: referenceTag('barcode'),
-  engines: ['qpdf'],
+  engines: ['qpdf', 'poppler'],
   statistics: 'barcode',
-  create: ({ documents, credentials, engines, config }) => new BarcodeService({ documents, credentials }, { rewriter: engines.converter.rewriter }, { timeoutMs: config.barcode.timeoutMs }),
+  create: ({ documents, credentials, engines, config }) =>
+    new BarcodeService(
+      { documents, credentials },
+      {
+        rewriter: engines.converter.rewriter,
+        poppler: engines.poppler,
+        detector: new BarcodeDetector({
+          workers: config.barcode.detectWorkers,
+          queueLimit: config.barcode.detectQueue,
+          jobTimeoutMs: config.barcode.detectTimeoutMs,
+          memoryMb: config.barcode.detectMemoryMb,
+        }),
+      },
+      { timeoutMs: config.barcode.timeoutMs, toolTimeoutMs: config.documents.toolTimeoutMs },
+    ),
   components: [Barcode, BarcodeOperation],
   routes: [
     barcodeRoute({
