@@ -14,7 +14,7 @@ import { type AnnotationWalk, annotationObjects } from './annotations.js';
 import { documentObjects, formFields, outputIntentObjects } from './document.js';
 import { contentObjects, newContentUses } from './content.js';
 import { fontObjects } from './fonts.js';
-import { findColourArrays, graphicsObjects } from './graphics.js';
+import { embeddedFileObjects, findColourArrays, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
 
@@ -64,6 +64,7 @@ export const PD_TYPES: readonly string[] = [
   'CMapFile',
   'TrueTypeFontProgram',
   'JPEG2000',
+  'EmbeddedFile',
 ];
 
 export interface PdWalkState {
@@ -103,4 +104,5 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<Loca
   state.incomplete.push(...uses.incomplete);
   yield* graphicsObjects(doc, uses, colourArrays.iccBased);
   yield* fontObjects(doc, uses.fonts);
+  yield* embeddedFileObjects(doc, colourArrays.embeddedFiles);
 }

@@ -417,6 +417,23 @@ describe('JPEG2000 images', () => {
   });
 });
 
+describe('embedded files', () => {
+  const spec = '<< /Type /Filespec /F (a) /UF (a) /AFRelationship /Data /EF << /F 5 0 R >> >>';
+  it('an embedded file without a MIME /Subtype fails 3b 6.8-1; a text file is no PDF/A (2b 6.8-5 fails); an embedded PDF is not judged (not-checked)', async () => {
+    const names = '/Names << /EmbeddedFiles << /Names [(a) 4 0 R] >> >> /AF [4 0 R]';
+    const text = streamBody('/Length 5 /Type /EmbeddedFile', Buffer.from('hello'));
+    const r3 = await report(doc(names, '', spec, text), '3b');
+    expect(rule(r3, '6.8-1').status).toBe('failed');
+    expect(rule(r3, '6.8-1').failures[0]?.object).toBe('5 0 obj');
+    const r2 = await report(doc(names, '', spec, streamBody('/Length 5 /Type /EmbeddedFile /Subtype /text#2Fplain', Buffer.from('hello'))), '2b');
+    expect(rule(r2, '6.8-5').status).toBe('failed');
+    const pdf = Buffer.from('%PDF-1.4\n%%EOF\n');
+    const r2pdf = await report(doc(names, '', spec, streamBody(`/Length ${pdf.length} /Type /EmbeddedFile /Subtype /application#2Fpdf`, pdf)), '2b');
+    expect(rule(r2pdf, '6.8-5').status).toBe('not-checked');
+    expect(rule(await report(doc(names, '', spec, streamBody(`/Length ${pdf.length} /Type /EmbeddedFile /Subtype /application#2Fpdf`, pdf)), '3b'), '6.8-1').status).toBe('passed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
