@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { downloadToFile, pageText, pdfFacts, postWebService } from '../helpers/converter.js';
 import { info, list } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
-import { listen, page, redPng, type Listener } from '../operations/urlconverter/site.js';
+import { forwardProxy, listen, page, redPng, type Listener } from '../operations/urlconverter/site.js';
 
 /**
  * POST urlconverter against a site the test serves on 127.0.0.1, allowed by `network.allowHosts`
@@ -186,11 +186,34 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
     const connect = await call({ urlconverter: { url: `${site.origin}/` }, settings: { http: { timeout: { connect: 500 } } } });
     expect(connect.error?.errorCode).toBe(-104);
     expect(connect.error?.errorMessage).toContain('settings.http.timeout.connect');
-    const proxy = await call({ urlconverter: { url: `${site.origin}/`, proxy: { address: 'proxy.example', port: 3128 } } });
-    expect(proxy.error?.errorCode).toBe(-104);
-    expect(proxy.error?.errorMessage).toContain('urlconverter.proxy');
     const badHeader = await call({ urlconverter: { url: `${site.origin}/` }, settings: { http: { headers: { header: [{ name: 'Host', value: 'x' }] } } } });
     expect(badHeader.error?.errorCode).toBe(-14);
+  });
+
+  it('routes the page through urlconverter.proxy with its credentials; the proxy must pass the policy, and so must every target behind it', async () => {
+    const upstream = await forwardProxy('pu:pp');
+    try {
+      const { file } = await ok({ urlconverter: { url: `${site.origin}/`, proxy: { address: '127.0.0.1', port: upstream.port, userName: 'pu', password: 'pp' } } });
+      expect(pdfFacts(file).text).toContain('MARKERONE');
+      expect(upstream.seen.map((s) => s.url)).toContain(`${site.origin}/`);
+      expect(upstream.seen.map((s) => s.url)).toContain(`${site.origin}/red.png`);
+      expect(upstream.seen.every((s) => s.headers['proxy-authorization'] === `Basic ${b64('pu:pp')}`)).toBe(true);
+
+      // A redirect to an internal address is refused before the proxy is asked for it.
+      upstream.seen.length = 0;
+      secret.seen.length = 0;
+      const redirected = await call({ urlconverter: { url: `${site.origin}/to-internal`, proxy: { address: '127.0.0.1', port: upstream.port, userName: 'pu', password: 'pp' } } });
+      expect(redirected.error?.errorCode).toBe(-160);
+      expect(upstream.seen.map((s) => s.url)).toEqual([`${site.origin}/to-internal`]);
+      expect(secret.seen).toEqual([]);
+    } finally {
+      await upstream.close();
+    }
+    const internalProxy = await call({ urlconverter: { url: `${site.origin}/`, proxy: { address: '127.0.0.2', port: 3128 } } });
+    expect(internalProxy.error?.errorCode).toBe(-160);
+    expect(internalProxy.error?.errorMessage).toContain('proxy 127.0.0.2');
+    const noPort = await call({ urlconverter: { url: `${site.origin}/`, proxy: { address: '127.0.0.1', port: 0 } } });
+    expect(noPort.error?.errorCode).toBe(-14);
   });
 
   it('stops a redirect from the allowed site to an internal address after the first hop: 400, nothing stored, the internal listener sees nothing', async () => {

@@ -72,7 +72,12 @@ export async function renderUrl(browser: Browser, job: UrlJob): Promise<UrlResul
     bytes += count;
     if (bytes > job.maxBytes) trip(new UrlLoadError('limit', `The page downloaded more than ${job.maxBytes} bytes (urlconverter.maxBytes).`));
   };
-  const proxy = await startPolicyProxy({ check: guard.checkHost, onRefused: guard.recordRefused, onBytes });
+  const upstream = job.proxy && {
+    address: job.proxy.address,
+    port: job.proxy.port,
+    ...(job.proxy.userName !== '' || job.proxy.password !== '' ? { authorization: basic(job.proxy.userName, job.proxy.password) } : {}),
+  };
+  const proxy = await startPolicyProxy({ check: guard.checkHost, onRefused: guard.recordRefused, onBytes, ...(upstream ? { upstream } : {}) });
   try {
     const context = await browser.createBrowserContext({ proxyServer: proxy.url, proxyBypassList: ['<-loopback>'], downloadBehavior: { policy: 'deny' } });
     try {
@@ -112,8 +117,12 @@ export async function renderUrl(browser: Browser, job: UrlJob): Promise<UrlResul
 /** Authorization (basicAuth) and the extra headers, for requests to the target's origin. */
 function headersForOrigin(job: UrlJob): Record<string, string> | undefined {
   const headers: Record<string, string> = { ...job.headers };
-  if (job.basicAuth) headers.authorization = `Basic ${Buffer.from(`${job.basicAuth.userName}:${job.basicAuth.password}`, 'utf8').toString('base64')}`;
+  if (job.basicAuth) headers.authorization = basic(job.basicAuth.userName, job.basicAuth.password);
   return Object.keys(headers).length > 0 ? headers : undefined;
+}
+
+function basic(userName: string, password: string): string {
+  return `Basic ${Buffer.from(`${userName}:${password}`, 'utf8').toString('base64')}`;
 }
 
 function sameOrigin(url: string, origin: string): boolean {

@@ -19,6 +19,8 @@ export interface UrlJob {
   /** Extra request headers, sent to the target's origin only (like the credentials). */
   headers?: Record<string, string>;
   userAgent?: string;
+  /** An HTTP proxy every request goes through (its address judged by the caller); targets are still judged by the policy. */
+  proxy?: { address: string; port: number; userName: string; password: string };
   /** Follow redirects of the page itself (each hop is judged by the policy); false: a redirect fails the job. */
   followRedirects: boolean;
   /** Most bytes the page may download (as they reach the policy proxy); past it the job fails (`UrlLoadError` `limit`). */

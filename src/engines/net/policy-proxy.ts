@@ -1,6 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
+import { forwardVia, tunnelVia, type UpstreamProxy } from './upstream-proxy.js';
 
 /**
  * A forward HTTP proxy on 127.0.0.1 that lets a browser reach only hosts a check allows, and connects
@@ -19,6 +20,8 @@ export interface PolicyProxyOptions {
   onRefused?: (target: string, reason: string) => void;
   /** Told the size of every chunk received from a target (bodies and tunnelled bytes), for download limits. */
   onBytes?: (count: number) => void;
+  /** Reach the judged addresses through this HTTP proxy instead of directly. */
+  upstream?: UpstreamProxy;
 }
 
 export interface PolicyProxy {
@@ -67,12 +70,11 @@ export async function startPolicyProxy(options: PolicyProxyOptions): Promise<Pol
     const port = Number(target.port || 80);
     void decide(target.hostname, port, refuse).then((address) => {
       if (address === undefined) return;
+      const path = target.pathname + target.search;
+      const headers = withoutHopByHop(request.headers);
       const upstream = http.request({
-        host: address,
-        port,
+        ...(options.upstream ? forwardVia(options.upstream, address, port, path, headers) : { host: address, port, path, headers }),
         method: request.method,
-        path: target.pathname + target.search,
-        headers: withoutHopByHop(request.headers),
         agent,
       });
       upstream.on('response', (reply) => {
@@ -103,20 +105,26 @@ export async function startPolicyProxy(options: PolicyProxyOptions): Promise<Pol
     }
     const host = authority[1]!;
     const port = Number(authority[2]);
-    void decide(host, port, refuse).then((address) => {
+    void decide(host, port, refuse).then(async (address) => {
       if (address === undefined) return;
-      const upstream = net.connect({ host: address, port });
+      let upstream: net.Socket;
+      try {
+        upstream = options.upstream ? await tunnelVia(options.upstream, address, port) : await connectDirect(address, port);
+      } catch {
+        refuse(502);
+        return;
+      }
       track(upstream);
+      if (client.destroyed) {
+        upstream.destroy();
+        return;
+      }
       if (options.onBytes) upstream.on('data', (chunk: Buffer) => options.onBytes!(chunk.length));
-      let connected = false;
-      upstream.once('connect', () => {
-        connected = true;
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => (connected ? client.destroy() : refuse(502)));
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+      upstream.on('error', () => client.destroy());
       client.once('close', () => upstream.destroy());
     });
   });
@@ -136,6 +144,18 @@ export async function startPolicyProxy(options: PolicyProxyOptions): Promise<Pol
       await closed;
     },
   };
+}
+
+/** A TCP connection to `address:port`, once it is established. */
+function connectDirect(address: string, port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: address, port });
+    socket.once('connect', () => {
+      socket.removeListener('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
 }
 
 function withoutHopByHop(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {

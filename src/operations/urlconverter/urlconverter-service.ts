@@ -51,9 +51,6 @@ export class UrlConverterService {
     if (raw === '') throw new QuireError('URL_MISSING', 'urlconverter.url is empty: give the http(s) URL of the page to convert.');
     const url = parseUrl(raw);
     const http = httpSettings(request.settings);
-    if (options_.proxy && options_.proxy.address.trim() !== '') {
-      throw new QuireError('OPTION_UNSUPPORTED', 'urlconverter.proxy is not supported by this server yet: pages are fetched directly, under the address policy.');
-    }
     const page = pageSetup(options_.page);
     const headerHtml = headerFooterTemplate(options_.page?.header, 'page.header');
     const footerHtml = headerFooterTemplate(options_.page?.footer, 'page.footer');
@@ -67,6 +64,7 @@ export class UrlConverterService {
       if (decision.refusal === 'unresolved') throw new QuireError('URL_UNREACHABLE', `${url.href} cannot be loaded: ${decision.reason}.`);
       throw new QuireError('URL_REFUSED', `${url.href} is refused: ${decision.reason} (network.allowInternal / network.allowHosts).`);
     }
+    const proxy = await this.proxyOf(options_.proxy);
     const engine = this.engine;
     if (!engine) throw new QuireError('ENGINE_UNAVAILABLE', 'Converting web pages needs the Chromium engine, which is disabled on this server.');
 
@@ -86,6 +84,7 @@ export class UrlConverterService {
             ...(footerHtml === undefined ? {} : { footerHtml }),
             policy: this.network,
             ...(basicAuth ? { basicAuth } : {}),
+            ...(proxy ? { proxy } : {}),
             headers: http.headers,
             ...(http.userAgent ? { userAgent: http.userAgent } : {}),
             followRedirects: http.followRedirects,
@@ -104,6 +103,24 @@ export class UrlConverterService {
     const name = documentName(title);
     if (name === undefined) return record;
     return this.deps.documents.rename(session, record.id, `${name}.pdf`, { hasExtension: true });
+  }
+
+  /**
+   * `proxy`: the proxy is itself a target the server connects to, so its address passes the same
+   * policy (a proxy on an internal address would reach what the policy protects); the judged address
+   * is what the browser's traffic goes to.
+   */
+  private async proxyOf(proxy: UrlConverterRequest['urlconverter']['proxy']): Promise<{ address: string; port: number; userName: string; password: string } | undefined> {
+    const host = proxy?.address.trim() ?? '';
+    if (!proxy || host === '') return undefined;
+    if (proxy.port < 1 || proxy.port > 65535) throw new QuireError('PARAMETER', 'Invalid parameter urlconverter.proxy.port: must be 1 to 65535 when an address is given.');
+    if (/[/@\s]/.test(host)) throw new QuireError('PARAMETER', 'Invalid parameter urlconverter.proxy.address: a host name or IP address, without scheme or port.');
+    const decision = await this.policy.checkHost(host);
+    if (!decision.allowed) {
+      if (decision.refusal === 'unresolved') throw new QuireError('URL_UNREACHABLE', `The proxy ${host} cannot be used: ${decision.reason}.`);
+      throw new QuireError('URL_REFUSED', `The proxy ${host} is refused: ${decision.reason} (network.allowInternal / network.allowHosts).`);
+    }
+    return { address: decision.addresses[0]!, port: proxy.port, userName: proxy.userName, password: proxy.password };
   }
 }
 
