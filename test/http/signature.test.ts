@@ -183,3 +183,52 @@ describe('signature web service with the generated key store', () => {
     }
   });
 });
+
+/** Every object of a file as qpdf's JSON text (object streams unpacked). */
+function qpdfJson(file: string): string {
+  return spawnSync('qpdf', ['--json=2', '--json-key=qpdf', file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).stdout;
+}
+
+describe('signature.clear', () => {
+  const { server, session, upload, download } = useTestServer();
+
+  const call = (documentId: string, signature: Record<string, unknown>) =>
+    fetch(`${server.rest}/signature/${documentId}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...session.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ signature }),
+    });
+
+  async function signedTwice(): Promise<string> {
+    const document = await upload(await realPdf(1), 'to-clear.pdf');
+    const visible = { page: 1, position: { x: 20, y: 20, width: 80, height: 25 }, name: 'Jörg Flattened' };
+    expect((await call(document.documentId, { add: { certificationLevel: 'formFillingAndSignatures', appearance: visible } })).status).toBe(303);
+    expect((await call(document.documentId, { add: { certificationLevel: 'none' } })).status).toBe(303);
+    expect(pdfsig(await download(document.documentId, 'pdf')).match(/Signature is Valid\./g)).toHaveLength(2);
+    return document.documentId;
+  }
+
+  it('removes every signature and its field; the visible appearance goes too', async () => {
+    const id = await signedTwice();
+    expect((await call(id, { clear: { flatten: false } })).status).toBe(303);
+    const file = await download(id, 'pdf');
+    expect(pdfsig(file)).toMatch(/does not contain any signatures/);
+    const objects = qpdfJson(file);
+    expect(objects).not.toContain('"/FT": "/Sig"');
+    expect(objects).not.toContain('/DocMDP');
+    expect(objects).toContain('"/Type": "/Page"');
+    expect(spawnSync('pdftotext', [file, '-'], { encoding: 'utf8' }).stdout).not.toContain('Jörg Flattened');
+  });
+
+  it('with flatten, keeps the appearance as page content', async () => {
+    const id = await signedTwice();
+    expect((await call(id, { clear: { flatten: true } })).status).toBe(303);
+    const file = await download(id, 'pdf');
+    expect(pdfsig(file)).toMatch(/does not contain any signatures/);
+    expect(spawnSync('qpdf', ['--check', file], { encoding: 'utf8' }).status).toBe(0);
+    expect(spawnSync('pdftotext', [file, '-'], { encoding: 'utf8' }).stdout).toContain('Jörg Flattened');
+    // The field is gone: no widget annotation is left to draw it; the page draws it now.
+    expect(qpdfJson(file)).not.toContain('"/FT": "/Sig"');
+  });
+});

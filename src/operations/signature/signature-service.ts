@@ -5,6 +5,7 @@ import { fileTypeByKey } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
 import { buildCms } from '../../engines/signature/cms.js';
 import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
+import { clearSignatures } from '../../engines/signature/clear.js';
 import { pageBox, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
 import { SignatureEngineError } from '../../engines/signature/errors.js';
 import { writeSignatureUpdate, type AppearanceObjects } from '../../engines/signature/update-writer.js';
@@ -46,7 +47,6 @@ export class SignatureService {
     const options = request.signature;
     if (!options.add && !options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature: give signature.add (to sign) or signature.clear (to remove signatures).');
     if (options.add && options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature: give either signature.add or signature.clear, not both.');
-    if (options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature.clear: removing signatures is not available on this server yet.');
     const { record } = await runInPlace(
       this.deps,
       session,
@@ -72,7 +72,15 @@ export class SignatureService {
   step(): DocumentStep<SignatureOptions> {
     return {
       run: async (input, output, options, tx) => {
-        if (!options.add) throw new QuireError('PARAMETER', 'Invalid parameter signature: only signature.add can run as a step.');
+        if (options.clear) {
+          try {
+            await clearSignatures(this.engines.qpdf, input, output, options.clear.flatten, tx.scratch.file('json'), { deadline: tx.deadline.at });
+          } catch (error) {
+            throw mapSignatureError(error);
+          }
+          return;
+        }
+        if (!options.add) throw new QuireError('PARAMETER', 'Invalid parameter signature: give signature.add (to sign) or signature.clear (to remove signatures).');
         await this.add(input, output, options.add, tx);
       },
     };
