@@ -1,6 +1,7 @@
 import type { WebserviceName } from '../core/webservices.js';
 import { barcodeModule } from './barcode/module.js';
 import { converterModule } from './converter/module.js';
+import { ocrModule } from './ocr/module.js';
 import { pdfaModule } from './pdfa/module.js';
 import { signatureModule } from './signature/module.js';
 import { toolboxModule } from './toolbox/module.js';
@@ -14,7 +15,7 @@ import type { WebServiceDeps, WebServiceModule } from './webservice.js';
  * module (see webservice.ts). A group of the reference that is not listed here does not exist on this
  * server (shown disabled, refused when switched on).
  */
-export const WEBSERVICE_MODULES = [converterModule, pdfaModule, toolboxModule, urlconverterModule, signatureModule, barcodeModule] as const;
+export const WEBSERVICE_MODULES = [converterModule, pdfaModule, toolboxModule, urlconverterModule, signatureModule, barcodeModule, ocrModule] as const;
 
 export type RegisteredModule = (typeof WEBSERVICE_MODULES)[number];
 export type RegisteredName = RegisteredModule['name'];

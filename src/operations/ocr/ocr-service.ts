@@ -1,0 +1,187 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { QuireError } from '../../core/errors.js';
+import { fileTypeByKey, type FileType } from '../../core/file-types.js';
+import type { PdfStructureTool } from '../../engines/contracts.js';
+import { imageToPdf } from '../../engines/image/image-to-pdf.js';
+import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
+import type { PopplerRunner } from '../../engines/poppler/tool.js';
+import type { TesseractEngine } from '../../engines/tesseract/tesseract-engine.js';
+import type { Session } from '../../sessions/session.js';
+import type { DocumentRecord } from '../../storage/document-store.js';
+import { fromEngine } from '../engine-errors.js';
+import { runInPlace, type TransactionDeps, type Transaction, type NestedSteps } from '../transaction/document-transaction.js';
+import { mergeHocr } from './hocr.js';
+import type { OcrOptions, OcrRequest } from './ocr.schema.js';
+import { analysePages, type PageFacts } from './page-analysis.js';
+import { ocrPage } from './page-ocr.js';
+import { graftTextLayers } from './text-layer.js';
+
+const PDF = fileTypeByKey('pdf');
+const TXT = fileTypeByKey('txt');
+const HTML = fileTypeByKey('html');
+
+/** The lowest image resolution `checkResolution` accepts. */
+export const MIN_DPI = 200;
+
+export interface OcrEngines {
+  /** Absent when engines.tesseract is switched off or could not start: calls get -107. */
+  tesseract?: TesseractEngine;
+  qpdf: PdfStructureTool;
+  poppler: PopplerRunner;
+  /** Decrypts a protected input and re-encrypts the result (transaction/protection.ts). */
+  rewriter: PdfRewriter;
+}
+
+export interface OcrLimits {
+  /** One call, every page together (ocr.timeout). */
+  timeoutMs: number;
+  /** One Tesseract run (engines.tesseract.timeout): past it the run is killed. */
+  pageTimeoutMs: number;
+  /** One poppler run (documents.toolTimeout). */
+  toolTimeoutMs: number;
+}
+
+/**
+ * The OCR web service (reference §10.5; docs/ocr.md): a searchable PDF (the original pages with an
+ * invisible text layer from Tesseract over them), plain text or hOCR of a scanned PDF or an image,
+ * as one document transaction: a failure leaves the document as it was.
+ */
+export class OcrService {
+  constructor(
+    private readonly deps: TransactionDeps,
+    private readonly engines: OcrEngines,
+    private readonly limits: OcrLimits,
+    private readonly steps: NestedSteps,
+  ) {}
+
+  /** `POST ocr/{documentId}`; answers the committed document and the warnings (Warning headers). */
+  async run(session: Session, documentId: string, request: OcrRequest): Promise<{ record: DocumentRecord; warnings: string[] }> {
+    const options = request.ocr;
+    const tesseract = this.engines.tesseract;
+    if (!tesseract) throw new QuireError('ENGINE_UNAVAILABLE', 'The OCR engine (Tesseract) is switched off or could not start on this server (engines.tesseract).');
+    if (options.pdfa && options.outputFormat !== 'pdf') throw new QuireError('PARAMETER', 'Invalid parameter ocr.pdfa: PDF/A applies to outputFormat "pdf" only.');
+    if (options.pdfa && !this.steps.pdfa) throw new QuireError('OPTION_UNSUPPORTED', 'ocr.pdfa is not supported by this server (no pdfa web service); nothing was changed.');
+    const warnings: string[] = [];
+    const { record } = await runInPlace(
+      this.deps,
+      session,
+      documentId,
+      {
+        operation: 'ocr',
+        ...(request.password ? { password: request.password } : {}),
+        deadline: { timeoutMs: this.limits.timeoutMs },
+        plan: (_record, storedType) => {
+          if (storedType.key !== 'pdf' && !storedType.groups.includes('image'))
+            throw new QuireError('CONVERSION_UNSUPPORTED', `ocr reads PDFs and images and this document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}.`);
+          if (storedType.key === 'svg') throw new QuireError('CONVERSION_UNSUPPORTED', 'ocr reads raster images; an SVG has its text already: convert it first (converter web service).');
+        },
+        plainInput: { tool: this.engines.rewriter, mapError: fromEngine },
+      },
+      async (tx, input) => {
+        try {
+          return await this.recognise(tx, input, options, tesseract, warnings);
+        } catch (error) {
+          throw fromEngine(error);
+        }
+      },
+    );
+    return { record, warnings };
+  }
+
+  private async recognise(
+    tx: Transaction,
+    input: { path: string; type: FileType },
+    options: OcrOptions,
+    tesseract: TesseractEngine,
+    warnings: string[],
+  ): Promise<{ file: { path: string; type: FileType; pdf?: boolean } }> {
+    const limits = { deadline: tx.deadline.at, toolTimeoutMs: this.limits.toolTimeoutMs, poppler: this.engines.poppler };
+    // An image becomes a PDF page first (keeping its resolution); from there images and PDFs go one way.
+    let pdf = input.path;
+    const fromImage = input.type.key !== 'pdf';
+    if (fromImage) {
+      pdf = tx.scratch.file('pdf');
+      await imageToPdf(input.path, pdf, { page: pageSetup(options.page), maintainAspectRatio: true, jpegQuality: Math.max(1, options.jpegQuality) });
+    }
+    const facts = await analysePages(pdf, tx.scratch.file('txt'), limits);
+    const chosen = this.choosePages(facts, options, fromImage, warnings);
+    // pdf: the text too, to tell a page that yielded no words (a warning).
+    const outputs = options.outputFormat === 'pdf' ? (['pdf', 'txt'] as const) : options.outputFormat === 'text' ? (['txt'] as const) : (['hocr'] as const);
+    const done = await Promise.all(chosen.map((page) => ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs })));
+    const byPage = new Map(done.map((result) => [result.page, result]));
+
+    if (options.outputFormat === 'text') {
+      const texts = await Promise.all(
+        facts.map(async (fact) => {
+          const file = byPage.get(fact.page)?.files.txt;
+          return file ? (await readFile(file, 'utf8')).replace(/\f$/, '') : fact.text;
+        }),
+      );
+      for (const result of done) if (!texts[result.page - 1]?.trim()) warnings.push(`page ${result.page}: no text was recognised`);
+      this.failOnWarning(options, warnings);
+      const output = tx.scratch.file('txt');
+      await writeFile(output, texts.join('\f'), 'utf8');
+      return { file: { path: output, type: TXT } };
+    }
+    if (options.outputFormat === 'hocr') {
+      const pages = await Promise.all(done.map(async (result) => ({ page: result.page, hocr: await readFile(result.files.hocr!, 'utf8') })));
+      for (const page of pages) if (!/class='ocrx_word'/.test(page.hocr)) warnings.push(`page ${page.page}: no text was recognised`);
+      this.failOnWarning(options, warnings);
+      const output = tx.scratch.file('html');
+      await writeFile(output, mergeHocr(pages), 'utf8');
+      return { file: { path: output, type: HTML } };
+    }
+    for (const result of done) if (!(await readFile(result.files.txt!, 'utf8')).trim()) warnings.push(`page ${result.page}: no text was recognised`);
+    this.failOnWarning(options, warnings);
+    let output = tx.scratch.file('pdf');
+    await graftTextLayers(
+      this.engines.qpdf,
+      pdf,
+      done.map((result) => ({ page: result.page, pdf: result.files.pdf! })),
+      () => tx.scratch.file('pdf'),
+      output,
+      tx.deadline.at,
+    );
+    if (options.pdfa) {
+      const converted = tx.scratch.file('pdf');
+      await this.steps.pdfa!.run(output, converted, options.pdfa, tx);
+      output = converted;
+    }
+    return { file: { path: output, type: PDF, pdf: true } };
+  }
+
+  /** The pages to recognise: without text (all with forceEachPage), each checked for its resolution. */
+  private choosePages(facts: readonly PageFacts[], options: OcrOptions, fromImage: boolean, warnings: string[]): number[] {
+    const chosen: number[] = [];
+    const skipped: number[] = [];
+    for (const fact of facts) {
+      if (!fromImage && !options.forceEachPage && fact.text.trim() !== '') {
+        skipped.push(fact.page);
+        continue;
+      }
+      chosen.push(fact.page);
+    }
+    if (skipped.length > 0) warnings.push(`pages with text were not recognised again (forceEachPage): ${skipped.join(', ')}`);
+    const low = chosen.map((page) => facts[page - 1]!).filter((fact) => fact.minDpi !== undefined && fact.minDpi < MIN_DPI);
+    if (low.length > 0) {
+      const list = low.map((fact) => `page ${fact.page}: ${fact.minDpi} dpi`).join(', ');
+      if (options.checkResolution)
+        throw new QuireError('OCR_RESOLUTION', `The input's resolution is below ${MIN_DPI} dpi (${list}); scan at ${MIN_DPI} dpi or more, or set ocr.checkResolution false.`);
+      warnings.push(`resolution below ${MIN_DPI} dpi: ${list}`);
+    }
+    return chosen;
+  }
+
+  private failOnWarning(options: OcrOptions, warnings: readonly string[]): void {
+    if (options.failOnWarning && warnings.length > 0) throw new QuireError('OCR_WARNING', `The OCR had warnings and failOnWarning is set: ${warnings.join('; ')}.`);
+  }
+}
+
+/** `page` (Operation_OcrPage) in PDF points (what imageToPdf takes), no margins; default A4. */
+function pageSetup(page: OcrOptions['page']): { width: number; height: number; marginTop: number; marginRight: number; marginBottom: number; marginLeft: number } {
+  const points = { mm: 72 / 25.4, in: 72, pt: 1, pc: 12, px: 0.75 }[page?.metrics ?? 'mm'];
+  const width = (page?.width ?? 210) * points;
+  const height = (page?.height ?? 297) * points;
+  if (width <= 0 || height <= 0) throw new QuireError('PARAMETER', 'Invalid parameter ocr.page: width and height must be more than 0.');
+  return { width, height, marginTop: 0, marginRight: 0, marginBottom: 0, marginLeft: 0 };
+}

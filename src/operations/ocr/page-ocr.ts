@@ -1,0 +1,64 @@
+import { loadSharp } from '../../engines/image/load-sharp.js';
+import type { TesseractEngine } from '../../engines/tesseract/tesseract-engine.js';
+import { runTool, type ToolLimits } from '../../engines/poppler/tool.js';
+import type { Scratch } from '../transaction/scratch.js';
+import type { OcrOptions } from './ocr.schema.js';
+import { preprocess, wantsPreprocessing } from './preprocess.js';
+
+/** The resolution pages are rasterised at for Tesseract: its models are trained on ~300-dpi text. */
+export const RASTER_DPI = 300;
+
+/** `ocrMode` → Tesseract page-segmentation mode (docs/ocr.md). */
+export const PSM: Record<OcrOptions['ocrMode'], number> = {
+  // Fully automatic page segmentation (Tesseract's default): columns, blocks, paragraphs.
+  pageSegments: 3,
+  // One column of text of varying sizes.
+  column: 4,
+  // Sparse text: as much text as possible, in no particular order, no layout filtering.
+  unfiltered: 11,
+};
+
+export interface PageOcr {
+  page: number;
+  /** Degrees clockwise the page was turned to be upright before recognition (normalizePageRotation). */
+  rotated: number;
+  files: Partial<Record<'pdf' | 'hocr' | 'txt', string>>;
+}
+
+/**
+ * One page through the OCR: rasterise (pdftoppm, grey, 300 dpi, crop box), orientation (OSD) when
+ * asked, pre-process when asked, recognise (the Tesseract pool). Pages of a document run this in
+ * parallel: the poppler gate and the pool bound what runs at once.
+ */
+export async function ocrPage(
+  file: string,
+  page: number,
+  options: OcrOptions,
+  outputs: readonly ('pdf' | 'hocr' | 'txt')[],
+  deps: { tesseract: TesseractEngine; limits: ToolLimits; scratch: Scratch; pageTimeoutMs: number },
+): Promise<PageOcr> {
+  const base = deps.scratch.file('page').replace(/\.page$/, '');
+  await runTool('pdftoppm', ['-q', '-cropbox', '-gray', '-r', String(RASTER_DPI), '-singlefile', '-f', String(page), '-l', String(page), file, base], deps.limits);
+  let image = `${base}.pgm`;
+  let rotated = 0;
+  if (options.normalizePageRotation) {
+    const found = await deps.tesseract.orientation(image, RASTER_DPI, { timeoutMs: deps.pageTimeoutMs });
+    if (found.rotate !== 0 && found.confidence >= 1) {
+      rotated = found.rotate;
+      const turned = `${base}-upright.png`;
+      const sharp = await loadSharp();
+      await sharp(image, { limitInputPixels: 268_402_689 }).rotate(rotated).png({ compressionLevel: 1 }).toFile(turned);
+      image = turned;
+    }
+  }
+  if (wantsPreprocessing(options.optimization)) {
+    const filtered = `${base}-filtered.png`;
+    await preprocess(image, filtered, options.optimization);
+    image = filtered;
+  }
+  const result = await deps.tesseract.recognize(
+    { image, outputBase: `${base}-ocr`, language: options.language, psm: PSM[options.ocrMode], dpi: RASTER_DPI, outputs },
+    { timeoutMs: deps.pageTimeoutMs },
+  );
+  return { page, rotated, files: result.files };
+}
