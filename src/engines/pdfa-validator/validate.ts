@@ -120,7 +120,11 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
 
   let sliceStart = Date.now();
   let n = 0;
-  for (const object of modelObjects(doc, walk, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS, xmpEdition: level.startsWith('1') ? 2004 : 2005 })) {
+  for (const object of modelObjects(doc, walk, {
+    maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS,
+    xmpEdition: level.startsWith('1') ? 2004 : 2005,
+    part: level.startsWith('1') ? 1 : level.startsWith('2') ? 2 : 3,
+  })) {
     // From the first object on (a deadline already past stops before any rule runs), then every CLOCK_EVERY.
     if (++n % CLOCK_EVERY === 1) {
       const now = Date.now();

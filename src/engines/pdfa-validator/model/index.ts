@@ -25,6 +25,8 @@ export interface ModelWalkOptions {
    * unset, the file's own pdfaid:part decides, which a file declaring the wrong part would get wrong.
    */
   readonly xmpEdition?: 2004 | 2005;
+  /** The ISO 19005 part validated (which standard structure types there are: PDF 1.4's for part 1). Default 2. */
+  readonly part?: 1 | 2 | 3;
 }
 
 /** 20M objects: far beyond real files (a 60 MB file with 100,000 objects yields ~2M), a bound on hostile ones. */
@@ -44,7 +46,7 @@ export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: f
   const max = options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS;
   const pd = { incomplete: walk.incomplete ?? [] };
   walk.incomplete = pd.incomplete;
-  for (const object of pdObjects(doc, pd)) {
+  for (const object of pdObjects(doc, pd, options.part ?? 2)) {
     if (walk.yielded >= max) {
       walk.truncated = true;
       return;

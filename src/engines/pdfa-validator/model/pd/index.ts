@@ -17,6 +17,7 @@ import { fontObjects } from './fonts.js';
 import { embeddedFileObjects, findColourArrays, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
+import { type StructureWalk, structureObjects } from './structure.js';
 
 /**
  * The PD types every object of which pdObjects yields, with every property any rule of the eight
@@ -65,6 +66,7 @@ export const PD_TYPES: readonly string[] = [
   'TrueTypeFontProgram',
   'JPEG2000',
   'EmbeddedFile',
+  'SENonStandard',
 ];
 
 export interface PdWalkState {
@@ -72,7 +74,7 @@ export interface PdWalkState {
   incomplete: string[];
 }
 
-export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<LocatedObject> {
+export function* pdObjects(doc: CosDocument, state: PdWalkState, part: 1 | 2 | 3 = 2): Generator<LocatedObject> {
   yield* outputIntentObjects(doc);
   const fields = formFields(doc);
   if (!fields.complete) state.incomplete.push('the form field tree was cut at its bound');
@@ -105,4 +107,7 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState): Generator<Loca
   yield* graphicsObjects(doc, uses, colourArrays.iccBased);
   yield* fontObjects(doc, uses.fonts);
   yield* embeddedFileObjects(doc, colourArrays.embeddedFiles);
+  const structure: StructureWalk = { complete: true };
+  yield* structureObjects(doc, part, structure);
+  if (!structure.complete) state.incomplete.push('the structure tree was cut at its bound');
 }

@@ -434,6 +434,28 @@ describe('embedded files', () => {
   });
 });
 
+describe('logical structure', () => {
+  it('a non-standard type without a role mapping fails 2a 6.7.3.4-1; a circular mapping fails 6.7.3.4-2; a remapped standard type fails 6.7.3.4-3', async () => {
+    const tree = (roleMap: string, types: string[]) =>
+      doc(
+        `/MarkInfo << /Marked true >> /StructTreeRoot 4 0 R`,
+        '',
+        `<< /Type /StructTreeRoot /RoleMap << ${roleMap} >> /K 5 0 R >>`,
+        `<< /Type /StructElem /S /Document /P 4 0 R /K [${types.map((_, i) => `${6 + i} 0 R`).join(' ')}] >>`,
+        ...types.map((t) => `<< /Type /StructElem /S /${t} /P 5 0 R >>`),
+      );
+    const unmapped = await report(tree('', ['Custom']), '2a');
+    expect(rule(unmapped, '6.7.3.4-1').status).toBe('failed');
+    expect(rule(unmapped, '6.7.3.4-1').failures[0]?.object).toBe('6 0 obj');
+    const mapped = await report(tree('/Custom /P', ['Custom']), '2a');
+    expect(rule(mapped, '6.7.3.4-1').status).toBe('passed');
+    const circular = await report(tree('/A /B /B /A', ['A']), '2a');
+    expect(rule(circular, '6.7.3.4-2').status).toBe('failed');
+    const remapped = await report(tree('/P /Custom', ['P']), '2a');
+    expect(rule(remapped, '6.7.3.4-3').status).toBe('failed');
+  });
+});
+
 describe('hostile structures', () => {
   it('a page tree that contains itself and a form that draws itself end; the form is checked once', async () => {
     const r = await report(
