@@ -61,6 +61,8 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
         reply(200, 'text/html', page('Subresources', `<p>SUBPAGE</p><img src="${secret.origin}/pixel.png"><script>fetch("${secret.origin}/xhr").catch(()=>{})</script>`));
       else if (path === '/pages') {
         reply(200, 'text/html', page('Paged', [1, 2, 3].map((n) => `<div style="break-after:page">PAGEBODY${n}</div>`).join('')));
+      } else if (path === '/footer.html') {
+        reply(200, 'text/html', '<div style="font-size:10px">URIFOOT ${html.pageNumber}/${html.totalPages}</div>');
       } else if (path === '/many') {
         reply(200, 'text/html', page('Many', `<p>MANY</p>${Array.from({ length: 40 }, (_, i) => `<img src="/red.png?n=${i}">`).join('')}`));
       } else if (path === '/big') reply(200, 'text/html', page('Big', '<link rel="stylesheet" href="/big.css"><p>BIG</p>'));
@@ -145,6 +147,18 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
       expect(text).toContain('HEAD Paged');
       expect(text).toContain(`FOOT ${n} OF 3`);
     }
+  });
+
+  it('takes a header or footer from a uri under the same policy', async () => {
+    const { file } = await ok({ urlconverter: { url: `${site.origin}/pages`, page: { footer: { source: 'uri', uri: `${site.origin}/footer.html` } } } });
+    for (const n of [1, 2, 3]) expect(pageText(file, n)).toContain(`URIFOOT ${n}/3`);
+    secret.seen.length = 0;
+    const refused = await call({ urlconverter: { url: `${site.origin}/pages`, page: { header: { source: 'uri', uri: `${secret.origin}/header.html` } } } });
+    expect(refused.error?.errorCode).toBe(-160);
+    expect(refused.error?.errorMessage).toContain('page.header.uri');
+    expect(secret.seen).toEqual([]);
+    const missing = await call({ urlconverter: { url: `${site.origin}/pages`, page: { header: { source: 'uri', uri: `${site.origin}/nothing.html` } } } });
+    expect(missing.error?.errorCode).toBe(-161);
   });
 
   it('sends basicAuth to the page, and the page is refused without it', async () => {

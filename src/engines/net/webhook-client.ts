@@ -118,7 +118,7 @@ function beforeDeadline<T>(work: Promise<T>, ms: number, error: () => Error): Pr
 }
 
 /** A `lookup` that answers with the checked addresses only, in their order (Node tries each in turn). */
-function pinnedLookup(addresses: readonly string[]): LookupFunction {
+export function pinnedLookup(addresses: readonly string[]): LookupFunction {
   const answers = addresses.map((address) => ({ address, family: isIP(address) === 6 ? 6 : 4 }));
   return (_hostname, options, callback) => {
     const wanted = options.family === 4 || options.family === 6 ? answers.filter((a) => a.family === options.family) : answers;

@@ -22,15 +22,15 @@ export function pageSetup(page: UrlConverterPageOptions | undefined): PageSetup 
 }
 
 /**
- * A header or footer as Chromium's template: the Base64 HTML decoded, and webPDF's placeholders
- * mapped onto the classes Chromium fills in (`pageNumber`, `totalPages`, `title`). `uri` sources
- * would be fetched from the network: refused (-104) until they go through the address policy.
+ * A header or footer as Chromium's template: the Base64 HTML decoded (or, for `source: "uri"`, the
+ * HTML that `fetchUri` gets under the address policy), and webPDF's placeholders mapped onto the
+ * classes Chromium fills in (`pageNumber`, `totalPages`, `title`).
  */
-export function headerFooterTemplate(data: { source: string; uri: string; value?: string } | undefined, field: string): string | undefined {
+export async function headerFooterTemplate(data: { source: string; uri: string; value?: string } | undefined, field: string, fetchUri: (uri: string) => Promise<string>): Promise<string | undefined> {
   if (!data) return undefined;
   if (data.source === 'uri') {
-    if (data.uri.trim() === '') return undefined;
-    throw new QuireError('OPTION_UNSUPPORTED', `urlconverter.${field}.source "uri" is not supported by this server: send the HTML as Base64 in urlconverter.${field}.value.`);
+    const uri = data.uri.trim();
+    return uri === '' ? undefined : withChromiumPlaceholders(await fetchUri(uri));
   }
   if (data.value === undefined || data.value === '') return undefined;
   if (!/^[A-Za-z0-9+/\s]*={0,2}\s*$/.test(data.value)) throw invalid(`${field}.value`, 'Base64');

@@ -2,6 +2,7 @@ import { ambientCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
 import { UrlLoadError, type UrlRenderer } from '../../engines/chromium/url-job.js';
 import { AddressPolicy, type AddressPolicyOptions } from '../../engines/net/address-policy.js';
+import { FetchError, fetchSmall } from '../../engines/net/fetch-small.js';
 import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromEngine } from '../engine-errors.js';
@@ -22,6 +23,10 @@ export interface UrlConverterLimits {
   maxBytes: number;
   maxRequests: number;
 }
+
+/** A header or footer fetched from a `uri` may be this large. */
+const MAX_TEMPLATE_BYTES = 1024 * 1024;
+const TEMPLATE_TIMEOUT_MS = 10_000;
 
 /** Longest document name taken from a page title. */
 const MAX_NAME_CHARS = 200;
@@ -52,8 +57,8 @@ export class UrlConverterService {
     const url = parseUrl(raw);
     const http = httpSettings(request.settings);
     const page = pageSetup(options_.page);
-    const headerHtml = headerFooterTemplate(options_.page?.header, 'page.header');
-    const footerHtml = headerFooterTemplate(options_.page?.footer, 'page.footer');
+    const headerHtml = await headerFooterTemplate(options_.page?.header, 'page.header', (uri) => this.fetchTemplate(uri, 'page.header'));
+    const footerHtml = await headerFooterTemplate(options_.page?.footer, 'page.footer', (uri) => this.fetchTemplate(uri, 'page.footer'));
     const auth = options_.basicAuth;
     const basicAuth = auth && (auth.userName !== '' || auth.password !== '') ? { userName: auth.userName, password: auth.password } : undefined;
     if (basicAuth?.userName.includes(':')) throw new QuireError('PARAMETER', 'Invalid parameter urlconverter.basicAuth.userName: must not contain ":".');
@@ -103,6 +108,18 @@ export class UrlConverterService {
     const name = documentName(title);
     if (name === undefined) return record;
     return this.deps.documents.rename(session, record.id, `${name}.pdf`, { hasExtension: true });
+  }
+
+  /** A header/footer `uri`: fetched under the address policy (no redirects, at most MAX_TEMPLATE_BYTES, 10 s). */
+  private async fetchTemplate(uri: string, field: string): Promise<string> {
+    try {
+      const body = await fetchSmall({ url: uri, policy: this.policy, maxBytes: MAX_TEMPLATE_BYTES, timeoutMs: TEMPLATE_TIMEOUT_MS });
+      return body.toString('utf8');
+    } catch (error) {
+      if (!(error instanceof FetchError)) throw error;
+      if (error.kind === 'refused') throw new QuireError('URL_REFUSED', `urlconverter.${field}.uri is refused: ${error.message} (network.allowInternal / network.allowHosts).`, { cause: error });
+      throw new QuireError('URL_UNREACHABLE', `urlconverter.${field}.uri cannot be loaded: ${error.message}.`, { cause: error });
+    }
   }
 
   /**

@@ -28,15 +28,21 @@ describe('urlconverter page layout', () => {
     }
   });
 
-  it('maps the webPDF placeholders onto Chromium template classes', () => {
-    const html = headerFooterTemplate({ source: 'value', uri: '', value: b64('<p>${html.title}: ${html.pageNumber}/${html.totalPages} ${html.pageNumber}</p>') }, 'page.footer');
+  const noFetch = async (): Promise<string> => {
+    throw new Error('not fetched');
+  };
+
+  it('maps the webPDF placeholders onto Chromium template classes', async () => {
+    const html = await headerFooterTemplate({ source: 'value', uri: '', value: b64('<p>${html.title}: ${html.pageNumber}/${html.totalPages} ${html.pageNumber}</p>') }, 'page.footer', noFetch);
     expect(html).toBe('<p><span class="title"></span>: <span class="pageNumber"></span>/<span class="totalPages"></span> <span class="pageNumber"></span></p>');
-    expect(headerFooterTemplate({ source: 'value', uri: '' }, 'page.header')).toBeUndefined();
-    expect(headerFooterTemplate(undefined, 'page.header')).toBeUndefined();
+    expect(await headerFooterTemplate({ source: 'value', uri: '' }, 'page.header', noFetch)).toBeUndefined();
+    expect(await headerFooterTemplate(undefined, 'page.header', noFetch)).toBeUndefined();
   });
 
-  it('refuses uri sources (-104) and malformed Base64 (-14)', () => {
-    expect(() => headerFooterTemplate({ source: 'uri', uri: 'http://example.com/h.html' }, 'page.header')).toThrow(/not supported/);
-    expect(() => headerFooterTemplate({ source: 'value', uri: '', value: '<p>not base64</p>' }, 'page.header')).toThrow(/Base64/);
+  it('takes uri sources from fetchUri, placeholders mapped; refuses malformed Base64 (-14)', async () => {
+    expect(await headerFooterTemplate({ source: 'uri', uri: ' http://example.com/h.html ' }, 'page.header', async (uri) => `<b>${uri}</b> \${html.pageNumber}`)).toBe(
+      '<b>http://example.com/h.html</b> <span class="pageNumber"></span>',
+    );
+    await expect(headerFooterTemplate({ source: 'value', uri: '', value: '<p>not base64</p>' }, 'page.header', noFetch)).rejects.toThrow(/Base64/);
   });
 });
