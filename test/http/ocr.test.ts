@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/client.js';
 import { postWebService } from '../helpers/converter.js';
@@ -181,5 +182,80 @@ describe('ocr refusals leave the document as it was', () => {
     const outcome = await ocr(uploaded.documentId, { ocr: { language: 'klingon' } });
     expect(outcome.status).toBe(400);
     expect(outcome.error!.errorMessage).toMatch(/language/);
+  });
+});
+
+describe('ocr normalizePageRotation', () => {
+  it('turns a sideways scan upright (/Rotate) and places its text layer over the words', async () => {
+    const upright = await scanPage(await textPdf(scratch.file('turn-source.pdf'), [ENGLISH]), 1, 300, scratch.file('turn-upright.png'));
+    const sideways = scratch.file('turn-sideways.png');
+    await sharp(upright).rotate(90).withMetadata({ density: 300 }).toFile(sideways);
+    // The scan lies on a portrait page (200 × 300 pt), its lines running top to bottom.
+    const input = await imagePdf(scratch.file('turn.pdf'), [sideways], 200, 300);
+    const uploaded = await upload(readFileSync(input), 'turned.pdf');
+    const outcome = await ocr(uploaded.documentId, { ocr: { normalizePageRotation: true } });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe(303);
+    const result = await download(uploaded.documentId);
+    expect(execFileSync('pdfinfo', [result], { encoding: 'utf8' })).toMatch(/Page rot:\s+270/);
+    const text = execFileSync('pdftotext', [result, '-'], { encoding: 'utf8' });
+    expect(wordAccuracy(words(ENGLISH), text)).toBeGreaterThanOrEqual(0.98);
+    // As displayed (turned upright: 300 × 200), "Searchable" starts 20 pt from the left, its line 50 pt from the top.
+    const searchable = bboxWords(result).find((word) => word.text === 'Searchable')!;
+    expect(Math.abs(searchable.xMin - 20)).toBeLessThan(4);
+    expect(Math.abs(searchable.yMax - 50)).toBeLessThan(5);
+    expect(imageHashes(result, 'turn-after')).toEqual(imageHashes(input, 'turn-before'));
+  });
+});
+
+describe('ocr on harder scans', () => {
+  it('reads a scan skewed by 3° with speckle noise, with the optimization filters on', async () => {
+    const clean = await scanPage(await textPdf(scratch.file('skew-source.pdf'), [ENGLISH]), 1, 300, scratch.file('skew-clean.png'));
+    const { data, info } = await sharp(clean).rotate(3, { background: '#ffffff' }).greyscale().raw().toBuffer({ resolveWithObject: true });
+    // Deterministic speckles: every 97th pixel flipped dark.
+    for (let i = 0; i < data.length; i += 97) data[i] = 40;
+    const noisy = scratch.file('skew-noisy.png');
+    await sharp(data, { raw: { width: info.width, height: info.height, channels: 1 } })
+      .withMetadata({ density: 300 })
+      .png()
+      .toFile(noisy);
+    const input = await imagePdf(scratch.file('skew.pdf'), [noisy], (info.width * 72) / 300, (info.height * 72) / 300);
+    const uploaded = await upload(readFileSync(input), 'skew.pdf');
+    const outcome = await ocr(uploaded.documentId, { ocr: { optimization: { despeckle: true, medianFilter: 'low' } } });
+    expect(outcome.status).toBe(303);
+    const text = execFileSync('pdftotext', [await download(uploaded.documentId), '-'], { encoding: 'utf8' });
+    expect(wordAccuracy(words(ENGLISH), text)).toBeGreaterThanOrEqual(0.9);
+    expect(imageHashes(await download(uploaded.documentId), 'skew-after')).toEqual(imageHashes(input, 'skew-before'));
+  });
+
+  it('a page that yields no text is a warning; with failOnWarning the call fails with -201', async () => {
+    const blank = scratch.file('blank.png');
+    await sharp({ create: { width: 1250, height: 833, channels: 3, background: '#ffffff' } })
+      .withMetadata({ density: 300 })
+      .png()
+      .toFile(blank);
+    const uploaded = await upload(readFileSync(await imagePdf(scratch.file('blank.pdf'), [blank])), 'blank.pdf');
+    const outcome = await ocr(uploaded.documentId, { ocr: { failOnWarning: true } });
+    expect(outcome.error?.errorCode).toBe(-201);
+    expect(outcome.error?.errorMessage).toMatch(/page 1: no text/);
+  });
+});
+
+describe('ocr.pdfa', () => {
+  it('runs the PDF/A step on the searchable PDF in the same call', async () => {
+    const uploaded = await upload(readFileSync(await scannedPdf('pdfa', [ENGLISH])), 'scan.pdf');
+    const outcome = await ocr(uploaded.documentId, { ocr: { pdfa: { convert: { level: '2b' } } } });
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.status).toBe(303);
+    const result = await download(uploaded.documentId);
+    expect(execFileSync('pdfinfo', ['-meta', result], { encoding: 'utf8' })).toMatch(/pdfaid:part(>|=")2/);
+    expect(execFileSync('pdftotext', [result, '-'], { encoding: 'utf8' })).toContain('quick brown fox');
+  });
+
+  it('refuses ocr.pdfa with a text output (400 naming the field)', async () => {
+    const uploaded = await upload(readFileSync(await scannedPdf('pdfa-text', [ENGLISH])), 'scan.pdf');
+    const outcome = await ocr(uploaded.documentId, { ocr: { outputFormat: 'text', pdfa: { convert: { level: '2b' } } } });
+    expect(outcome.status).toBe(400);
+    expect(outcome.error!.errorMessage).toMatch(/ocr\.pdfa/);
   });
 });

@@ -133,6 +133,15 @@ export class OcrService {
     }
     for (const result of done) if (!(await readFile(result.files.txt!, 'utf8')).trim()) warnings.push(`page ${result.page}: no text was recognised`);
     this.failOnWarning(options, warnings);
+    // normalizePageRotation: a page recognised turned is shown turned the same way (/Rotate), so it
+    // reads upright and its text layer, made from the upright image, lies over the words (qpdf's
+    // overlay places the layer in the page's displayed orientation).
+    const turned = done.filter((result) => result.rotated !== 0);
+    if (turned.length > 0) {
+      const upright = tx.scratch.file('pdf');
+      await this.engines.qpdf.run([pdf, ...turned.map((result) => `--rotate=+${result.rotated}:${result.page}`), '--', upright], { deadline: tx.deadline.at });
+      pdf = upright;
+    }
     let output = tx.scratch.file('pdf');
     await graftTextLayers(
       this.engines.qpdf,

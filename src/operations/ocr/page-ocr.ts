@@ -38,8 +38,11 @@ export async function ocrPage(
   deps: { tesseract: TesseractEngine; limits: ToolLimits; scratch: Scratch; pageTimeoutMs: number },
 ): Promise<PageOcr> {
   const base = deps.scratch.file('page').replace(/\.page$/, '');
-  await runTool('pdftoppm', ['-q', '-cropbox', '-gray', '-r', String(RASTER_DPI), '-singlefile', '-f', String(page), '-l', String(page), file, base], deps.limits);
-  let image = `${base}.pgm`;
+  // PGM is the cheapest for Tesseract; sharp (orientation, filters) cannot read PNM, so those get PNG.
+  const png = options.normalizePageRotation || wantsPreprocessing(options.optimization);
+  const format = png ? ['-png'] : [];
+  await runTool('pdftoppm', ['-q', '-cropbox', '-gray', ...format, '-r', String(RASTER_DPI), '-singlefile', '-f', String(page), '-l', String(page), file, base], deps.limits);
+  let image = png ? `${base}.png` : `${base}.pgm`;
   let rotated = 0;
   if (options.normalizePageRotation) {
     const found = await deps.tesseract.orientation(image, RASTER_DPI, { timeoutMs: deps.pageTimeoutMs });
