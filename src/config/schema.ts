@@ -430,6 +430,16 @@ export const ConfigSchema = Type.Object(
           { additionalProperties: false, default: {} },
         ),
         defaultKeyName: Type.String({ default: '', description: "alias of the key a call without keyName signs with; '' = the generated key, or the first key entry of the configured store" }),
+        tsa: Type.Object(
+          {
+            url: Type.String({ default: '', description: "RFC 3161 time-stamp authority (http or https); set: signatures are PAdES B-T; '' = B-B" }),
+            hashAlgorithm: Type.Enum(['SHA-256', 'SHA-384', 'SHA-512'], { default: 'SHA-256', description: 'hash of the signature value sent to the authority' }),
+            user: Type.String({ default: '', description: "Basic authentication user at the authority; '' = none" }),
+            password: Type.String({ default: '' }),
+            timeout: Type.Number({ minimum: 1, default: 10, description: 'seconds the authority may take to answer' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         timeout: Type.Number({ minimum: 1, default: 120, description: 'seconds one signature call may take' }),
       },
       { additionalProperties: false, default: {} },

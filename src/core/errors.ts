@@ -63,6 +63,11 @@ export const Errors = {
     status: 400,
     description: 'signature: the document cannot take the signature: it is certified with "no changes allowed" (DocMDP P=1), already certified when a second certification is asked for, or encrypted (decrypt it first). The message says which.',
   },
+  SIGNATURE_TIMESTAMP: {
+    errorCode: -182,
+    status: 502,
+    description: 'signature: the configured time-stamp authority (signature.tsa.url) did not give a usable token: unreachable, refused by the outbound address policy, an HTTP error, a refusal, or a token that does not answer the request. Nothing was changed.',
+  },
   SIGNATURE_PAGE: { errorCode: -328, status: 400, description: "signature: the appearance's page is past the end of the document (the code the webPDF clients expect)." },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
   UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },

@@ -1,6 +1,5 @@
 import { referenceTag } from '../../core/webservices.js';
 import { DocumentIdParams, componentRef, route, type WebServiceDeps, type WebServiceModule } from '../webservice.js';
-import { SigningKeyStores } from './key-stores.js';
 import { SIGNATURE_COMPONENTS, type SignatureRequest } from './signature.schema.js';
 import { SignatureService } from './signature-service.js';
 
@@ -12,7 +11,7 @@ const services = new WeakMap<WebServiceDeps['engines'], SignatureService>();
 function service({ documents, credentials, engines, config }: WebServiceDeps): SignatureService {
   let built = services.get(engines);
   if (!built) {
-    built = new SignatureService({ documents, credentials }, { qpdf: engines.qpdf }, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000));
+    built = SignatureService.create({ documents, credentials }, { qpdf: engines.qpdf }, config);
     services.set(engines, built);
   }
   return built;

@@ -3,7 +3,9 @@ import type { Config } from '../../config/load.js';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeByKey } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
-import { buildCms } from '../../engines/signature/cms.js';
+import { AddressPolicy } from '../../engines/net/address-policy.js';
+import { attachTimeStamp, buildCms } from '../../engines/signature/cms.js';
+import { requestTimeStamp, type TsaOptions } from '../../engines/signature/tsa.js';
 import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
 import { clearSignatures } from '../../engines/signature/clear.js';
 import { pageBox, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
@@ -13,7 +15,7 @@ import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromEngine } from '../engine-errors.js';
 import { runInPlace, type DocumentStep, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
-import type { SigningKey, SigningKeyStores } from './key-stores.js';
+import { SigningKeyStores, type SigningKey } from './key-stores.js';
 import type { AddSignatureOptions, SignatureOptions, SignatureRequest } from './signature.schema.js';
 
 const PDF = fileTypeByKey('pdf');
@@ -41,7 +43,18 @@ export class SignatureService {
     private readonly engines: SignatureEngines,
     readonly keyStores: SigningKeyStores,
     private readonly timeoutMs: number,
+    /** The time-stamp authority of B-T signatures; undefined: B-B. */
+    private readonly tsa?: TsaOptions,
   ) {}
+
+  /** Builds the service from the configuration (signature.*, network.* for the authority's address). */
+  static create(deps: TransactionDeps, engines: SignatureEngines, config: Pick<Config, 'signature' | 'network' | 'dataDir'>): SignatureService {
+    const { tsa } = config.signature;
+    const tsaOptions: TsaOptions | undefined = tsa.url
+      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy: new AddressPolicy(config.network) }
+      : undefined;
+    return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions);
+  }
 
   async run(session: Session, documentId: string, request: SignatureRequest): Promise<DocumentRecord> {
     const options = request.signature;
@@ -117,7 +130,13 @@ export class SignatureService {
           rect: visible?.rect ?? [0, 0, 0, 0],
           ...(visible ? { appearance: visible.objects } : {}),
         },
-        async (digest) => buildCms(digest, signer).der,
+        async (digest) => {
+          const cms = buildCms(digest, signer);
+          if (!this.tsa) return cms.der;
+          // B-T: a signature-time-stamp over the signature value, as an unsigned attribute.
+          const token = await requestTimeStamp(cms.signatureValue, this.tsa);
+          return attachTimeStamp(digest, signer, cms.signatureValue, token);
+        },
       );
     } catch (error) {
       throw mapSignatureError(error);
@@ -223,6 +242,8 @@ function mapSignatureError(error: unknown): unknown {
         return new QuireError('PARAMETER', `Invalid parameter signature.add.fieldName: ${error.message}.`);
       case 'unreadable':
         return new QuireError('INVALID_PDF', `signature: ${error.message}.`);
+      case 'timestamp':
+        return new QuireError('SIGNATURE_TIMESTAMP', `signature: ${error.message}.`);
       case 'image':
         return new QuireError('PARAMETER', `Invalid parameter signature.add.appearance.image: ${error.message}.`);
     }
