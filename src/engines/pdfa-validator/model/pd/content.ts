@@ -317,12 +317,15 @@ class StreamReader {
         case 'TJ':
         case "'":
         case '"': {
-          // Text rendering modes (ISO 32000-1 Table 106): 0/4 fill, 1/5 stroke, 2/6 both, 3/7 neither.
           const mode = this.state.renderMode;
           const font = this.state.font === undefined ? undefined : this.uses.fonts.get(this.state.font);
           if (font !== undefined && font.modes.size < 16) font.modes.add(mode);
-          if (mode === 0 || mode === 2 || mode === 4 || mode === 6 || mode < 0 || mode > 7) yield* this.fill(where);
-          if (mode === 1 || mode === 2 || mode === 5 || mode === 6 || mode < 0 || mode > 7) yield* this.stroke(where);
+          // Text rendering modes (ISO 32000-1 Table 106): 3 and 7 paint nothing. In every other mode the fill colour space
+          // counts as used, even in the stroke-only modes: the corpus' 1b 6-2-3-3-t01-fail-v and 2b 6-2-4-3-t01-fail-t show
+          // text in mode 1 whose DeviceRGB fill colour makes the file fail. The stroke colour space counts where text is stroked
+          // (1, 2, 5, 6); counting it in mode 0 too would fail corpus pass files (e.g. 2b 6-2-11-6-t02-pass-b).
+          if (mode !== 3 && mode !== 7) yield* this.fill(where);
+          if (mode === 1 || mode === 2 || mode === 5 || mode === 6) yield* this.stroke(where);
           break;
         }
         case 'sh':

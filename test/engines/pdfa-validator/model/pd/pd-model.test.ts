@@ -283,6 +283,15 @@ describe('colour spaces as the content paints with them', () => {
     expect(rule(setOnly, '6.2.3.3-1').status).toBe('passed');
   });
 
+  it('text stroked in rendering mode 1 still counts its fill colour space; text filled in mode 0 does not count the stroke one', async () => {
+    const font = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
+    const page = '/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R';
+    const mode1 = await report(doc('', page, content('BT 1 Tr 0 0.7 1 rg /F1 12 Tf (A) Tj ET'), font), '1b');
+    expect(rule(mode1, '6.2.3.3-1').status).toBe('failed');
+    const mode0 = await report(doc('', page, content('BT 0 Tr 0 0.7 1 RG /F1 12 Tf (A) Tj ET'), font), '1b');
+    expect(rule(mode0, '6.2.3.3-1').status).toBe('passed');
+  });
+
   it('a DefaultRGB colour space in the resources replaces DeviceRGB (ISO 32000-1 8.6.5.6)', async () => {
     const r = await report(doc('', '/Resources << /ColorSpace << /DefaultRGB [/CalRGB << /WhitePoint [0.9505 1 1.089] >>] >> >> /Contents 4 0 R', content('1 0 0 rg 0 0 10 10 re f')), '1b');
     expect(rule(r, '6.2.3.3-1').status).toBe('passed');
