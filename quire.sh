@@ -27,6 +27,8 @@ APT_PACKAGES=(
   libzxing-core-java libzxing-javase-java
   # OCR web service: Tesseract 5 and the traineddata of its five languages (more: docs/ocr.md).
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-ita tesseract-ocr-spa
+  # Benchmark only (bench/ocr.ts): OCRmyPDF, the comparison of the ocr web service's throughput.
+  ocrmypdf
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
