@@ -149,6 +149,26 @@ describe('signature web service with the generated key store', () => {
     expect(rect[2]! - rect[0]!).toBeCloseTo(90 * mm, 2);
   });
 
+  it('signs right after a conversion (converter.signature), with the defaults the signature service has', async () => {
+    const png = await sharp({ create: { width: 60, height: 40, channels: 3, background: { r: 0, g: 90, b: 200 } } })
+      .png()
+      .toBuffer();
+    const document = await upload(png, 'picture.png');
+    const response = await fetch(`${server.rest}/converter/${document.documentId}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...session.headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ converter: { signature: { add: { reason: 'Converted', appearance: { position: { x: 10, y: 10 } } } } } }),
+    });
+    expect(response.status).toBe(303);
+    const file = await download(document.documentId, 'pdf');
+    const report = pdfsig(file);
+    expect(report).toContain('Signature is Valid.');
+    expect(report).toContain('Total document signed');
+    // certificationLevel's default (noChanges): a certification signature with P=1.
+    expect(qpdfJson(file)).toMatch(/"\/P": 1/);
+  });
+
   it('signs with a key pair sent with the call (signer.keyPair)', async () => {
     const scratch = scratchDir('sig-pair');
     try {

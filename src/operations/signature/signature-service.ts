@@ -15,6 +15,7 @@ import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromEngine } from '../engine-errors.js';
 import { runInPlace, type DocumentStep, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
+import { signatureWithDefaults } from './defaults.js';
 import { SigningKeyStores, type SigningKey } from './key-stores.js';
 import type { AddSignatureOptions, SignatureOptions, SignatureRequest } from './signature.schema.js';
 
@@ -84,7 +85,9 @@ export class SignatureService {
   /** The signing step: the web service's, and the one a converter call nests (`converter.signature`). */
   step(): DocumentStep<SignatureOptions> {
     return {
-      run: async (input, output, options, tx) => {
+      run: async (input, output, given, tx) => {
+        // The web service's options come validated with their defaults; a nested step's as the client sent them.
+        const options = signatureWithDefaults(given);
         if (options.clear) {
           try {
             await clearSignatures(this.engines.qpdf, input, output, options.clear.flatten, tx.scratch.file('json'), { deadline: tx.deadline.at });
