@@ -81,7 +81,7 @@ export interface Config {
   /** `timeoutMs`: one converter call, every step together (converter.timeout; 0 resolved to the slower rendering engine's timeout). */
   converter: { timeoutMs: number };
   /** The urlconverter's limits per call (urlconverter.*). */
-  urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number };
+  urlconverter: { timeoutMs: number; networkIdleTimeoutMs: number; maxBytes: number; maxRequests: number; maxPages: number };
   /** The barcode service's limits (barcode.*). */
   barcode: { timeoutMs: number; detectWorkers: number; detectQueue: number; detectTimeoutMs: number; detectMemoryMb: number };
   ocr: { timeoutMs: number };
@@ -365,6 +365,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       networkIdleTimeoutMs: Math.round(raw.urlconverter.networkIdleTimeout * 1000),
       maxBytes: parseSize(raw.urlconverter.maxBytes),
       maxRequests: raw.urlconverter.maxRequests,
+      maxPages: raw.urlconverter.maxPages,
     },
     barcode: {
       timeoutMs: Math.round(raw.barcode.timeout * 1000),

@@ -290,6 +290,7 @@ export const ConfigSchema = Type.Object(
         networkIdleTimeout: Type.Number({ minimum: 0, default: 10, description: 'seconds after the load event that the page may keep the network busy before what has arrived is printed' }),
         maxBytes: Type.Union([SizeSchema], { default: '100MB', description: `bytes one page may download, every resource together, in ${SIZE_FORMAT}` }),
         maxRequests: Type.Integer({ minimum: 1, default: 1000, description: 'requests one page may make, every resource together' }),
+        maxPages: Type.Integer({ minimum: 1, default: 1000, description: 'pages one page may print to, estimated from its laid-out height before printing' }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -224,7 +224,7 @@ export const Errors = {
   URL_LIMIT: {
     errorCode: -162,
     status: 400,
-    description: 'The web page passed a per-call limit of the urlconverter (urlconverter.maxBytes or urlconverter.maxRequests, named in the message); nothing was stored.',
+    description: 'The web page passed a per-call limit of the urlconverter (urlconverter.maxBytes, maxRequests or maxPages, named in the message); nothing was stored.',
   },
   BARCODE_VALUE: {
     errorCode: -190,

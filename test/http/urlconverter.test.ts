@@ -34,7 +34,7 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
   const { server, session } = useTestServer({
     engines: true,
     env: { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false' },
-    yaml: 'network:\n  allowHosts: ["127.0.0.1"]\nurlconverter:\n  timeout: 8\n  networkIdleTimeout: 2\n  maxRequests: 20\n  maxBytes: 2MB\n',
+    yaml: 'network:\n  allowHosts: ["127.0.0.1"]\nurlconverter:\n  timeout: 8\n  networkIdleTimeout: 2\n  maxRequests: 20\n  maxBytes: 2MB\n  maxPages: 5\n',
   });
   let site: Listener;
   let other: Listener;
@@ -63,6 +63,8 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
         reply(200, 'text/html', page('Paged', [1, 2, 3].map((n) => `<div style="break-after:page">PAGEBODY${n}</div>`).join('')));
       } else if (path === '/footer.html') {
         reply(200, 'text/html', '<div style="font-size:10px">URIFOOT ${html.pageNumber}/${html.totalPages}</div>');
+      } else if (path === '/tall') {
+        reply(200, 'text/html', page('Tall', '<p>TALL</p><div style="height:20000px">long</div>'));
       } else if (path === '/many') {
         reply(200, 'text/html', page('Many', `<p>MANY</p>${Array.from({ length: 40 }, (_, i) => `<img src="/red.png?n=${i}">`).join('')}`));
       } else if (path === '/big') reply(200, 'text/html', page('Big', '<link rel="stylesheet" href="/big.css"><p>BIG</p>'));
@@ -256,7 +258,7 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
     expect(secret.seen).toEqual([]);
   });
 
-  it('fails a page past urlconverter.maxRequests or urlconverter.maxBytes with -162 naming the limit; nothing is stored', async () => {
+  it('fails a page past urlconverter.maxRequests, maxBytes or maxPages with -162 naming the limit; nothing is stored', async () => {
     const before = (await list(server.rest, session.token)).length;
     const many = await call({ urlconverter: { url: `${site.origin}/many` } });
     expect(many.status).toBe(400);
@@ -266,6 +268,10 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
     expect(big.status).toBe(400);
     expect(big.error?.errorCode).toBe(-162);
     expect(big.error?.errorMessage).toContain('urlconverter.maxBytes');
+    const tall = await call({ urlconverter: { url: `${site.origin}/tall` } });
+    expect(tall.status).toBe(400);
+    expect(tall.error?.errorCode).toBe(-162);
+    expect(tall.error?.errorMessage).toContain('urlconverter.maxPages');
     expect((await list(server.rest, session.token)).length).toBe(before);
   });
 

@@ -90,6 +90,7 @@ export async function renderUrl(browser: Browser, job: UrlJob): Promise<UrlResul
       if (status >= 400) throw new UrlLoadError('unreachable', `${job.url} answered with HTTP status ${status}.`);
       await Promise.race([settle(page, job.networkIdleTimeoutMs), failed]);
       guard.markUnfinished();
+      await Promise.race([checkLength(page, job), failed]);
       const title = (await page.title()).trim();
       const finalUrl = page.url();
       await Promise.race([writePdf(page, options, htmlJob), failed]);
@@ -136,6 +137,18 @@ function sameOrigin(url: string, origin: string): boolean {
 /** A hop of the page's own navigation after the first request (a redirect of the main document). */
 function isMainRedirect(request: HTTPRequest, page: Page | undefined): boolean {
   return page !== undefined && request.isNavigationRequest() && request.frame() === page.mainFrame() && request.redirectChain().length > 0;
+}
+
+/**
+ * A page that would print to more than `maxPages` is refused before printing (an endless feed, a
+ * table of millions of rows): its laid-out height over the printable height of one sheet, in CSS
+ * pixels at 96 per inch. An estimate — forced page breaks add pages — that bounds the work.
+ */
+async function checkLength(page: Page, job: UrlJob): Promise<void> {
+  const height = Number(await page.evaluate('Math.max(document.documentElement ? document.documentElement.scrollHeight : 0, document.body ? document.body.scrollHeight : 0)'));
+  const printable = ((job.page.height - job.page.marginTop - job.page.marginBottom) / 25.4) * 96;
+  const pages = Math.ceil(height / Math.max(1, printable));
+  if (pages > job.maxPages) throw new UrlLoadError('limit', `The page is about ${pages} pages long, more than ${job.maxPages} (urlconverter.maxPages).`);
 }
 
 /** Waits for a quiet network after `load`, at most `timeoutMs`; then stops what still loads. */

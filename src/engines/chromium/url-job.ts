@@ -27,6 +27,8 @@ export interface UrlJob {
   maxBytes: number;
   /** Most requests the page may make; past it the job fails. */
   maxRequests: number;
+  /** Most pages the page may print to, estimated from its laid-out height before printing; past it the job fails. */
+  maxPages: number;
   /** After `load`, how long to wait for the network to go quiet before printing what is there, ms. */
   networkIdleTimeoutMs: number;
 }

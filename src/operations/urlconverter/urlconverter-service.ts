@@ -22,6 +22,7 @@ export interface UrlConverterLimits {
   networkIdleTimeoutMs: number;
   maxBytes: number;
   maxRequests: number;
+  maxPages: number;
 }
 
 /** A header or footer fetched from a `uri` may be this large. */
@@ -95,6 +96,7 @@ export class UrlConverterService {
             followRedirects: http.followRedirects,
             maxBytes: this.limits.maxBytes,
             maxRequests: this.limits.maxRequests,
+            maxPages: this.limits.maxPages,
             networkIdleTimeoutMs: Math.min(this.limits.networkIdleTimeoutMs, Math.floor(tx.deadline.remainingMs() / 2)),
           },
           { timeoutMs: Math.max(1, tx.deadline.remainingMs()) },
