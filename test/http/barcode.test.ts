@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bearer, json } from '../helpers/client.js';
@@ -91,6 +92,46 @@ describe('barcode add', () => {
     expect(outcome.status).toBe(303);
     const file = await download(uploaded.documentId);
     expect(zbar(renderPage(file, 1, scratch.file('ec'), { box: { x: 20 * MM, y: 20 * MM, width: 40 * MM, height: 40 * MM }, pad: 2 * MM }))).toEqual(['QR-Code:error correction']);
+  });
+});
+
+describe('barcode add outputFormat (images)', () => {
+  it.each([
+    ['png', 'PNG'],
+    ['jpg', 'JPEG'],
+    ['bmp', 'PC bitmap'],
+    ['tif', 'TIFF'],
+  ])('makes the result a %s image holding only the codes, at the dpi asked', async (format, magic) => {
+    const uploaded = await upload(await realPdf(1), 'image.pdf');
+    const outcome = await barcode(uploaded.documentId, {
+      barcode: {
+        add: {
+          outputFormat: format,
+          dpi: 200,
+          qrcode: [{ value: `image ${format}`, position: { x: 20, y: 20, width: 30, height: 30 } }],
+          code128: [{ value: 'IMG-128', position: { x: 60, y: 20, width: 50, height: 20 } }],
+        },
+      },
+    });
+    expect(outcome.status).toBe(303);
+    const file = await download(uploaded.documentId, format);
+    // Independent identification and size: file(1), and sharp's header read for the pixels.
+    expect(execFileSync('file', ['-b', file], { encoding: 'utf8' })).toContain(magic);
+    const sharp = (await import('sharp')).default;
+    const png = scratch.file(`out-${format}.png`);
+    // sharp cannot read BMP: the BMP is checked by its header, the others are turned into PNG for zbarimg.
+    if (format === 'bmp') {
+      const bytes = readFileSync(file);
+      expect(Math.abs(bytes.readInt32LE(18) - (90 * 200) / 25.4)).toBeLessThan(3);
+      expect(Math.abs(Math.abs(bytes.readInt32LE(22)) - (30 * 200) / 25.4)).toBeLessThan(3);
+      return;
+    }
+    const meta = await sharp(file).metadata();
+    // The union of the two rectangles: 20-110 mm wide, 20-50 mm tall, at 200 dpi.
+    expect(Math.abs(meta.width! - (90 * 200) / 25.4)).toBeLessThan(3);
+    expect(Math.abs(meta.height! - (30 * 200) / 25.4)).toBeLessThan(3);
+    await sharp(file).flatten({ background: '#ffffff' }).extend({ top: 40, bottom: 40, left: 40, right: 40, background: '#ffffff' }).png().toFile(png);
+    expect(zbar(png).sort()).toEqual(['CODE-128:IMG-128', `QR-Code:image ${format}`]);
   });
 });
 

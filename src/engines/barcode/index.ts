@@ -6,3 +6,4 @@ export { isSymbology, MATRIX_SYMBOLOGIES, SYMBOLOGIES, type CodeSpec, type Symbo
 export { BarcodeDetector, type DecodeOptions, type DetectorSettings } from './detect/detector.js';
 export type { FoundCode } from './detect/protocol.js';
 export { imageFrames, pageBoxes, type PageBox, type PixelArea, renderPageImage } from './detect/sources.js';
+export { type CodeImageFormat, renderCodesImage } from './image-output.js';

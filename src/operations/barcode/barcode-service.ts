@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeByKey } from '../../core/file-types.js';
-import { type BarcodeDetector, BarcodeError, type CodeStamp, newDocumentWithCodes, stampCodes } from '../../engines/barcode/index.js';
+import { type BarcodeDetector, BarcodeError, type CodeImageFormat, type CodeStamp, newDocumentWithCodes, renderCodesImage, stampCodes } from '../../engines/barcode/index.js';
 import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import { inField } from '../../engines/pdf-edit/content/errors.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
@@ -9,7 +9,7 @@ import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromToolboxEngine } from '../toolbox/engine-errors.js';
 import { selectPages } from '../toolbox/pages.js';
-import { type DeadlineSpec, runAsNew, runInPlace, type TransactionDeps } from '../transaction/document-transaction.js';
+import { type DeadlineSpec, runAsNew, runInPlace, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
 import type { AddOptions, BarcodeRequest, DetectOptions } from './barcode.schema.js';
 import { type PreparedCode, prepareCodes } from './codes.js';
 import { detectCodes } from './detect.js';
@@ -136,6 +136,7 @@ export class BarcodeService {
         plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
       },
       async (tx, input) => {
+        if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
         const output = tx.scratch.file('pdf');
         try {
           await stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
@@ -153,6 +154,7 @@ export class BarcodeService {
     const add = this.addOptions(request);
     const codes = prepareCodes(add);
     const { record } = await runAsNew(this.deps, session, { operation: 'barcode', name: options.name, history: options.history, deadline: this.deadline }, async (tx) => {
+      if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
       const output = tx.scratch.file('pdf');
       try {
         // The new document has one page: every code goes on it, whatever its `pages` say.
@@ -169,15 +171,41 @@ export class BarcodeService {
     return record;
   }
 
+  /**
+   * outputFormat bmp/jpg/png/tif: the result is an image holding only the codes, laid out as on an A4
+   * page (their positions), cropped to the smallest area holding every code's rectangle, at `dpi`.
+   */
+  private async codesImage(tx: Transaction, add: AddOptions, codes: readonly PreparedCode[]): Promise<{ file: { path: string; type: ReturnType<typeof fileTypeByKey> } }> {
+    const format = add.outputFormat as CodeImageFormat;
+    const output = tx.scratch.file(format);
+    try {
+      await renderCodesImage(
+        output,
+        format,
+        add.dpi,
+        NEW_PAGE_SIZE,
+        codes.map((code) => stamp(code, [1])),
+        tx.scratch.dir,
+        { deadline: tx.deadline.at, toolTimeoutMs: this.limits.toolTimeoutMs, poppler: this.engines.poppler },
+      );
+    } catch (error) {
+      if (error instanceof BarcodeError && error.kind === 'invalidValue') throw new QuireError('PARAMETER', `Invalid parameter barcode.add.dpi: ${error.message}.`, { cause: error });
+      throw fromToolboxEngine(error);
+    }
+    return { file: { path: output, type: fileTypeByKey(IMAGE_KEYS[format]) } };
+  }
+
   private addOptions(request: BarcodeRequest): AddOptions {
     const { add, detect } = request.barcode;
     if (add && detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give either barcode.add or barcode.detect, not both.');
     if (detect) throw new QuireError('PARAMETER', 'Invalid parameter barcode.detect: barcode/new makes a document from barcode.add; detect works on a stored document (barcode/{documentId}).');
     if (!add) throw new QuireError('PARAMETER', 'Invalid parameter barcode: give barcode.add (the codes to stamp) or barcode.detect.');
-    if (add.outputFormat !== 'pdf') throw new QuireError('OPTION_UNSUPPORTED', `barcode.add.outputFormat "${add.outputFormat}" is not supported by this server yet (pdf is); nothing was changed.`);
     return add;
   }
 }
+
+/** File types of the image output formats. */
+const IMAGE_KEYS: Record<CodeImageFormat, string> = { png: 'png', jpg: 'jpeg', bmp: 'bmp', tif: 'tiff' };
 
 function stampsFor(codes: readonly PreparedCode[], pageCount: number): CodeStamp[] {
   return codes.map((code) => stamp(code, selectPages(code.pages, pageCount, `${code.field}.pages`)));

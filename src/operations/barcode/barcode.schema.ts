@@ -70,7 +70,13 @@ export const AddBarcode = Type.Object(
     qrcode: opt(Type.Array(QrItem)),
     qrswiss: opt(Type.Array(Type.Object({}, { description: 'Operation_QrSwissPaymentBarcode: not supported by this server yet (-104)' }))),
     upca: opt(Type.Array(PlainItem('Operation_UpcaBarcode'))),
-    outputFormat: defaulted(Type.Enum(['pdf', 'bmp', 'jpg', 'png', 'tif'], { default: 'pdf', description: 'Operation_BarcodeCreateOutputFormat' })),
+    outputFormat: defaulted(
+      Type.Enum(['pdf', 'bmp', 'jpg', 'png', 'tif'], {
+        default: 'pdf',
+        description: 'Operation_BarcodeCreateOutputFormat: pdf stamps the codes; an image format makes the result an image holding only the codes',
+      }),
+    ),
+    dpi: defaulted(int({ default: 300, minimum: 36, maximum: 1200, description: 'Quire extension: resolution of the image outputFormat makes' })),
   },
   { description: 'Operation_AddBarcode' },
 );
