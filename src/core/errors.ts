@@ -63,6 +63,11 @@ export const Errors = {
     status: 400,
     description: 'signature: the document cannot take the signature: it is certified with "no changes allowed" (DocMDP P=1), already certified when a second certification is asked for, or encrypted (decrypt it first). The message says which.',
   },
+  TSA_CHECK_FAILED: {
+    errorCode: -34,
+    status: 400,
+    description: 'Configuration validation: the TSA check asked the time-stamp authority (tsa.url, else signature.tsa.url) for a token and got none (unreachable, refused by the outbound address policy, an HTTP error or a refusal); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), the code the webPDF clients expect.',
+  },
   SIGNATURE_TIMESTAMP: {
     errorCode: -182,
     status: 502,

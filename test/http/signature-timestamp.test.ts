@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openssl } from '../helpers/certificates.js';
+import { bearer, json, login } from '../helpers/client.js';
+import { ADMIN_PASSWORD } from '../helpers/server.js';
 import { realPdf } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
 
@@ -94,6 +96,20 @@ const sign = (rest: string, headers: Record<string, string>, documentId: string)
     body: JSON.stringify({ signature: { add: { certificationLevel: 'none' } } }),
   });
 
+/** The official clients' TSA check: the application envelope as read, mode validate; the result's error code. */
+async function tsaCheck(rest: string): Promise<unknown> {
+  const { token } = await login(rest, { name: 'admin', password: ADMIN_PASSWORD });
+  const headers = { ...bearer(token), accept: 'application/json' };
+  const read = await json(await fetch(`${rest}/admin/configuration/application`, { headers }));
+  const response = await fetch(`${rest}/admin/configuration/`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...read, configurationMode: 'validate', configurationChecks: [{ checkType: 'tsa' }] }),
+  });
+  expect(response.status).toBe(200);
+  return ((await json(response)).error as Record<string, unknown>).code;
+}
+
 describe('B-T signatures with a time-stamp authority', () => {
   const { server, session, upload, download } = useTestServer({
     yaml: `network:\n  allowHosts: ['127.0.0.1']\nsignature:\n  tsa:\n    url: http://127.0.0.1:${port}/tsa\n    hashAlgorithm: SHA-384\n`,
@@ -117,6 +133,12 @@ describe('B-T signatures with a time-stamp authority', () => {
     expect(query).toMatch(/Nonce: 0x/);
     expect(query).toMatch(/Certificate required: yes/);
   });
+
+  it("passes the administration's TSA check, which really asks the authority for a token", async () => {
+    const before = requests;
+    expect(await tsaCheck(server.rest)).toBe(0);
+    expect(requests).toBe(before + 1);
+  });
 });
 
 describe('an authority that does not answer', () => {
@@ -132,5 +154,9 @@ describe('an authority that does not answer', () => {
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(((await response.json()) as { errorCode: number }).errorCode).toBe(-182);
     expect(readFileSync(await download(document.documentId, 'pdf')).equals(original)).toBe(true);
+  });
+
+  it("fails the administration's TSA check with -34", async () => {
+    expect(await tsaCheck(server.rest)).toBe(-34);
   });
 });

@@ -5,8 +5,10 @@ import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Config } from '../../config/load.js';
 import { loadSharp } from '../../engines/image/load-sharp.js';
+import { AddressPolicy } from '../../engines/net/address-policy.js';
 import { run } from '../../engines/process/run.js';
 import { PopplerRunner } from '../../engines/poppler/tool.js';
+import { requestTimeStamp } from '../../engines/signature/tsa.js';
 import { trustStoreChanges } from './configuration-truststore.js';
 import type { UserSource } from '../../auth/users.js';
 import { getPath, type ConfigurationCheck, type ConfigurationProblem, type ConfigurationType, type ExecutableResult, type WireObject } from './configuration-wire.js';
@@ -26,22 +28,24 @@ export interface CheckOutcome {
   unsupported: ConfigurationProblem[];
   /** Executables that cannot exist here (webPDF's Windows-only bridges, ...): -47. */
   unavailable: ConfigurationProblem[];
+  /** The time-stamp authority gave no token: -34, as webPDF answers. */
+  tsa: ConfigurationProblem[];
   executableError?: ExecutableResult;
 }
 
-type Verdict = { ok: true } | { ok: false; message: string; unsupported?: boolean; unavailable?: boolean; executable?: ExecutableResult };
+type Verdict = { ok: true } | { ok: false; message: string; unsupported?: boolean; unavailable?: boolean; tsa?: boolean; executable?: ExecutableResult };
 
 const OK: Verdict = { ok: true };
 const unsupported = (message: string): Verdict => ({ ok: false, message, unsupported: true });
 
 /** Runs the requested checks of one envelope, in order; every failure is reported. */
 export async function runChecks(type: ConfigurationType, checks: readonly ConfigurationCheck[], context: CheckContext): Promise<CheckOutcome> {
-  const outcome: CheckOutcome = { failed: [], unsupported: [], unavailable: [] };
+  const outcome: CheckOutcome = { failed: [], unsupported: [], unavailable: [], tsa: [] };
   for (const [index, check] of checks.entries()) {
     const verdict = await runCheck(type, check, context);
     if (verdict.ok) continue;
     const problem = { field: `configurationChecks.${index}`, key: '', message: `${check.checkType}: ${verdict.message}` };
-    (verdict.unsupported ? outcome.unsupported : verdict.unavailable ? outcome.unavailable : outcome.failed).push(problem);
+    (verdict.unsupported ? outcome.unsupported : verdict.unavailable ? outcome.unavailable : verdict.tsa ? outcome.tsa : outcome.failed).push(problem);
     outcome.executableError ??= verdict.executable;
   }
   return outcome;
@@ -53,6 +57,8 @@ async function runCheck(type: ConfigurationType, check: ConfigurationCheck, cont
       return executables(check.executables ?? [], context);
     case 'application/license':
       return OK; // Quire needs no license.
+    case 'application/tsa':
+      return timeStampAuthority(context);
     case 'server/user':
       return (await context.users.authenticate(check.name ?? '', check.password ?? '')) ? OK : { ok: false, message: `the local users do not accept "${check.name ?? ''}" with this password` };
     case 'server/connector':
@@ -68,7 +74,35 @@ async function runCheck(type: ConfigurationType, check: ConfigurationCheck, cont
     case 'provider/fileStorage':
       return writable(path.join(context.config.dataDir, 'datastore'));
     default:
-      return unsupported('this server cannot run this check (no timestamp authority, signature key store, or user and log checks)');
+      return unsupported('this server cannot run this check (no signature key store, user or log checks)');
+  }
+}
+
+/**
+ * The TSA check: asks the posted authority (`tsa.url`, else `signature.tsa.url`) for a real RFC 3161
+ * token over random bytes, through the outbound address policy, as a signature would.
+ */
+async function timeStampAuthority(context: CheckContext): Promise<Verdict> {
+  const posted = (key: string) => {
+    const value = getPath(context.posted, `tsa.${key}`);
+    return typeof value === 'string' ? value : undefined;
+  };
+  const configured = context.config.signature.tsa;
+  const url = posted('url') ?? configured.url;
+  if (!url) return { ok: false, message: 'no time-stamp authority is configured (tsa.url)', tsa: true };
+  const hash = posted('hashAlgorithm');
+  try {
+    await requestTimeStamp(randomBytes(32), {
+      url,
+      hash: hash === 'SHA-384' || hash === 'SHA-512' || hash === 'SHA-256' ? hash : configured.hashAlgorithm,
+      user: posted('user') ?? configured.user,
+      password: posted('password') ?? configured.password,
+      timeoutMs: Math.round(configured.timeout * 1000),
+      policy: new AddressPolicy(context.config.network),
+    });
+    return OK;
+  } catch (error) {
+    return { ok: false, message: error instanceof Error ? error.message : String(error), tsa: true };
   }
 }
 

@@ -106,10 +106,17 @@ export class ConfigurationService {
     });
     const executableError = checks.executableError ? { executableError: checks.executableError } : {};
     if (problems.length > 0) return result('CONFIGURATION_INVALID', `The configuration is not valid; nothing was saved. ${summary(problems)}`, executableError);
-    if (checks.failed.length > 0 || checks.unavailable.length > 0 || checks.unsupported.length > 0) {
-      const failures = [...checks.failed, ...checks.unavailable, ...checks.unsupported];
+    if (checks.failed.length > 0 || checks.tsa.length > 0 || checks.unavailable.length > 0 || checks.unsupported.length > 0) {
+      const failures = [...checks.failed, ...checks.tsa, ...checks.unavailable, ...checks.unsupported];
       // A check that ran and failed says the most; then a program that cannot exist here (-47, as webPDF answers).
-      const error = checks.failed.length > 0 ? 'CONFIGURATION_CHECK_FAILED' : checks.unavailable.length > 0 ? 'EXECUTABLE_UNAVAILABLE' : 'CONFIGURATION_CHECK_UNSUPPORTED';
+      const error =
+        checks.failed.length > 0
+          ? 'CONFIGURATION_CHECK_FAILED'
+          : checks.tsa.length > 0
+            ? 'TSA_CHECK_FAILED'
+            : checks.unavailable.length > 0
+              ? 'EXECUTABLE_UNAVAILABLE'
+              : 'CONFIGURATION_CHECK_UNSUPPORTED';
       return result(error, `A check did not pass; nothing was saved. ${summary(failures)}`, { problems: failures, ...executableError });
     }
     if (mode === 'validate') {
