@@ -46,6 +46,15 @@ const OPERATORS = new Set(
 );
 
 const MAX_STREAMS = 100_000;
+/** Decoded content kept for streams read more than once. */
+const MAX_CACHED_BYTES = 32 * 1024 * 1024;
+/** Incompleteness notes kept per document (the rest are counted in one more). */
+const MAX_NOTES = 20;
+
+function note(uses: ContentUses, message: string): void {
+  if (uses.incomplete.length < MAX_NOTES) uses.incomplete.push(message);
+  else if (uses.incomplete.length === MAX_NOTES) uses.incomplete.push('and more parts of the content were not checked completely');
+}
 const MAX_OPERANDS = 64;
 
 interface Job {
@@ -57,6 +66,8 @@ interface Job {
   readonly path: string;
   /** A page's content: its resources come from the page tree, never borrowed. */
   readonly page?: boolean;
+  /** A page's /Contents (the stream or the array), resolved: pages sharing it and their resources are read once. */
+  readonly contents?: object;
   /** The graphics state the stream starts with (a form inherits its invoker's colours). */
   readonly start: ColourState;
   /** Read again only for the colours of a new starting state: no operator objects, no uses. */
@@ -100,7 +111,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
       jobs.push({ streams: [s], own, parent, path, start });
     } else if (!known.has(key)) {
       if (known.size >= MAX_STARTS) {
-        if (known.size === MAX_STARTS) uses.incomplete.push(`${path} is drawn with more than ${MAX_STARTS} colour states: the colours of the rest were not checked`);
+        if (known.size === MAX_STARTS) note(uses, `${path} is drawn with more than ${MAX_STARTS} colour states: the colours of the rest were not checked`);
         known.add(key);
         return;
       }
@@ -126,7 +137,15 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
     addGroup(page.dict, page.path);
     const contents = doc.resolve(page.dict.entries.get('Contents'));
     const streams = contents?.kind === 'array' ? contents.items : contents === undefined ? [] : [page.dict.entries.get('Contents')!];
-    jobs.push({ streams, own: dictIn(doc, inheritedEntry(doc, page.dict, 'Resources')), parent: undefined, path: `${page.path}/Contents`, page: true, start: INITIAL_COLOUR });
+    jobs.push({
+      streams,
+      own: dictIn(doc, inheritedEntry(doc, page.dict, 'Resources')),
+      parent: undefined,
+      path: `${page.path}/Contents`,
+      page: true,
+      start: INITIAL_COLOUR,
+      ...(contents === undefined ? {} : { contents }),
+    });
     const annots = doc.resolve(page.dict.entries.get('Annots'));
     for (const [i, a] of (annots?.kind === 'array' ? annots.items : []).entries()) {
       const ap = dictIn(doc, dictIn(doc, a)?.entries.get('AP'));
@@ -139,9 +158,34 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
     }
   }
 
+  // A stream read again (shared by pages, or drawn in a new colour state) is decoded once while the cache has room.
+  const decoded = new Map<CosStream, ReturnType<CosDocument['decodeStream']>>();
+  let cached = 0;
+  const decode = (stream: CosStream): ReturnType<CosDocument['decodeStream']> => {
+    const known = decoded.get(stream);
+    if (known !== undefined) return known;
+    const result = doc.decodeStream(stream);
+    const size = result.ok ? result.data.length : 0;
+    if (cached + size <= MAX_CACHED_BYTES) {
+      decoded.set(stream, result);
+      cached += size;
+    }
+    return result;
+  };
   let streamsRead = 0;
+  const pageReads = new Map<object, Set<CosDict | undefined>>();
   for (let next = 0; next < jobs.length; next++) {
     const job = jobs[next]!;
+    if (job.page === true && job.contents !== undefined) {
+      // Content shared by pages with the same resources reads the same: once is enough.
+      let withResources = pageReads.get(job.contents);
+      if (withResources === undefined) {
+        withResources = new Set();
+        pageReads.set(job.contents, withResources);
+      }
+      if (withResources.has(job.own)) continue;
+      withResources.add(job.own);
+    }
     const reader = new StreamReader(doc, job, uses, addForm, queue, separations);
     let any = false;
     // A page's /Contents array is one content stream in pieces (ISO 32000-1 7.8.2): the q nesting runs on across them.
@@ -149,14 +193,14 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
       const stream = doc.resolve(sv);
       if (stream?.kind !== 'stream') continue;
       if (++streamsRead > MAX_STREAMS) {
-        uses.incomplete.push(`more than ${MAX_STREAMS} content streams: the rest were not read`);
+        note(uses, `more than ${MAX_STREAMS} content streams: the rest were not read`);
         return;
       }
       any = true;
       const path = job.streams.length > 1 ? `${job.path}[${si}]` : pathOf(sv, job.path);
-      const decoded = doc.decodeStream(stream);
+      const decoded = decode(stream);
       if (!decoded.ok) {
-        if (!job.colourOnly) uses.incomplete.push(`the content stream ${path} could not be decoded (${decoded.reason}): what it uses was not checked`);
+        if (!job.colourOnly) note(uses, `the content stream ${path} could not be decoded (${decoded.reason}): what it uses was not checked`);
         continue;
       }
       yield* reader.read(decoded.data, `${path} (content)`);

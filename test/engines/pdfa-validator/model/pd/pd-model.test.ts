@@ -503,4 +503,20 @@ describe('hostile structures', () => {
     // The last form fills with DeviceCMYK (inherited) and there is no output intent.
     expect(rule(r, '6.2.4.3-3').status).toBe('failed');
   });
+  it('one content stream shared by 2,000 pages is read once: the document stays within the parse budget', async () => {
+    const data = deflateSync(Buffer.from('0 0 1 1 re f\n'.repeat(6000)));
+    const n = 2000;
+    const bodies: Array<string | Buffer> = [
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      `<< /Type /Pages /Kids [${Array.from({ length: n }, (_, i) => `${4 + i} 0 R`).join(' ')}] /Count ${n} >>`,
+      streamBody(`/Length ${data.length} /Filter /FlateDecode`, data),
+    ];
+    for (let i = 0; i < n; i++) bodies.push('<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] /Contents 3 0 R >>');
+    // 2,000 reads of 30,000 tokens would pass the 50M-token budget of the COS limits (cos/limits.ts) and leave the file unread.
+    const r = await report(bodies, '1b');
+    expect(r.problems.filter((p) => /limits reached/.test(p))).toEqual([]);
+    expect(r.complete).toBe(true);
+    expect(rule(r, '6.2.3.3-3').status).toBe('failed');
+    expect(rule(r, '6.2.3.3-3').failedCount).toBe(1);
+  });
 });
