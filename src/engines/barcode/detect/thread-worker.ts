@@ -72,9 +72,14 @@ export class ThreadWorker implements PoolWorker<Omit<DecodeJob, 'id'>, FoundCode
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      // The image's bytes move to the thread instead of being copied.
-      const image = job.image.byteOffset === 0 && job.image.byteLength === job.image.buffer.byteLength ? job.image : job.image.slice();
-      this.thread.postMessage({ ...job, image, id } satisfies DecodeJob, [image.buffer as ArrayBuffer]);
+      // A copy moves to the thread: the caller's bytes stay usable (a transferred buffer is detached).
+      const image = job.image.slice();
+      try {
+        this.thread.postMessage({ ...job, image, id } satisfies DecodeJob, [image.buffer as ArrayBuffer]);
+      } catch (error) {
+        this.pending.delete(id);
+        reject(new BarcodeError('unreadable', `the image cannot be handed to the detection worker: ${(error as Error).message}`, { cause: error }));
+      }
     });
   }
 
