@@ -107,7 +107,10 @@ export class OcrService {
     const chosen = this.choosePages(facts, options, fromImage, warnings);
     // pdf: the text too, to tell a page that yielded no words (a warning).
     const outputs = options.outputFormat === 'pdf' ? (['pdf', 'txt'] as const) : options.outputFormat === 'text' ? (['txt'] as const) : (['hocr'] as const);
-    const done = await Promise.all(chosen.map((page) => ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs })));
+    // At most one page per worker of this call in flight, plus one being rasterised meanwhile: a
+    // 300-page document must not fill the pool's queue (429 for everyone), and the pages of other
+    // calls queue among this call's.
+    const done = await inLanes(chosen, tesseract.stats().size + 1, (page) => ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs }));
     const byPage = new Map(done.map((result) => [result.page, result]));
 
     if (options.outputFormat === 'text') {
@@ -184,6 +187,26 @@ export class OcrService {
   private failOnWarning(options: OcrOptions, warnings: readonly string[]): void {
     if (options.failOnWarning && warnings.length > 0) throw new QuireError('OCR_WARNING', `The OCR had warnings and failOnWarning is set: ${warnings.join('; ')}.`);
   }
+}
+
+/** `work` on every item, at most `lanes` at once; results in the items' order. The first failure fails the whole. */
+async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const lane = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const at = next++;
+      try {
+        results[at] = await work(items[at]!);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(lanes, items.length)) }, lane));
+  return results;
 }
 
 /** `page` (Operation_OcrPage) in PDF points (what imageToPdf takes), no margins; default A4. */
