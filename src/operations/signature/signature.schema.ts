@@ -83,7 +83,7 @@ export const KeyPair = Type.Object(
       { additionalProperties: true },
     ),
   },
-  { $id: 'Operation_SignatureKeyPair', description: 'Operation_KeyPair: a certificate and its private key, for this call only' },
+  { $id: 'Operation_KeyPair', description: 'a certificate (chain) and its private key, for this call only' },
 );
 
 export const AddSignature = Type.Object(
@@ -102,7 +102,7 @@ export const AddSignature = Type.Object(
     keyPassword: defaulted(Type.String({ default: '' })),
     location: defaulted(Type.String({ default: '' })),
     reason: defaulted(Type.String({ default: '' })),
-    signer: Type.Optional(Type.Object({ keyPair: componentRef<Options<typeof KeyPair>>('Operation_SignatureKeyPair') })),
+    signer: Type.Optional(Type.Object({ keyPair: componentRef<Options<typeof KeyPair>>('Operation_KeyPair') })),
   },
   { $id: 'Operation_AddSignature' },
 );
