@@ -113,6 +113,22 @@ describe('barcode detect', () => {
     expect(Math.abs(turned.position.height - 60)).toBeLessThan(1);
   });
 
+  it('reports in pdf coordinates and points when the scanArea is given so (the whole page: width and height 0)', async () => {
+    const uploaded = await upload(await realPdf(1), 'pdfunits.pdf');
+    const added = await barcode(uploaded.documentId, {
+      barcode: { add: { qrcode: [{ value: 'from the bottom', position: { x: 100, y: 50, width: 80, height: 80, metrics: 'pt', coordinates: 'pdf' } }] } },
+    });
+    expect(added.status).toBe(303);
+    const outcome = await barcode(uploaded.documentId, {
+      barcode: { detect: { selection: [{ formats: 'qrcode', scanArea: { x: 0, y: 0, width: 0, height: 0, metrics: 'pt', coordinates: 'pdf' } }] } },
+    });
+    expect(outcome.status).toBe(303);
+    const [code] = JSON.parse(await reportOf(uploaded.documentId, 'json')).barcodes.results as { value: string; position: Record<string, number | string> }[];
+    expect(code!.value).toBe('from the bottom');
+    expect(code!.position).toMatchObject({ metrics: 'pt', coordinates: 'pdf' });
+    for (const [key, value] of Object.entries({ x: 100, y: 50, width: 80, height: 80 })) expect(Math.abs((code!.position[key] as number) - value)).toBeLessThan(1.5);
+  });
+
   it('writes the same content as XML, and restricts to a scanArea and to formats', async () => {
     const pdf = await pdfWithImages([
       [
