@@ -357,6 +357,9 @@ describe('client file names never become paths', () => {
       'quire.yaml',
       'keys',
       'token-signing-key.pem',
+      // The generated signing key store (issue 15) and its generated password.
+      'signature.p12',
+      'signature.password',
       'webhook-secret',
       'sessions',
       'storage',
