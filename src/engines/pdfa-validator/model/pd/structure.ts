@@ -95,7 +95,10 @@ export function* structureObjects(doc: CosDocument, part: 1 | 2 | 3, walk: Struc
     pushKids(el, path);
     const s = nameOf(doc, el, 'S');
     if (s === null) continue;
-    const remapped = standard.has(s) && mapped(s) !== null;
+    // "Remapped to a non-standard type" (6.7.3.4-3): an entry that maps a standard type to itself
+    // (LibreOffice writes /Document /Document, /Span /Span) or to another standard type is not that.
+    const target = mapped(s);
+    const remapped = standard.has(s) && target !== null && target !== s && !standard.has(target);
     if (standard.has(s) && !remapped) continue;
     // Follow the role map from the element's type (from its mapping, for a remapped standard type).
     const chain = new Set<string>([s]);

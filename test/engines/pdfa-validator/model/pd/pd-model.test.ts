@@ -463,6 +463,21 @@ describe('logical structure', () => {
     const remapped = await report(tree('/P /Custom', ['P']), '2a');
     expect(rule(remapped, '6.7.3.4-3').status).toBe('failed');
   });
+
+  it('a standard type mapped to itself or to another standard type is not remapped to a non-standard one (LibreOffice writes /Document /Document)', async () => {
+    const tree = (roleMap: string) =>
+      doc(
+        `/MarkInfo << /Marked true >> /StructTreeRoot 4 0 R`,
+        '',
+        `<< /Type /StructTreeRoot /RoleMap << ${roleMap} >> /K 5 0 R >>`,
+        `<< /Type /StructElem /S /Document /P 4 0 R /K [6 0 R] >>`,
+        `<< /Type /StructElem /S /Span /P 5 0 R >>`,
+      );
+    const identity = await report(tree('/Document /Document /Span /Span /Standard /P'), '2a');
+    expect(rule(identity, '6.7.3.4-3').status).not.toBe('failed');
+    const toStandard = await report(tree('/Span /P'), '2a');
+    expect(rule(toStandard, '6.7.3.4-3').status).not.toBe('failed');
+  });
 });
 
 describe('hostile structures', () => {
