@@ -42,8 +42,12 @@ export interface WebServiceModule<S = unknown> {
   readonly configuration?: readonly FieldRow[];
   /** Builds the service once per server instance. */
   create(deps: WebServiceDeps): S;
-  /** A step this service offers to other services' transactions (pdfa → `converter.pdfa`, `ocr.pdfa`). */
-  nestedStep?(deps: WebServiceDeps): DocumentStep;
+  /**
+   * A step this service offers to other services' transactions (pdfa → `converter.pdfa`, `ocr.pdfa`),
+   * taken from the built service, so that the step and the routes share one instance (its key stores,
+   * its caches).
+   */
+  nestedStep?(service: S): DocumentStep;
   /** Its HTTP routes as data; the HTTP layer adds the REST base, validation, the 303 and the error answers. */
   readonly routes: readonly WebServiceRoute<S>[];
   /**

@@ -32,15 +32,16 @@ export function webServiceModule(name: WebserviceName): WebServiceModule<unknown
 export type WebServices = { [M in RegisteredModule as M['name']]: M extends WebServiceModule<infer S> ? S : never };
 
 /**
- * Builds every registered service: first the nested steps the modules offer (so a service that nests
- * them — the converter's `pdfa` — finds them), then the services.
+ * Builds every registered service, then hands the steps they offer to the services that nest them:
+ * every service gets the same `steps` object at creation and reads it only when a call runs (the
+ * converter's `pdfa`), so the order of the registry does not matter.
  */
 export function createWebServices(deps: Omit<WebServiceDeps, 'steps'>): WebServices {
-  const modules = REGISTERED;
   const steps: NestedSteps = {};
   const withSteps: WebServiceDeps = { ...deps, steps };
-  for (const module of modules) {
-    if (module.nestedStep) steps[module.name] = module.nestedStep(withSteps);
+  const built = REGISTERED.map((module) => ({ module, service: module.create(withSteps) }));
+  for (const { module, service } of built) {
+    if (module.nestedStep) steps[module.name] = module.nestedStep(service);
   }
-  return Object.fromEntries(modules.map((module) => [module.name, module.create(withSteps)])) as WebServices;
+  return Object.fromEntries(built.map(({ module, service }) => [module.name, service])) as WebServices;
 }

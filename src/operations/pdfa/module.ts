@@ -6,21 +6,13 @@ import { PdfaService } from './pdfa-service.js';
 
 const pdfaRoute = route<PdfaService>();
 
-/** One service per server instance: the module's `create` and `nestedStep` share it. */
-const services = new WeakMap<WebServiceDeps['engines'], PdfaService>();
-
 function service({ documents, credentials, engines, config }: WebServiceDeps): PdfaService {
-  let built = services.get(engines);
-  if (!built) {
-    built = new PdfaService(
-      { documents, credentials },
-      { ghostscript: engines.converter.ghostscript, rewriter: engines.converter.rewriter, iccProfile: findSrgbProfile() },
-      // The converter's time limit: a PDF/A conversion is a conversion (Ghostscript, fix-ups, validation).
-      config.converter.timeoutMs,
-    );
-    services.set(engines, built);
-  }
-  return built;
+  return new PdfaService(
+    { documents, credentials },
+    { ghostscript: engines.converter.ghostscript, rewriter: engines.converter.rewriter, iccProfile: findSrgbProfile() },
+    // The converter's time limit: a PDF/A conversion is a conversion (Ghostscript, fix-ups, validation).
+    config.converter.timeoutMs,
+  );
 }
 
 /** The pdfa web service (webPDF §10.2): convert a stored PDF to PDF/A, or validate it (docs/pdfa.md). */
@@ -31,7 +23,7 @@ export const pdfaModule: WebServiceModule<PdfaService> = {
   engines: ['ghostscript', 'qpdf'],
   statistics: 'pdfa',
   create: service,
-  nestedStep: (deps) => service(deps).nestedStep(),
+  nestedStep: (pdfa) => pdfa.nestedStep(),
   components: [PdfaOperation],
   routes: [
     pdfaRoute({

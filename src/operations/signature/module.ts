@@ -5,16 +5,8 @@ import { SignatureService } from './signature-service.js';
 
 const signatureRoute = route<SignatureService>();
 
-/** One service per server instance: `create` and `nestedStep` share it (and its key stores). */
-const services = new WeakMap<WebServiceDeps['engines'], SignatureService>();
-
 function service({ documents, credentials, engines, config }: WebServiceDeps): SignatureService {
-  let built = services.get(engines);
-  if (!built) {
-    built = SignatureService.create({ documents, credentials }, { qpdf: engines.qpdf }, config);
-    services.set(engines, built);
-  }
-  return built;
+  return SignatureService.create({ documents, credentials }, { qpdf: engines.qpdf }, config);
 }
 
 /** The signature web service (webPDF §10.3): PAdES signatures as incremental updates (docs/signature.md). */
@@ -25,7 +17,7 @@ export const signatureModule: WebServiceModule<SignatureService> = {
   engines: ['qpdf'],
   statistics: 'signature',
   create: service,
-  nestedStep: (deps) => service(deps).step() as ReturnType<NonNullable<WebServiceModule['nestedStep']>>,
+  nestedStep: (signature) => signature.step(),
   components: SIGNATURE_COMPONENTS,
   routes: [
     signatureRoute({
