@@ -11,6 +11,7 @@ export const SELF_SIGNED_DAYS = 825;
 
 const require = createRequire(import.meta.url);
 type ForgeModule = typeof import('node-forge');
+const forge = (): ForgeModule => require('node-forge') as ForgeModule;
 
 /**
  * Generates a self-signed server certificate with a new RSA-2048 key (Node's own key generation;
@@ -20,38 +21,14 @@ type ForgeModule = typeof import('node-forge');
  * appears complete or not at all (temporary file, flush, rename).
  */
 export async function createSelfSignedKeyStore(spec: KeyStoreSpec, hostNames: readonly string[]): Promise<void> {
-  const forge = require('node-forge') as ForgeModule;
-  const { privateKey: keyPem } = await promisify(generateKeyPair)('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  const key = forge.pki.privateKeyFromPem(keyPem) as import('node-forge').pki.rsa.PrivateKey;
-  const cert = forge.pki.createCertificate();
-  cert.publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
-  // A positive serial of 128 random bits (RFC 5280 §4.1.2.2: at most 20 octets, positive).
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
-  cert.serialNumber = serial.toString('hex');
-  const now = Date.now();
-  cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
-  cert.validity.notAfter = new Date(now + SELF_SIGNED_DAYS * 24 * 60 * 60 * 1000);
-  const name = [
-    { name: 'commonName', value: hostNames[0] ?? 'localhost' },
-    { name: 'organizationName', value: 'Quire (self-signed)' },
-  ];
-  cert.setSubject(name);
-  cert.setIssuer(name);
-  cert.setExtensions([
+  const { key, keyPem, cert } = await selfSignedCertificate(hostNames[0] ?? 'localhost', SELF_SIGNED_DAYS, [
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
     { name: 'subjectAltName', altNames: hostNames.map((host) => (isIP(host) ? { type: 7, ip: host } : { type: 2, value: host })) },
     { name: 'subjectKeyIdentifier' },
   ]);
-  cert.sign(key, forge.md.sha256.create());
-  const certPem = forge.pki.certificateToPem(cert);
-
+  const certPem = forge().pki.certificateToPem(cert);
   if (spec.type === 'PEM') {
     if (spec.keyFile === '') {
       await writePrivate(spec.file, Buffer.from(keyPem + certPem));
@@ -61,12 +38,50 @@ export async function createSelfSignedKeyStore(spec: KeyStoreSpec, hostNames: re
     }
     return;
   }
-  const p12 = forge.pkcs12.toPkcs12Asn1(key, [cert], spec.password, {
-    algorithm: 'aes256',
-    friendlyName: spec.alias || 'quire',
-    generateLocalKeyId: true,
+  await writePrivate(spec.file, toPkcs12(key, cert, spec.password, spec.alias || 'quire'));
+}
+
+type ForgeKey = import('node-forge').pki.rsa.PrivateKey;
+type ForgeCertificate = import('node-forge').pki.Certificate;
+
+/**
+ * A new RSA-2048 key (Node's own key generation) and a self-signed SHA-256 certificate for it (built
+ * and signed by node-forge) with the given extensions, valid from an hour ago for `days`: the HTTPS
+ * connector's and the signature service's generated stores.
+ */
+export async function selfSignedCertificate(commonName: string, days: number, extensions: object[]): Promise<{ key: ForgeKey; keyPem: string; cert: ForgeCertificate }> {
+  const f = forge();
+  const { privateKey: keyPem } = await promisify(generateKeyPair)('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
   });
-  await writePrivate(spec.file, Buffer.from(forge.asn1.toDer(p12).getBytes(), 'binary'));
+  const key = f.pki.privateKeyFromPem(keyPem) as ForgeKey;
+  const cert = f.pki.createCertificate();
+  cert.publicKey = f.pki.setRsaPublicKey(key.n, key.e);
+  // A positive serial of 128 random bits (RFC 5280 §4.1.2.2: at most 20 octets, positive).
+  const serial = randomBytes(16);
+  serial[0] = serial[0]! & 0x7f;
+  cert.serialNumber = serial.toString('hex');
+  const now = Date.now();
+  cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
+  cert.validity.notAfter = new Date(now + days * 24 * 60 * 60 * 1000);
+  const name = [
+    { name: 'commonName', value: commonName },
+    { name: 'organizationName', value: 'Quire (self-signed)' },
+  ];
+  cert.setSubject(name);
+  cert.setIssuer(name);
+  cert.setExtensions(extensions);
+  cert.sign(key, f.md.sha256.create());
+  return { key, keyPem, cert };
+}
+
+/** A PKCS#12 store (AES-256) holding the key and its certificate under `alias`, sealed with `password`. */
+export function toPkcs12(key: ForgeKey, cert: ForgeCertificate, password: string, alias: string): Buffer {
+  const f = forge();
+  const p12 = f.pkcs12.toPkcs12Asn1(key, [cert], password, { algorithm: 'aes256', friendlyName: alias, generateLocalKeyId: true });
+  return Buffer.from(f.asn1.toDer(p12).getBytes(), 'binary');
 }
 
 /** Writes a file readable by its owner only, atomically (no reader sees a part of it): key stores hold private keys. */

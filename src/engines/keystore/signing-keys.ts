@@ -1,8 +1,11 @@
-import { createPrivateKey, generateKeyPair, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { promisify } from 'node:util';
 import { KeyStoreError } from './errors.js';
 import { detectFormat, type KeyStoreType } from './read.js';
+import { selfSignedCertificate, toPkcs12 } from './self-signed.js';
+
+/** Days the generated signing certificate is valid. */
+const SIGNING_CERTIFICATE_DAYS = 3 * 365;
 
 /**
  * Key stores as the signature service reads them: every entry with its certificate chain and, for
@@ -161,29 +164,10 @@ function fromPem(content: Buffer, keyContent: Buffer | undefined, password: stri
  * Node generates the key; node-forge builds and signs the certificate and the PKCS#12 (AES-256).
  */
 export async function generateSigningKeyStore(alias: string, password: string, subjectName: string): Promise<Buffer> {
-  const f = forge();
-  const { privateKey: keyPem } = await promisify(generateKeyPair)('rsa', {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: 'spki', format: 'pem' },
-    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-  });
-  const key = f.pki.privateKeyFromPem(keyPem) as import('node-forge').pki.rsa.PrivateKey;
-  const cert = f.pki.createCertificate();
-  cert.publicKey = f.pki.setRsaPublicKey(key.n, key.e);
-  const serial = randomBytes(16);
-  serial[0] = serial[0]! & 0x7f;
-  cert.serialNumber = serial.toString('hex');
-  const now = Date.now();
-  cert.validity.notBefore = new Date(now - 60 * 60 * 1000);
-  cert.validity.notAfter = new Date(now + 3 * 365 * 24 * 60 * 60 * 1000);
-  const subject = [
-    { name: 'commonName', value: subjectName },
-    { name: 'organizationName', value: 'Quire (self-signed)' },
-  ];
-  cert.setSubject(subject);
-  cert.setIssuer(subject);
-  cert.setExtensions([{ name: 'basicConstraints', cA: false, critical: true }, { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true }, { name: 'subjectKeyIdentifier' }]);
-  cert.sign(key, f.md.sha256.create());
-  const p12 = f.pkcs12.toPkcs12Asn1(key, [cert], password, { algorithm: 'aes256', friendlyName: alias, generateLocalKeyId: true });
-  return Buffer.from(f.asn1.toDer(p12).getBytes(), 'binary');
+  const { key, cert } = await selfSignedCertificate(subjectName, SIGNING_CERTIFICATE_DAYS, [
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  return toPkcs12(key, cert, password, alias);
 }
