@@ -110,7 +110,9 @@ export class OcrService {
     // At most one page per worker of this call in flight, plus one being rasterised meanwhile: a
     // 300-page document must not fill the pool's queue (429 for everyone), and the pages of other
     // calls queue among this call's.
-    const done = await inLanes(chosen, tesseract.stats().size + 1, (page) => ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs }));
+    const done = await inLanes(chosen, tesseract.stats().size + 1, (page) =>
+      ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs }),
+    );
     const byPage = new Map(done.map((result) => [result.page, result]));
 
     if (options.outputFormat === 'text') {
