@@ -139,6 +139,25 @@ describe('ocr outputFormat text and hocr', () => {
   });
 });
 
+describe('ocr on a multi-page TIFF', () => {
+  it('recognises every page of the TIFF (one page per frame of the requested size)', async () => {
+    const source = await textPdf(scratch.file('tiff-source.pdf'), [ENGLISH, GERMAN]);
+    const frames = [await scanPage(source, 1, 300, scratch.file('tiff-1.png')), await scanPage(source, 2, 300, scratch.file('tiff-2.png'))];
+    const tiff = scratch.file('two.tiff');
+    await sharp(frames, { join: { animated: true } })
+      .tiff()
+      .toFile(tiff);
+    expect((await sharp(tiff).metadata()).pages).toBe(2);
+    const uploaded = await upload(readFileSync(tiff), 'two.tiff');
+    const outcome = await ocr(uploaded.documentId, { ocr: { outputFormat: 'text', language: 'deu', page: { width: 300, height: 200, metrics: 'pt' } } });
+    expect(outcome.error).toBeUndefined();
+    const pages = readFileSync(await download(uploaded.documentId, 'txt'), 'utf8').split('\f');
+    expect(pages).toHaveLength(2);
+    expect(pages[0]).toContain('Searchable');
+    expect(pages[1]).toContain('Grüße');
+  });
+});
+
 describe('ocr refusals leave the document as it was', () => {
   it('refuses a scan below 200 dpi with -200 naming the dpi found', async () => {
     const input = await scannedPdf('low', [ENGLISH], 150);
