@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import bwipjs from 'bwip-js';
-import { encodeCode, stampCodes } from '../src/engines/barcode/index.js';
+import { encodeCode, stampCodes } from '../src/engines/barcode/drawing.js';
 import { loginAnonymous } from './lib/api.js';
 import { startBenchServer } from './lib/server.js';
 import { formatNumber, median } from './lib/stats.js';

@@ -1,9 +1,16 @@
 /** Barcodes: generation (bwip-js, drawn as vector paths into pages) and detection (zxing-wasm). */
-export { encodeCode, type CodeShape } from './encode.js';
+export type { CodeShape } from './encode.js';
 export { BarcodeError, type BarcodeErrorKind } from './errors.js';
-export { newDocumentWithCodes, placeStamps, stampCodes, type CodeRectangle, type CodeStamp } from './stamp.js';
+export type { CodeRectangle, CodeStamp } from './stamp.js';
 export { isSymbology, MATRIX_SYMBOLOGIES, SYMBOLOGIES, type CodeSpec, type Symbology } from './symbologies.js';
 export { BarcodeDetector, type DecodeOptions, type DetectorSettings } from './detect/detector.js';
 export type { FoundCode } from './detect/protocol.js';
 export { imageFrames, pageBoxes, type PageBox, type PixelArea, renderPageImage } from './detect/sources.js';
-export { type CodeImageFormat, renderCodesImage } from './image-output.js';
+export type { CodeImageFormat } from './image-output.js';
+
+let drawing: Promise<typeof import('./drawing.js')> | undefined;
+/** Encoding and drawing codes (bwip-js, pdf-lib): loaded on first use, see drawing.ts. */
+export function loadDrawing(): Promise<typeof import('./drawing.js')> {
+  drawing ??= import('./drawing.js');
+  return drawing;
+}

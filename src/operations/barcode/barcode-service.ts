@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import { fileTypeByKey } from '../../core/file-types.js';
-import { type BarcodeDetector, BarcodeError, type CodeImageFormat, type CodeStamp, newDocumentWithCodes, renderCodesImage, stampCodes } from '../../engines/barcode/index.js';
+import { type BarcodeDetector, BarcodeError, type CodeImageFormat, type CodeStamp, loadDrawing } from '../../engines/barcode/index.js';
 import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import { inField } from '../../engines/pdf-edit/content/errors.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
@@ -117,7 +117,7 @@ export class BarcodeService {
 
   private async add(session: Session, documentId: string, request: BarcodeRequest): Promise<DocumentRecord> {
     const add = this.addOptions(request);
-    const codes = prepareCodes(add);
+    const codes = await prepareCodes(add);
     const { record } = await runInPlace(
       this.deps,
       session,
@@ -139,7 +139,7 @@ export class BarcodeService {
         if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
         const output = tx.scratch.file('pdf');
         try {
-          await stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
+          await (await loadDrawing()).stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
         } catch (error) {
           throw fromToolboxEngine(inField(error, 'barcode.add'));
         }
@@ -152,13 +152,13 @@ export class BarcodeService {
   /** `POST barcode/new?name=`: a new one-page document (A4 portrait) with the codes. */
   async runNew(session: Session, request: BarcodeRequest, options: { name: string; history: boolean }): Promise<DocumentRecord> {
     const add = this.addOptions(request);
-    const codes = prepareCodes(add);
+    const codes = await prepareCodes(add);
     const { record } = await runAsNew(this.deps, session, { operation: 'barcode', name: options.name, history: options.history, deadline: this.deadline }, async (tx) => {
       if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
       const output = tx.scratch.file('pdf');
       try {
         // The new document has one page: every code goes on it, whatever its `pages` say.
-        await newDocumentWithCodes(
+        await (await loadDrawing()).newDocumentWithCodes(
           output,
           NEW_PAGE_SIZE,
           codes.map((code) => stamp(code, [1])),
@@ -179,7 +179,7 @@ export class BarcodeService {
     const format = add.outputFormat as CodeImageFormat;
     const output = tx.scratch.file(format);
     try {
-      await renderCodesImage(
+      await (await loadDrawing()).renderCodesImage(
         output,
         format,
         add.dpi,

@@ -1,5 +1,5 @@
 import { QuireError } from '../../core/errors.js';
-import { BarcodeError, type CodeRectangle, type CodeShape, type CodeSpec, encodeCode, SYMBOLOGIES, type Symbology } from '../../engines/barcode/index.js';
+import { BarcodeError, type CodeRectangle, type CodeShape, type CodeSpec, loadDrawing, SYMBOLOGIES, type Symbology } from '../../engines/barcode/index.js';
 import type { AddOptions } from './barcode.schema.js';
 import { checkedValue } from './values.js';
 
@@ -29,7 +29,8 @@ const MM_PER: Record<CodeRectangle['metrics'], number> = { mm: 1, pt: 25.4 / 72,
  * Every item of `add`, in the reference's member order, checked (value rules, -190 naming the item)
  * and encoded; nothing is drawn yet, so a bad item leaves the document untouched.
  */
-export function prepareCodes(add: AddOptions): PreparedCode[] {
+export async function prepareCodes(add: AddOptions): Promise<PreparedCode[]> {
+  const { encodeCode } = await loadDrawing();
   if ((add.qrswiss?.length ?? 0) > 0) throw new QuireError('OPTION_UNSUPPORTED', 'barcode.add.qrswiss (Swiss QR bill) is not supported by this server yet; nothing was changed.');
   const codes: PreparedCode[] = [];
   for (const symbology of SYMBOLOGIES) {

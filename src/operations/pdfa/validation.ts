@@ -2,7 +2,7 @@ import { QuireError } from '../../core/errors.js';
 import { CosError } from '../../engines/pdfa-validator/cos/errors.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import { PdfaValidateError } from '../../engines/pdfa-validator/validate-errors.js';
-import { validatePdfa, type PdfaReport } from '../../engines/pdfa-validator/validate.js';
+import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
 
 /**
@@ -13,6 +13,8 @@ import type { CallDeadline } from '../transaction/deadline.js';
  */
 export async function validateFile(file: string, level: PdfaLevel, deadline: CallDeadline): Promise<PdfaReport> {
   try {
+    // The validator (its model and the profiles' rules, ~10 MB) is loaded by the first call that needs it, not at start.
+    const { validatePdfa } = await import('../../engines/pdfa-validator/validate.js');
     return await validatePdfa(file, level, { deadline: deadline.at, signal: deadline.signal });
   } catch (error) {
     if (error instanceof PdfaValidateError) {

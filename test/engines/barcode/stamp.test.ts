@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CodeStamp, encodeCode, newDocumentWithCodes, stampCodes, type Symbology } from '../../../src/engines/barcode/index.js';
+import { encodeCode, newDocumentWithCodes, stampCodes } from '../../../src/engines/barcode/drawing.js';
+import type { CodeStamp, Symbology } from '../../../src/engines/barcode/index.js';
 import { labelledPdf, pdfinfo, qpdfCheck, scratchDir, textOf } from '../../helpers/pdf-tools.js';
 import { javaZxing, javaZxingAvailable, MM, renderPage, zbar } from './readers.js';
 
