@@ -80,20 +80,26 @@ export function generatedStoreFiles(dataDir: string): { store: string; password:
 const MAX_UNLOCKED_SESSIONS = 10_000;
 
 export class SigningKeyStores {
-  private readonly store: Promise<ServerStore>;
+  private store: Promise<ServerStore> | undefined;
   private readonly unlocked = new Map<string, Map<string, Unlocked>>();
   /** The server store opened with its configured or generated password (read once). */
   private serverEntries: SigningEntry[] | undefined;
 
-  constructor(private readonly config: Pick<Config, 'dataDir' | 'signature'>) {
-    this.store = this.load();
-    // A broken configuration shows at the first call that needs the store; the start goes on.
-    this.store.catch(() => undefined);
+  constructor(private readonly config: Pick<Config, 'dataDir' | 'signature'>) {}
+
+  /**
+   * The server store, read (or generated) by the first call that needs it, not at start: generating
+   * loads node-forge (~10 MB that would stay for the life of an otherwise idle server) and takes an
+   * RSA key generation. A broken configuration shows at that first call.
+   */
+  private serverStore(): Promise<ServerStore> {
+    this.store ??= this.load();
+    return this.store;
   }
 
   /** Resolves once the server store is read (or generated); rejects with why it cannot be. */
   async ready(): Promise<void> {
-    await this.store;
+    await this.serverStore();
   }
 
   private async load(): Promise<ServerStore> {
@@ -121,7 +127,7 @@ export class SigningKeyStores {
 
   private async server(): Promise<ServerStore> {
     try {
-      return await this.store;
+      return await this.serverStore();
     } catch (error) {
       throw new QuireError('SIGNATURE_KEY', `The signing key store cannot be read (signature.keyStore): ${error instanceof KeyStoreError ? error.message : 'see the server log'}.`, { cause: error });
     }
