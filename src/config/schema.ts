@@ -425,7 +425,11 @@ export const ConfigSchema = Type.Object(
             }),
             file: Type.String({ default: '', description: 'JKS/PKCS12: the key store; PEM: the certificate chain (and the key when keyFile is empty); a relative path is in <dataDir>/keystore' }),
             keyFile: Type.String({ default: '', description: "PEM: the private key's file when `file` holds only the certificates" }),
-            password: Type.String({ default: '', description: "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})" }),
+            password: Type.String({
+              default: '',
+              description:
+                "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})",
+            }),
             name: Type.String({ minLength: 1, default: 'global', description: 'the key store name sessions see (keyStoreName) and unlock it by' }),
           },
           { additionalProperties: false, default: {} },

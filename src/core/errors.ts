@@ -51,27 +51,32 @@ export const Errors = {
   KEYSTORE_PASSWORD: {
     errorCode: -5057,
     status: 400,
-    description: 'The password does not open the key store or the signing key, or the key store is locked for this session (unlock it with PUT authentication/user/certificates/passwords/{keyStoreName}).',
+    description:
+      'The password does not open the key store or the signing key, or the key store is locked for this session (unlock it with PUT authentication/user/certificates/passwords/{keyStoreName}).',
   },
   SIGNATURE_KEY: {
     errorCode: -180,
     status: 400,
-    description: 'signature: the signing key cannot be used: no such alias in the key stores the session may use, a certificate without its private key, key material a call sent that cannot be read, or an unreadable server key store.',
+    description:
+      'signature: the signing key cannot be used: no such alias in the key stores the session may use, a certificate without its private key, key material a call sent that cannot be read, or an unreadable server key store.',
   },
   SIGNATURE_REFUSED: {
     errorCode: -181,
     status: 400,
-    description: 'signature: the document cannot take the signature: it is certified with "no changes allowed" (DocMDP P=1), already certified when a second certification is asked for, or encrypted (decrypt it first). The message says which.',
+    description:
+      'signature: the document cannot take the signature: it is certified with "no changes allowed" (DocMDP P=1), already certified when a second certification is asked for, or encrypted (decrypt it first). The message says which.',
   },
   TSA_CHECK_FAILED: {
     errorCode: -34,
     status: 400,
-    description: 'Configuration validation: the TSA check asked the time-stamp authority (tsa.url, else signature.tsa.url) for a token and got none (unreachable, refused by the outbound address policy, an HTTP error or a refusal); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), the code the webPDF clients expect.',
+    description:
+      'Configuration validation: the TSA check asked the time-stamp authority (tsa.url, else signature.tsa.url) for a token and got none (unreachable, refused by the outbound address policy, an HTTP error or a refusal); nothing was saved. Reported in `Admin_ConfigurationResult.error` (HTTP 200), the code the webPDF clients expect.',
   },
   SIGNATURE_TIMESTAMP: {
     errorCode: -182,
     status: 502,
-    description: 'signature: the configured time-stamp authority (signature.tsa.url) did not give a usable token: unreachable, refused by the outbound address policy, an HTTP error, a refusal, or a token that does not answer the request. Nothing was changed.',
+    description:
+      'signature: the configured time-stamp authority (signature.tsa.url) did not give a usable token: unreachable, refused by the outbound address policy, an HTTP error, a refusal, or a token that does not answer the request. Nothing was changed.',
   },
   SIGNATURE_PAGE: { errorCode: -328, status: 400, description: "signature: the appearance's page is past the end of the document (the code the webPDF clients expect)." },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
