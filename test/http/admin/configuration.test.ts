@@ -113,7 +113,8 @@ describe('admin configuration', () => {
 
     const application = await admin.read('application');
     expect(at(application.configuration as Json, 'webservices.converter')).toMatchObject({ enabled: true, queueSize: 100, maxLatency: 60 });
-    expect(at(application.configuration as Json, 'webservices.ocr')).toEqual({ enabled: false });
+    // Every web service of the reference is registered now (ocr since issue 16): each reads as enabled.
+    expect(at(application.configuration as Json, 'webservices.ocr')).toEqual({ enabled: true });
     expect(at(application.configuration as Json, 'keystore')).toEqual({ type: 'NONE' });
     expect(application.globalKeyStore).toEqual({ keyStoreContent: '', certificates: [] });
 
