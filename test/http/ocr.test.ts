@@ -51,6 +51,22 @@ function imageHashes(pdf: string, name: string): string[] {
   return list.map((file) => sha256(readFileSync(file)));
 }
 
+/** The decoded content streams of page 1, as qpdf lists and decodes them. */
+function pageContents(pdf: string): Buffer[] {
+  const pages = execFileSync('qpdf', ['--show-pages', pdf], { encoding: 'utf8' });
+  const first = pages.split(/^page 2:/m)[0]!;
+  const refs = [...first.matchAll(/^\s+(\d+) (\d+) R$/gm)].map((match) => `${match[1]},${match[2]}`);
+  return refs.map((ref) => execFileSync('qpdf', [`--show-object=${ref}`, '--filtered-stream-data', pdf]));
+}
+
+/** Every stream of a PDF, decoded, as qpdf's JSON gives it (Base64). */
+function streamsOf(pdf: string): string[] {
+  const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-stream-data=inline', pdf], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })) as {
+    qpdf: [unknown, Record<string, { stream?: { data?: string } }>];
+  };
+  return Object.values(json.qpdf[1]).flatMap((object) => (object.stream?.data === undefined ? [] : [object.stream.data]));
+}
+
 describe('ocr outputFormat pdf', () => {
   it('adds an invisible text layer over an image-only page: pdftotext finds the words where they are drawn, the image is unchanged', async () => {
     const input = await scannedPdf('eng', [ENGLISH]);
@@ -73,6 +89,12 @@ describe('ocr outputFormat pdf', () => {
     expect(brown.xMin).toBeGreaterThan(20 + font * 3);
     // The original image, byte for byte; the page has the same size.
     expect(imageHashes(result, 'after')).toEqual(imageHashes(input, 'before'));
+    // The page's own content stream is still there, byte for byte (qpdf's overlay draws it as a form
+    // XObject next to the text layer's): nothing of what the page draws was rewritten.
+    const original = pageContents(input);
+    expect(original.length).toBeGreaterThan(0);
+    const after = streamsOf(result);
+    for (const stream of original) expect(after).toContain(stream.toString('base64'));
     expect(execFileSync('pdfinfo', [result], { encoding: 'utf8' })).toMatch(/Page size:\s+300 x 200 pts/);
   });
 
