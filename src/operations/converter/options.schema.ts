@@ -35,14 +35,19 @@ export const ConverterHeader = fileData('Operation_ConverterHeader', HeaderFoote
 export const ConverterFooter = fileData('Operation_ConverterFooter', HeaderFooterHtml);
 export const TemplateData = fileData('Operation_TemplateData', {});
 
+/** The reference's page box of the HTML renderers (converter and urlconverter): A4 with 20 mm margins by default. */
+export const A4_PAGE_BOX = {
+  width: defaulted(Type.Integer({ format: 'int32', default: 210 })),
+  height: defaulted(Type.Integer({ format: 'int32', default: 297 })),
+  left: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+  right: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+  top: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+  bottom: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+};
+
 export const ConverterPage = Type.Object(
   {
-    width: defaulted(Type.Integer({ format: 'int32', default: 210 })),
-    height: defaulted(Type.Integer({ format: 'int32', default: 297 })),
-    left: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    right: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    top: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    bottom: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+    ...A4_PAGE_BOX,
     metrics: opt(Metrics),
     header: opt(refTo(ConverterHeader)),
     footer: opt(refTo(ConverterFooter)),

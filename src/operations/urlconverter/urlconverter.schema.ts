@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { A4_PAGE_BOX } from '../converter/options.schema.js';
 import { defaulted, withDefault, type Options } from '../option-schema.js';
 import { componentRef } from '../webservice.js';
 
@@ -34,12 +35,7 @@ export const UrlConverterFooter = headerFooter('Operation_UrlConverterFooter');
 
 export const UrlConverterPage = Type.Object(
   {
-    width: defaulted(Type.Integer({ format: 'int32', default: 210 })),
-    height: defaulted(Type.Integer({ format: 'int32', default: 297 })),
-    left: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    right: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    top: defaulted(Type.Integer({ format: 'int32', default: 20 })),
-    bottom: defaulted(Type.Integer({ format: 'int32', default: 20 })),
+    ...A4_PAGE_BOX,
     metrics: defaulted(Type.Enum(['pt', 'pc', 'px', 'mm', 'in'], { default: 'mm' })),
     header: opt(refTo(UrlConverterHeader)),
     footer: opt(refTo(UrlConverterFooter)),
