@@ -6,7 +6,7 @@ import type { CosDict, CosDocument } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import type { ActionCollector } from './actions.js';
 import { type PageRef, pathOf } from './pages.js';
-import { dictIn, entry, intOf, nameOf, numberOf, present } from './values.js';
+import { dictIn, entry, inheritedFieldType, intOf, nameOf, numberOf, present } from './values.js';
 
 const T = { annot: ['PDAnnot'], widget: ['PDWidgetAnnot', 'PDAnnot'] } as const;
 
@@ -55,7 +55,7 @@ function annotation(doc: CosDocument, d: CosDict, path: string): LocatedObject {
     containsC: present(doc, d, 'C'),
     containsIC: present(doc, d, 'IC'),
     AP: apKeys,
-    FT: fieldType(doc, d),
+    FT: inheritedFieldType(doc, d),
     N_type: nType,
     // A subappearance dictionary (one stream per appearance state, ISO 32000-1 12.5.5): at least one state, each a stream.
     containsAppearances: n?.kind === 'dict' && n.entries.size > 0 && [...n.entries.values()].every((s) => doc.resolve(s)?.kind === 'stream'),
@@ -64,17 +64,4 @@ function annotation(doc: CosDocument, d: CosDict, path: string): LocatedObject {
   };
   if (subtype === 'Widget') return modelObject(T.widget, path, { ...props, containsA: present(doc, d, 'A'), containsAA: present(doc, d, 'AA') });
   return modelObject(T.annot, path, props);
-}
-
-/** A widget's field type: its own /FT (a widget merged with its field) or the nearest ancestor field's (/FT is inheritable, ISO 32000-1 Table 220). */
-function fieldType(doc: CosDocument, annot: CosDict): string | null {
-  let node: CosDict | undefined = annot;
-  const seen = new Set<CosDict>();
-  for (let depth = 0; node !== undefined && depth < 64 && !seen.has(node); depth++) {
-    seen.add(node);
-    const ft = nameOf(doc, node, 'FT');
-    if (ft !== null) return ft;
-    node = dictIn(doc, node.entries.get('Parent'));
-  }
-  return null;
 }

@@ -8,7 +8,7 @@ import { textString } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { iccComponents, iccHeader } from './icc.js';
 import { pathOf } from './pages.js';
-import { boolOf, dictIn, entry, keyList, nameOf, present, streamOf } from './values.js';
+import { boolOf, dictIn, entry, inheritedFieldType, keyList, nameOf, present, streamOf } from './values.js';
 
 const T = {
   document: ['PDDocument'],
@@ -214,16 +214,4 @@ function* signatureReferenceObjects(doc: CosDocument, perms: CosDict | undefined
       yield modelObject(T.sigRef, pathOf(item, `${sig.path}/Reference[${i}]`), { entries: keyList(d), permsContainDocMDP });
     }
   }
-}
-
-function inheritedFieldType(doc: CosDocument, field: CosDict): string | null {
-  let node: CosDict | undefined = field;
-  const seen = new Set<CosDict>();
-  for (let depth = 0; node !== undefined && depth < 64 && !seen.has(node); depth++) {
-    seen.add(node);
-    const ft = nameOf(doc, node, 'FT');
-    if (ft !== null) return ft;
-    node = dictIn(doc, node.entries.get('Parent'));
-  }
-  return null;
 }

@@ -62,3 +62,16 @@ export function itemsOf(doc: CosDocument, v: CosValue | undefined): CosValue[] {
   if (r === undefined || r.kind === 'null') return [];
   return r.kind === 'array' ? r.items : [r];
 }
+
+/** A field's or widget's type: its own /FT or the nearest ancestor field's (/FT is inheritable, ISO 32000-1 Table 220); bounded and cycle-safe. */
+export function inheritedFieldType(doc: CosDocument, field: CosDict): string | null {
+  let node: CosDict | undefined = field;
+  const seen = new Set<CosDict>();
+  for (let depth = 0; node !== undefined && depth < 64 && !seen.has(node); depth++) {
+    seen.add(node);
+    const ft = nameOf(doc, node, 'FT');
+    if (ft !== null) return ft;
+    node = dictIn(doc, node.entries.get('Parent'));
+  }
+  return null;
+}
