@@ -1,7 +1,7 @@
 import { copyFile, open } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
-import type { PdfaInput } from '../../engines/pdf-edit/pdfa/fixups.js';
+import type { PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
 import { firstLine, isPdfLibFault, PdfLibError } from '../../engines/pdf-edit/pdf-lib-error.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
@@ -127,6 +127,16 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
       return { report, notes: [`the input claims PDF/A-${level} already and our validator found no failure: kept as it is`] };
     }
     notes.push(`the input claims PDF/A-${level} but fails ${report.counts.failed} rules: converted again`);
+  } else if (input.claimed !== undefined && conformance !== 'A') {
+    // Input that is PDF/A of another level (a 2b file to be 3b, a 1b file to be 2b) is usually one
+    // only its identification keeps from the new level: our fix-ups alone, lossless, and Ghostscript
+    // only when the result fails.
+    const fixed = await fixupsOnly(job, level, icc, input.description);
+    if (fixed.report.verdict !== 'non-compliant') {
+      if (running) await running;
+      return { report: fixed.report, notes: [`the input claims PDF/A-${input.claimed}: our fix-ups alone made it PDF/A-${level} (no Ghostscript run)`, ...fixed.notes] };
+    }
+    notes.push(`the input claims PDF/A-${input.claimed}; our fix-ups alone leave ${fixed.report.counts.failed} rules of PDF/A-${level} failing: converted with Ghostscript`);
   }
   let fixupInput: string;
   if (conformance === 'A') {
@@ -146,12 +156,33 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     notes.push(`Ghostscript PDF/A-${part} output${warnings.trim() ? `; it reported: ${firstLines(warnings)}` : ''}`);
   }
   job.deadline.check();
-  const fixed = await applyPdfaFixups(fixupInput, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(input.description ? { source: input.description } : {}) });
-  notes.push(...fixed.changes.map((c) => `fix-up: ${c}`));
-  notes.push('fix-up: document information and XMP metadata written from the original, with pdfaid part and conformance');
+  // Ghostscript's output gets the fix-ups as an incremental update (its syntax is PDF/A's already);
+  // tagged input is rewritten whole.
+  const fixed = await applyPdfaFixups(fixupInput, job.output, {
+    part,
+    conformance,
+    iccProfile: await readIccProfile(icc),
+    incremental: fixupInput === distilled,
+    ...(input.description ? { source: input.description } : {}),
+  });
+  notes.push(...fixupNotes(fixed.changes));
   job.deadline.check();
   const report = await validateFile(job.output, level, job.deadline);
   return { report, notes };
+}
+
+/** Our fix-ups on the input itself (no Ghostscript), validated: for input that is PDF/A of another level. */
+async function fixupsOnly(job: ConversionInput, level: PdfaLevel, icc: string, description: SourceDescription | undefined): Promise<ConversionResult> {
+  const { applyPdfaFixups, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+  const { part, conformance } = levelParts(level);
+  job.deadline.check();
+  const fixed = await applyPdfaFixups(job.input, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(description ? { source: description } : {}) });
+  job.deadline.check();
+  return { report: await validateFile(job.output, level, job.deadline), notes: fixupNotes(fixed.changes) };
+}
+
+function fixupNotes(changes: string[]): string[] {
+  return [...changes.map((c) => `fix-up: ${c}`), 'fix-up: document information and XMP metadata written from the original, with pdfaid part and conformance'];
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

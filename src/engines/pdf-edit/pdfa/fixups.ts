@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { AFRelationship, PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
 import { readXmp } from '../../pdf/xmp.js';
 import { MAX_XMP_BYTES } from '../document/document-info.js';
 import { pdfDate, xmpDate } from '../document/pdf-values.js';
 import { NS, XmpPacket } from '../document/xmp-packet.js';
-import { loadPdf } from '../pdf-lib-io.js';
-import { decodeBounded } from '../stream-bounds.js';
+import { firstLine, loadPdf, PdfLibError } from '../pdf-lib-io.js';
+import { checkObjectStreams, decodeBounded } from '../stream-bounds.js';
 
 /**
  * Our fix-ups of a PDF that is to claim PDF/A (ISO 19005 parts 1–3), done after Ghostscript's PDF/A
@@ -36,6 +36,14 @@ export interface PdfaFixupOptions {
   source?: SourceDescription;
   /** The modification date written (default: now). */
   now?: Date;
+  /**
+   * Append the fix-ups as an incremental update instead of rewriting the whole file: for input whose
+   * syntax is already PDF/A's (Ghostscript's PDF/A output: header, classic cross-reference table,
+   * trailer /ID). Saves serialising every object again (~40 ms per 100 pages) and leaves the
+   * distilled objects byte for byte as Ghostscript wrote them. Not for arbitrary input (tagged input
+   * on the a-level path): its syntax is what the full rewrite makes right.
+   */
+  incremental?: boolean;
 }
 
 /** What the fix-ups changed, for the report and the log. */
@@ -64,7 +72,8 @@ interface Description {
 
 export async function applyPdfaFixups(input: string, output: string, options: PdfaFixupOptions): Promise<PdfaFixupResult> {
   const changes: string[] = [];
-  const document = await loadPdf(input);
+  const original = options.incremental ? await readFile(input) : undefined;
+  const document = original ? await loadForUpdate(original) : await loadPdf(input);
   const now = options.now ?? new Date();
   const own = sourceDescription(document);
   const source = options.source ?? own;
@@ -89,10 +98,30 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
   const flagged = fixAnnotationFlags(document);
   if (flagged > 0) changes.push(`${flagged} annotation flags made printable and visible`);
 
-  // Part 1 is PDF 1.4: no object or cross-reference streams.
-  const bytes = await document.save({ useObjectStreams: false, updateFieldAppearances: false });
-  await writeFile(output, bytes);
+  // Part 1 is PDF 1.4: no object or cross-reference streams (and an update keeps the original's classic table).
+  if (original) {
+    // The snapshot pdf-lib took at loading (forIncrementalUpdate) has tracked every change since.
+    const snapshot = document.context.snapshot;
+    if (!snapshot) throw new PdfLibError('unreadable', 'The PDF cannot be updated incrementally.');
+    const update = await document.saveIncremental(snapshot, { useObjectStreams: false });
+    await writeFile(output, Buffer.concat([original, original.at(-1) === 0x0a ? Buffer.alloc(0) : Buffer.from('\n'), update]));
+  } else {
+    await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
+  }
   return { changes };
+}
+
+/**
+ * pdf-lib's document of a file the fix-ups append to: every change made after this is tracked and
+ * written as the update (pdf-lib's snapshot). Object streams are bounded as for every pdf-lib read.
+ */
+async function loadForUpdate(bytes: Buffer): Promise<PDFDocument> {
+  try {
+    checkObjectStreams(bytes);
+    return await PDFDocument.load(bytes, { updateMetadata: false, throwOnInvalidObject: false, forIncrementalUpdate: true });
+  } catch (error) {
+    throw new PdfLibError('unreadable', `The PDF cannot be read: ${firstLine(error)}`, { cause: error });
+  }
 }
 
 /** The information entries of a document that have an XMP twin, and its creation date (both as far as they can be read). */
