@@ -5,9 +5,10 @@ import type { AddressPolicy } from './address-policy.js';
 import { pinnedLookup } from './webhook-client.js';
 
 /**
- * GETs a small resource (a header or footer template) that the address policy allows, connecting only
- * to the addresses the policy judged (DNS rebinding cannot steer it, as for webhooks). Redirects are not
- * followed; the body is read up to `maxBytes` and refused past it, whatever Content-Length says.
+ * GETs a small resource (a header or footer template, a CRL) that the address policy allows, or POSTs
+ * a small body (an OCSP or time-stamp request), connecting only to the addresses the policy judged
+ * (DNS rebinding cannot steer it, as for webhooks). Redirects are not followed; the body is read up to
+ * `maxBytes` and refused past it, whatever Content-Length says.
  */
 export type FetchFailure = 'refused' | 'unreachable';
 
@@ -27,6 +28,8 @@ export interface SmallFetch {
   policy: AddressPolicy;
   maxBytes: number;
   timeoutMs: number;
+  /** Sent as a POST with these headers (content-type, accept, authorization); absent: a GET. */
+  post?: { body: Buffer; headers: Record<string, string> };
 }
 
 export async function fetchSmall(request: SmallFetch): Promise<Buffer> {
@@ -36,6 +39,8 @@ export async function fetchSmall(request: SmallFetch): Promise<Buffer> {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   const secure = url.protocol === 'https:';
   const options: https.RequestOptions = {
+    method: request.post ? 'POST' : 'GET',
+    ...(request.post ? { headers: { ...request.post.headers, 'content-length': request.post.body.length } } : {}),
     host,
     port: Number(url.port || (secure ? 443 : 80)),
     path: url.pathname + url.search,
@@ -44,7 +49,7 @@ export async function fetchSmall(request: SmallFetch): Promise<Buffer> {
     ...(secure && isIP(host) === 0 ? { servername: host } : {}),
   };
   return new Promise<Buffer>((resolve, reject) => {
-    const outgoing = (secure ? https : http).get(options, (response) => {
+    const outgoing = (secure ? https : http).request(options, (response) => {
       const status = response.statusCode ?? 0;
       if (status !== 200) {
         response.destroy();
@@ -68,5 +73,6 @@ export async function fetchSmall(request: SmallFetch): Promise<Buffer> {
     const timer = setTimeout(() => outgoing.destroy(new FetchError('unreachable', `${url.href} did not answer within ${request.timeoutMs} ms`)), request.timeoutMs);
     outgoing.on('close', () => clearTimeout(timer));
     outgoing.on('error', (error) => reject(error instanceof FetchError ? error : new FetchError('unreachable', `${url.href} could not be loaded: ${error.message}`, { cause: error })));
+    outgoing.end(request.post?.body);
   });
 }

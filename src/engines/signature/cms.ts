@@ -1,5 +1,5 @@
 import { createHash, sign as cryptoSign, type KeyObject } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { type Asn1, der, forge, parseDer } from './asn1.js';
 import { SignatureEngineError } from './errors.js';
 
 /**
@@ -12,10 +12,6 @@ import { SignatureEngineError } from './errors.js';
  * sit in memory), cannot add signing-certificate-v2 nor unsigned attributes. Its DER encoder is
  * used instead, and node:crypto signs (RSA PKCS#1 v1.5 or ECDSA, whatever the key is).
  */
-
-const require = createRequire(import.meta.url);
-type Forge = typeof import('node-forge');
-const forge = (): Forge => require('node-forge') as Forge;
 
 const OID = {
   data: '1.2.840.113549.1.7.1',
@@ -31,8 +27,6 @@ const OID = {
   ecdsaWithSha512: '1.2.840.10045.4.3.4',
   ed25519: '1.3.101.112',
 } as const;
-
-type Asn1 = import('node-forge').asn1.Asn1;
 
 export interface CmsSigner {
   /** The signer's certificate first, then the rest of its chain (DER). */
@@ -59,17 +53,6 @@ function certificateIds(der: Buffer): CertificateIds {
   // tbsCertificate: [0] version (optional), serialNumber, signature, issuer, ...
   const at = fields[0]!.tagClass === f.asn1.Class.CONTEXT_SPECIFIC ? 1 : 0;
   return { serial: fields[at]!, issuer: fields[at + 2]! };
-}
-
-/** forge's fromDer with bit strings left opaque (its typings name only the older boolean argument). */
-function parseDer(bytes: Buffer): Asn1 {
-  const f = forge();
-  const fromDer = f.asn1.fromDer as unknown as (input: unknown, options: { decodeBitStrings: boolean }) => Asn1;
-  return fromDer(f.util.createBuffer(bytes.toString('binary')), { decodeBitStrings: false });
-}
-
-function der(node: Asn1): Buffer {
-  return Buffer.from(forge().asn1.toDer(node).getBytes(), 'binary');
 }
 
 /** Parsed for embedding: bit strings stay opaque, so the re-encoding is byte for byte the input (a certificate's signature covers it). */

@@ -1,10 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
-import { createRequire } from 'node:module';
-import { isIP } from 'node:net';
 import type { AddressPolicy } from '../net/address-policy.js';
-import { pinnedLookup } from '../net/webhook-client.js';
+import { FetchError, fetchSmall } from '../net/fetch-small.js';
+import { type Asn1, children, der, forge, parseDer as parse } from './asn1.js';
 import { SignatureEngineError } from './errors.js';
 
 /**
@@ -13,11 +10,6 @@ import { SignatureEngineError } from './errors.js';
  * (the connection goes only to the addresses the policy judged), and checks that the token answers
  * this request (status granted, same message imprint, same nonce) before it is embedded.
  */
-
-const require = createRequire(import.meta.url);
-type Forge = typeof import('node-forge');
-type Asn1 = import('node-forge').asn1.Asn1;
-const forge = (): Forge => require('node-forge') as Forge;
 
 export type TsaHash = 'SHA-256' | 'SHA-384' | 'SHA-512';
 
@@ -38,16 +30,6 @@ export interface TsaOptions {
 
 /** A token is a few KB; an answer past this is refused. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
-
-function der(node: Asn1): Buffer {
-  return Buffer.from(forge().asn1.toDer(node).getBytes(), 'binary');
-}
-
-function parse(bytes: Buffer): Asn1 {
-  const f = forge();
-  const fromDer = f.asn1.fromDer as unknown as (input: unknown, options: { decodeBitStrings: boolean }) => Asn1;
-  return fromDer(f.util.createBuffer(bytes.toString('binary')), { decodeBitStrings: false });
-}
 
 /** The DER TimeStampReq over `data`, and the nonce it carries. */
 export function timeStampRequest(data: Buffer, hash: TsaHash): { request: Buffer; imprint: Buffer; nonce: Buffer } {
@@ -101,6 +83,22 @@ export function tokenOfResponse(response: Buffer, imprint: Buffer, nonce: Buffer
   return tokenDer;
 }
 
+/**
+ * The certificates a token carries (its SignedData's `certificates`, DER): the authority's chain, whose
+ * revocation data a B-LT signature adds too. Attribute certificates and other choices are skipped.
+ */
+export function tokenCertificates(token: Buffer): Buffer[] {
+  try {
+    const signedData = children(children(parse(token))[1])[0];
+    const certificates = children(signedData).find((node) => node.tagClass === forge().asn1.Class.CONTEXT_SPECIFIC && node.type === 0);
+    return children(certificates)
+      .filter((node) => node.tagClass === forge().asn1.Class.UNIVERSAL && node.type === forge().asn1.Type.SEQUENCE)
+      .map((node) => der(node));
+  } catch {
+    return [];
+  }
+}
+
 /** Asks the authority for a token over `data`. */
 export async function requestTimeStamp(data: Buffer, options: TsaOptions): Promise<Buffer> {
   const { request, imprint, nonce } = timeStampRequest(data, options.hash);
@@ -109,49 +107,13 @@ export async function requestTimeStamp(data: Buffer, options: TsaOptions): Promi
 }
 
 async function post(options: TsaOptions, body: Buffer): Promise<Buffer> {
-  const decision = await options.policy.checkUrl(options.url);
-  if (!decision.allowed) throw new SignatureEngineError('timestamp', `the time-stamp authority ${options.url} is not allowed: ${decision.reason}`);
-  const url = new URL(options.url);
-  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const secure = url.protocol === 'https:';
-  const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/timestamp-query', 'content-length': body.length, accept: 'application/timestamp-reply' };
+  const headers: Record<string, string> = { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' };
   if (options.user) headers.authorization = `Basic ${Buffer.from(`${options.user}:${options.password}`).toString('base64')}`;
-  return new Promise<Buffer>((resolve, reject) => {
-    const outgoing = (secure ? https : http).request(
-      {
-        method: 'POST',
-        host,
-        port: Number(url.port || (secure ? 443 : 80)),
-        path: url.pathname + url.search,
-        agent: false,
-        headers,
-        lookup: pinnedLookup(decision.addresses),
-        ...(secure && isIP(host) === 0 ? { servername: host } : {}),
-      },
-      (response) => {
-        if (response.statusCode !== 200) {
-          response.destroy();
-          reject(new SignatureEngineError('timestamp', `the time-stamp authority answered with HTTP status ${response.statusCode ?? 0}`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            response.destroy();
-            reject(new SignatureEngineError('timestamp', `the time-stamp authority's answer is larger than ${MAX_RESPONSE_BYTES} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        response.on('end', () => resolve(Buffer.concat(chunks)));
-        response.on('error', (error) => reject(new SignatureEngineError('timestamp', `the time-stamp authority's answer broke off: ${error.message}`)));
-      },
-    );
-    const timer = setTimeout(() => outgoing.destroy(new SignatureEngineError('timestamp', `the time-stamp authority did not answer within ${options.timeoutMs} ms`)), options.timeoutMs);
-    outgoing.on('close', () => clearTimeout(timer));
-    outgoing.on('error', (error) => reject(error instanceof SignatureEngineError ? error : new SignatureEngineError('timestamp', `the time-stamp authority cannot be reached: ${error.message}`)));
-    outgoing.end(body);
-  });
+  try {
+    return await fetchSmall({ url: options.url, policy: options.policy, maxBytes: MAX_RESPONSE_BYTES, timeoutMs: options.timeoutMs, post: { body, headers } });
+  } catch (error) {
+    if (!(error instanceof FetchError)) throw error;
+    const prefix = error.kind === 'refused' ? `the time-stamp authority ${options.url} is not allowed: ` : 'the time-stamp authority: ';
+    throw new SignatureEngineError('timestamp', `${prefix}${error.message}`);
+  }
 }
