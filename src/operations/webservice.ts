@@ -3,6 +3,7 @@ import Type from 'typebox';
 import type { Config } from '../config/load.js';
 import type { WebserviceName } from '../core/webservices.js';
 import type { Session } from '../sessions/session.js';
+import type { CallPassword } from './transaction/password.js';
 import type { MemoryScratch } from '../storage/memory-scratch.js';
 import type { FieldRow } from './admin/configuration-fields.js';
 import type { ConverterEngines } from './converter/converter-service.js';
@@ -28,16 +29,15 @@ import type { TesseractEngine } from '../engines/tesseract/tesseract-engine.js';
  * plus one line in operations/webservices.ts.
  */
 export interface WebServiceModule<S = unknown> {
-  /** One of the reference's seven names (core/webservices.ts): the wire enumeration of statuses and statistics. */
+  /**
+   * One of the reference's seven names (core/webservices.ts): the wire enumeration of statuses and
+   * statistics. It also gives its routes' prefix under the REST base (`/<name>`: the reference puts
+   * every operation there), their OpenAPI tag (the reference's: `referenceTag(name)`) and the name its
+   * calls are counted under in the statistics and metrics.
+   */
   readonly name: WebserviceName;
-  /** Its routes' prefix under the REST base: `/<name>` (the reference puts every operation there). */
-  readonly prefix: string;
-  /** The OpenAPI tag of its routes (the reference's tag and description: `referenceTag(name)`). */
-  readonly tag: { name: string; description: string };
   /** The engines it needs, by the health check's names: `admin/server/status` reports them and adds up their pools. */
   readonly engines: readonly EngineName[];
-  /** The name its calls are counted under in the statistics and metrics (the web-service name of the URL). */
-  readonly statistics: WebserviceName;
   /** Application configuration rows beyond `webservices.<name>.enabled` (which the registry derives). */
   readonly configuration?: readonly FieldRow[];
   /** Builds the service once per server instance. */
@@ -138,3 +138,85 @@ export function componentRef<T>(id: string) {
 export const DocumentIdParams = Type.Object({
   documentId: Type.String({ description: 'id of a document in the session storage' }),
 });
+
+/** `{documentId}` and `/new` answer the document a service call made or changed, and its findings. */
+export type Outcome = { id: string } | { record: { id: string }; warnings?: string[] };
+
+function answer(outcome: Outcome): RouteAnswer {
+  if (!('record' in outcome)) return { documentId: outcome.id };
+  return outcome.warnings ? { documentId: outcome.record.id, warnings: outcome.warnings } : { documentId: outcome.record.id };
+}
+
+/** What a group's standard routes declare; the rest (method, path, parameters, body schema) is the same for every group. */
+interface OperationRoute<S, B, Q extends TSchema, A> {
+  operationId: string;
+  summary: string;
+  /** The body: the group's `Operation_<Name>Operation` component. */
+  component: string;
+  /** The OpenAPI description of the 303 answer (its Location). */
+  seeOther: string;
+  querystring?: Q;
+  run(service: S, session: Session, target: A, body: B, query: Static<Q>): Promise<Outcome>;
+}
+
+/** `POST <name>/{documentId}`: the group's operation on a stored document; answers 303 to the document it changed or made. */
+export function documentOperation<S, B, Q extends TSchema = TSchema>(spec: OperationRoute<S, B, Q, string>): WebServiceRoute<S> {
+  return route<S>()({
+    ...routeHeader(spec),
+    path: '/:documentId',
+    params: DocumentIdParams,
+    async run(service, session, { params, query, body }) {
+      return answer(await spec.run(service, session, params.documentId, body as B, query as Static<Q>));
+    },
+  });
+}
+
+/** `new`: the file name and history mode of a document a call makes from nothing (reference: name default "empty.pdf"). */
+export const NewDocumentQuery = Type.Object({
+  name: Type.Optional(Type.String({ default: 'empty.pdf', description: 'file name of the new document' })),
+  history: Type.Optional(Type.Boolean({ default: false })),
+});
+
+/** What `POST <name>/new` makes: a document of this name and history mode. */
+export interface NewDocument {
+  name: string;
+  history: boolean;
+}
+
+/** `POST <name>/new`: the group's operation on a new document; answers 303 to it. */
+export function newDocumentOperation<S, B>(spec: Omit<OperationRoute<S, B, typeof NewDocumentQuery, NewDocument>, 'querystring'>): WebServiceRoute<S> {
+  return route<S>()({
+    ...routeHeader({ ...spec, querystring: NewDocumentQuery }),
+    path: '/new',
+    async run(service, session, { query, body }) {
+      return answer(await spec.run(service, session, { name: query.name ?? 'empty.pdf', history: query.history ?? false }, body as B, query));
+    },
+  });
+}
+
+function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unknown, Q, unknown>, 'operationId' | 'summary' | 'component' | 'seeOther' | 'querystring'>) {
+  return {
+    method: 'POST' as const,
+    operationId: spec.operationId,
+    summary: spec.summary,
+    ...(spec.querystring ? { querystring: spec.querystring } : {}),
+    body: componentRef<unknown>(spec.component),
+    seeOther: spec.seeOther,
+  };
+}
+
+/**
+ * `Operation_<Name>Operation` (reference §10): the group's options under its key, and the password,
+ * billing and settings members every web service shares (components the HTTP layer registers).
+ */
+export function operationEnvelope<O>(key: string, optionsId: string, id: string) {
+  return Type.Object(
+    {
+      [key]: componentRef<O>(optionsId),
+      password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
+      billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
+      settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
+    },
+    { $id: id },
+  );
+}

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { REFERENCE_TAGS } from '../../core/webservices.js';
-import { REGISTERED, webServiceModule } from '../../operations/webservices.js';
+import { REGISTERED } from '../../operations/webservices.js';
 import type { BuildInfo } from '../../version.js';
 import { shared } from '../schemas/shared.js';
 import { EXCEPTION_TYPE, PROBLEM_TYPE } from './error-answer.js';
@@ -24,14 +24,14 @@ declare module 'fastify' {
 }
 
 /**
- * The interface's tags: the web services' in the reference's order, each as its registered module
- * declares it (the reference's tag for a service this server does not offer: the interface lists all).
+ * The interface's tags: the web services' in the reference's order (the reference's tag and
+ * description; the interface lists all seven, offered here or not).
  */
 const TAGS: Array<{ name: string; description: string }> = [
   { name: 'authentication', description: 'Log in, log out, renew a session, user information, user certificates' },
   { name: 'documents', description: 'Document storage of the session' },
   { name: 'administration', description: 'Server settings, status, logs, sessions, statistics, replay queue (administrative rights)' },
-  ...REFERENCE_TAGS.map((tag) => webServiceModule(tag.name)?.tag ?? tag),
+  ...REFERENCE_TAGS,
   { name: 'portal', description: 'For the portal application only; may change without notice' },
   { name: 'experimental', description: 'May change at any time without notice' },
 ];

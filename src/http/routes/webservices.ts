@@ -15,7 +15,7 @@ export interface WebServiceRoutes {
 
 /**
  * Every route of every registered web-service module (operations/webservices.ts), registered the
- * same way: the module's schemas validate, its tag groups the route in the OpenAPI document, its
+ * same way: the module's schemas validate, its name is the routes' prefix and their OpenAPI tag, its
  * `run` does the work, and the answer is the webPDF 303 to the document's information, with a
  * `Warning: 299` header per finding the run reports.
  */
@@ -24,7 +24,7 @@ export const webServiceRoutes: FastifyPluginAsyncTypebox<WebServiceRoutes> = asy
     const service = (services as Record<string, unknown>)[module.name];
     for (const route of module.routes) {
       const schema: FastifySchema & Record<string, unknown> = {
-        tags: [module.tag.name],
+        tags: [module.name],
         operationId: route.operationId,
         summary: route.summary,
         ...(route.params ? { params: route.params } : {}),
@@ -34,10 +34,10 @@ export const webServiceRoutes: FastifyPluginAsyncTypebox<WebServiceRoutes> = asy
       };
       app.route({
         method: route.method,
-        url: `${module.prefix}${route.path}`,
+        url: `/${module.name}${route.path}`,
         schema,
-        // The statistics and metrics count the call under the module's statistics name.
-        config: { statistics: module.statistics },
+        // The statistics and metrics count the call under the web service's name.
+        config: { statistics: module.name },
         handler: async (request, reply) => {
           const answer = await route.run(service, request.session!, {
             params: request.params as never,

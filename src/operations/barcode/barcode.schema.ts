@@ -2,7 +2,7 @@ import Type, { type TProperties } from 'typebox';
 import { defaulted, type Options } from '../option-schema.js';
 import { bool, int, opt, Rectangle, str } from '../toolbox/schema-types.js';
 import type { CallPassword } from '../transaction/password.js';
-import { componentRef } from '../webservice.js';
+import { operationEnvelope } from '../webservice.js';
 
 /**
  * `Operation_BarcodeOperation` (reference §10.6): `POST barcode/{documentId}` and `POST barcode/new`
@@ -115,23 +115,9 @@ export type AddOptions = NonNullable<BarcodeOptions['add']>;
 export type DetectOptions = NonNullable<BarcodeOptions['detect']>;
 export type SelectionOptions = Options<typeof BarcodeSelection>;
 
-export const BarcodeOperation = Type.Object(
-  {
-    barcode: componentRef<BarcodeOptions>('Operation_Barcode'),
-    password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
-    billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
-    settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
-  },
-  { $id: 'Operation_BarcodeOperation' },
-);
+export const BarcodeOperation = operationEnvelope<BarcodeOptions>('barcode', 'Operation_Barcode', 'Operation_BarcodeOperation');
 
 export interface BarcodeRequest {
   barcode: BarcodeOptions;
   password?: CallPassword;
 }
-
-/** `barcode/new`: the new document's name and history mode (reference: name default "empty.pdf"). */
-export const BarcodeNewQuery = Type.Object({
-  name: Type.Optional(Type.String({ default: 'empty.pdf', description: 'file name of the new document' })),
-  history: Type.Optional(Type.Boolean({ default: false })),
-});

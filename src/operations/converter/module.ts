@@ -1,18 +1,12 @@
 import { QuireError } from '../../core/errors.js';
-import { referenceTag } from '../../core/webservices.js';
 import { same } from '../admin/configuration-fields.js';
-import { componentRef, DocumentIdParams, route, type WebServiceModule } from '../webservice.js';
+import { documentOperation, route, type WebServiceModule } from '../webservice.js';
 import { ConverterService, type ConverterRequest } from './converter-service.js';
-
-const converterRoute = route<ConverterService>();
 
 /** The converter web service (webPDF §10.4): a stored document becomes a PDF in place. */
 export const converterModule: WebServiceModule<ConverterService> = {
   name: 'converter',
-  prefix: '/converter',
-  tag: referenceTag('converter'),
   engines: ['libreoffice', 'chromium', 'images', 'ghostscript', 'qpdf'],
-  statistics: 'converter',
   // The converter's pool is the LibreOffice pool: instances = warm workers, queueSize, maxLatency = seconds a job may wait.
   configuration: [
     { field: 'webservices.converter.instances', read: (c) => c.engines.libreoffice.workers, writes: same('engines.libreoffice.workers') },
@@ -25,7 +19,7 @@ export const converterModule: WebServiceModule<ConverterService> = {
   ],
   create: ({ documents, credentials, engines, config, steps }) => new ConverterService({ documents, credentials }, engines.converter, { timeoutMs: config.converter.timeoutMs, steps }),
   routes: [
-    converterRoute({
+    route<ConverterService>()({
       method: 'POST',
       path: '/new',
       operationId: 'convertNew',
@@ -34,19 +28,13 @@ export const converterModule: WebServiceModule<ConverterService> = {
         throw new QuireError('PARAMETER', 'converter/new has nothing to convert: upload the document first, then call converter/{documentId}.');
       },
     }),
-    converterRoute({
-      method: 'POST',
-      path: '/:documentId',
+    documentOperation<ConverterService, ConverterRequest>({
       operationId: 'convert',
       summary:
         'Convert a stored document (Office, text, HTML, images, e-mail, PostScript, PDF) to PDF; answers 303 to its information. With report.fontIsMissing / report.fontAliasUsage, findings come as Warning headers (299).',
-      params: DocumentIdParams,
-      body: componentRef<ConverterRequest>('Operation_ConverterOperation'),
+      component: 'Operation_ConverterOperation',
       seeOther: 'Location: the DocumentFile of the converted document',
-      async run(converter, session, { params, body }) {
-        const { record, warnings } = await converter.convert(session, params.documentId, body);
-        return { documentId: record.id, warnings };
-      },
+      run: (converter, session, documentId, body) => converter.convert(session, documentId, body),
     }),
   ],
 };

@@ -1,17 +1,11 @@
-import { referenceTag } from '../../core/webservices.js';
-import { componentRef, DocumentIdParams, route, type WebServiceModule } from '../webservice.js';
+import { documentOperation, type WebServiceModule } from '../webservice.js';
 import { Ocr, OcrOperation, type OcrRequest } from './ocr.schema.js';
 import { OcrService } from './ocr-service.js';
-
-const ocrRoute = route<OcrService>();
 
 /** The ocr web service (webPDF §10.5): searchable PDF, text or hOCR of scans on the Tesseract pool (docs/ocr.md). */
 export const ocrModule: WebServiceModule<OcrService> = {
   name: 'ocr',
-  prefix: '/ocr',
-  tag: referenceTag('ocr'),
   engines: ['tesseract', 'poppler', 'qpdf'],
-  statistics: 'ocr',
   create: ({ documents, credentials, engines, config, steps }) =>
     new OcrService(
       { documents, credentials },
@@ -21,19 +15,13 @@ export const ocrModule: WebServiceModule<OcrService> = {
     ),
   components: [Ocr, OcrOperation],
   routes: [
-    ocrRoute({
-      method: 'POST',
-      path: '/:documentId',
+    documentOperation<OcrService, OcrRequest>({
       operationId: 'executeOcr',
       summary:
         'Recognise the text of a scanned PDF or an image (Tesseract): outputFormat pdf adds an invisible text layer over the original pages (pages with text are skipped unless forceEachPage), text and hocr replace the document with the recognised text; answers 303. Warnings come as Warning headers (299); a failure leaves the document as it was.',
-      params: DocumentIdParams,
-      body: componentRef<OcrRequest>('Operation_OcrOperation'),
+      component: 'Operation_OcrOperation',
       seeOther: 'Location: the DocumentFile of the changed document',
-      async run(service, session, { params, body }) {
-        const { record, warnings } = await service.run(session, params.documentId, body);
-        return { documentId: record.id, warnings };
-      },
+      run: (service, session, documentId, body) => service.run(session, documentId, body),
     }),
   ],
 };

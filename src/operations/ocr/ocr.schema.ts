@@ -3,7 +3,7 @@ import type { PdfaOptions } from '../pdfa/pdfa.schema.js';
 import { defaulted, type Options } from '../option-schema.js';
 import { bool, int, Metrics, opt } from '../toolbox/schema-types.js';
 import type { CallPassword } from '../transaction/password.js';
-import { componentRef } from '../webservice.js';
+import { componentRef, operationEnvelope } from '../webservice.js';
 
 /**
  * `Operation_OcrOperation` (reference §10.5): `POST ocr/{documentId}` with `{"ocr":{…}}`. Unknown
@@ -62,15 +62,7 @@ export const Ocr = Type.Object(
 
 export type OcrOptions = Options<typeof Ocr>;
 
-export const OcrOperation = Type.Object(
-  {
-    ocr: componentRef<OcrOptions>('Operation_Ocr'),
-    password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
-    billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
-    settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
-  },
-  { $id: 'Operation_OcrOperation' },
-);
+export const OcrOperation = operationEnvelope<OcrOptions>('ocr', 'Operation_Ocr', 'Operation_OcrOperation');
 
 export interface OcrRequest {
   ocr: OcrOptions;

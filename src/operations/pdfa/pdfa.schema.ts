@@ -2,7 +2,7 @@ import Type from 'typebox';
 import type { Pdfa } from '../converter/options.schema.js';
 import type { Options } from '../option-schema.js';
 import type { CallPassword } from '../transaction/password.js';
-import { componentRef } from '../webservice.js';
+import { operationEnvelope } from '../webservice.js';
 
 /**
  * `Operation_PdfaOperation` (reference §10.2): `POST pdfa/{documentId}` with `{"pdfa":{"convert":…}}`
@@ -16,15 +16,7 @@ export type PdfaOptions = Options<typeof Pdfa>;
 export type PdfaConvertOptions = NonNullable<PdfaOptions['convert']>;
 export type PdfaLevelName = NonNullable<PdfaConvertOptions['level']>;
 
-export const PdfaOperation = Type.Object(
-  {
-    pdfa: componentRef<PdfaOptions>('Operation_Pdfa'),
-    password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
-    billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
-    settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
-  },
-  { $id: 'Operation_PdfaOperation' },
-);
+export const PdfaOperation = operationEnvelope<PdfaOptions>('pdfa', 'Operation_Pdfa', 'Operation_PdfaOperation');
 
 export interface PdfaRequest {
   pdfa: PdfaOptions;

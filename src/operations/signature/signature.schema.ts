@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { defaulted, type Options } from '../option-schema.js';
 import type { CallPassword } from '../transaction/password.js';
-import { componentRef } from '../webservice.js';
+import { componentRef, operationEnvelope } from '../webservice.js';
 
 /**
  * `Operation_SignatureOperation` (reference §10.3): `POST signature/{documentId}` with
@@ -120,15 +120,7 @@ export const Signature = Type.Object(
 export type SignatureOptions = Options<typeof Signature>;
 export type AddSignatureOptions = Options<typeof AddSignature>;
 
-export const SignatureOperation = Type.Object(
-  {
-    signature: componentRef<SignatureOptions>('Operation_Signature'),
-    password: Type.Optional(componentRef<CallPassword>('Operation_PdfPassword')),
-    billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
-    settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
-  },
-  { $id: 'Operation_SignatureOperation' },
-);
+export const SignatureOperation = operationEnvelope<SignatureOptions>('signature', 'Operation_Signature', 'Operation_SignatureOperation');
 
 export interface SignatureRequest {
   signature: SignatureOptions;

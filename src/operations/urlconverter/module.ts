@@ -1,4 +1,3 @@
-import { referenceTag } from '../../core/webservices.js';
 import { componentRef, route, type WebServiceModule } from '../webservice.js';
 import { UrlConverterService } from './urlconverter-service.js';
 import { URLCONVERTER_COMPONENTS, UrlConverterQuery, type UrlConverterRequest } from './urlconverter.schema.js';
@@ -8,10 +7,7 @@ const urlRoute = route<UrlConverterService>();
 /** The urlconverter web service (webPDF §10.7): a web page becomes a new PDF document. */
 export const urlconverterModule: WebServiceModule<UrlConverterService> = {
   name: 'urlconverter',
-  prefix: '/urlconverter',
-  tag: referenceTag('urlconverter'),
   engines: ['chromium', 'qpdf'],
-  statistics: 'urlconverter',
   create: ({ documents, credentials, engines, config }) => new UrlConverterService({ documents, credentials }, engines.chromium, config.network, config.urlconverter),
   routes: [
     urlRoute({
