@@ -1,13 +1,36 @@
 /**
- * The veraPDF Cos* types this folder builds, split by how completely the walk enumerates them.
- *
- * COS_TYPES are claimed as implemented (`implementsType`): every object of the type is yielded, so a
- * rule on it that no object failed has passed. COS_PARTIAL_TYPES are yielded where the walk recognises
- * them but not claimed: which dictionaries are file specifications, which names are "text" names
- * (CosUnicodeName), which arrays are page boxes, which names rendering intents or blend modes, depends
- * on the PD layer's context (resources, inheritance, an ExtGState without /Type), so a failure found there counts while the absence
- * of failures proves nothing (ProfileTally keeps their rules not-checked).
+ * The veraPDF Cos* types this folder builds, all claimed as implemented (`implementsType`): every object of the
+ * type is yielded, so a rule on it that no object failed has passed. How the context-dependent ones are found
+ * (walk.ts; model/cos/README.md has the table):
+ * - CosFileSpecification: /Type /Filespec (as veraPDF) or a dictionary with /EF (which ISO 32000-1 requires to
+ *   have that /Type: stricter);
+ * - CosUnicodeName: /BaseFont and /FontName, Separation/DeviceN colourants and /Colorants keys, structure
+ *   element /S (with or without /Type);
+ * - CosBBox: the boundaries of every /Type /Page dictionary, MediaBox/CropBox inherited;
+ * - CosBM: every name of a /BM value; CosRenderingIntent: every name under /RI (graphics states), an image's
+ *   /Intent, `ri` operands and inline images' /Intent; CosLang: every /Lang string (dictionaries in content
+ *   streams included); CosIIFilter: each filter of every inline image of the content streams read.
+ * Each is looked for in every object of the file, used or not (stricter than veraPDF, which checks only the
+ * resources a page uses).
  */
-export const COS_TYPES: readonly string[] = ['CosDocument', 'CosTrailer', 'CosXRef', 'CosIndirect', 'CosStream', 'CosDict', 'CosArray', 'CosString', 'CosName', 'CosInteger', 'CosReal', 'CosFilter'];
-
-export const COS_PARTIAL_TYPES: readonly string[] = ['CosFileSpecification', 'CosUnicodeName', 'CosBBox', 'CosBM', 'CosRenderingIntent', 'CosLang', 'CosIIFilter'];
+export const COS_TYPES: readonly string[] = [
+  'CosDocument',
+  'CosTrailer',
+  'CosXRef',
+  'CosIndirect',
+  'CosStream',
+  'CosDict',
+  'CosArray',
+  'CosString',
+  'CosName',
+  'CosInteger',
+  'CosReal',
+  'CosFilter',
+  'CosFileSpecification',
+  'CosUnicodeName',
+  'CosBBox',
+  'CosBM',
+  'CosRenderingIntent',
+  'CosLang',
+  'CosIIFilter',
+];

@@ -201,9 +201,8 @@ function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: str
     case 'dict': {
       const out = [isFileSpecification(v) ? fileSpecification(doc, ctx, v, path) : modelObject(T.dict, path, { ...cosSizeProperties(v) })];
       out.push(...keyNames(v, path));
-      const type = v.entries.get('Type');
       const s = v.entries.get('S');
-      if (type?.kind === 'name' && type.value === 'StructElem' && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
+      if (isStructureElement(v) && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
       const colorants = v.entries.get('Colorants');
       if (colorants?.kind === 'dict') for (const k of colorants.entries.keys()) out.push(unicodeName(k, `${path}/Colorants`));
       out.push(...contextObjects(doc, ctx, v, path));
@@ -250,11 +249,13 @@ function contextObjects(doc: CosDocument, ctx: WalkContext, d: CosDict, path: st
       const bm = doc.resolve(raw);
       const names = bm?.kind === 'array' ? bm.items.map((x) => doc.resolve(x)) : [bm];
       for (const n of names) if (n?.kind === 'name') out.push(modelObject(T.blendMode, `${path}/BM`, { internalRepresentation: n.value }));
-    } else if (key === 'Intent') {
+    } else if (key === 'RI' || key === 'Intent') {
+      // A graphics state names its rendering intent /RI (ISO 32000-1 Table 58), an image /Intent (Table 89). A name under /RI is
+      // always one (an appearance characteristics' /RI is a stream, with or without /Type); an optional content group's /Intent is something else.
       const intent = doc.resolve(raw);
       const subtype = d.entries.get('Subtype');
-      const graphics = (type?.kind === 'name' && type.value === 'ExtGState') || (subtype?.kind === 'name' && subtype.value === 'Image');
-      if (graphics && intent?.kind === 'name') out.push(modelObject(T.intent, `${path}/Intent`, { internalRepresentation: intent.value }));
+      const isIntent = key === 'RI' || (subtype?.kind === 'name' && subtype.value === 'Image');
+      if (isIntent && intent?.kind === 'name') out.push(modelObject(T.intent, `${path}/${key}`, { internalRepresentation: intent.value }));
     } else if (key === 'AF') {
       const af = doc.resolve(raw);
       for (const item of af?.kind === 'array' ? af.items : []) {
@@ -303,7 +304,22 @@ function colourantNames(arr: CosArray, path: string): LocatedObject[] {
   return [];
 }
 
-/** A file specification dictionary: /Type /Filespec, or one that embeds a file (/EF). */
+/**
+ * A structure element: /Type /StructElem, or (the /Type is optional, ISO 32000-1 Table 323) a dictionary with the
+ * required /S name and /P parent and no other /Type. No other dictionary has both: actions and transitions have /S
+ * without /P, annotations /P without /S.
+ */
+function isStructureElement(d: CosDict): boolean {
+  const type = d.entries.get('Type');
+  if (type !== undefined) return type.kind === 'name' && type.value === 'StructElem';
+  return d.entries.get('S')?.kind === 'name' && d.entries.has('P');
+}
+
+/**
+ * A file specification dictionary: /Type /Filespec, or one that embeds a file (/EF). ISO 32000-1 Table 44 requires
+ * /Type where /EF, /RF or /EP is present; a reference without them and without /Type (a launch action's /F) passes
+ * 6.1.11-1 and 6.8-2 whatever it is. For 6.8-3/4 (PDF/A-3) such a dictionary is not found: see model/cos/README.md.
+ */
 function isFileSpecification(d: CosDict): boolean {
   const type = d.entries.get('Type');
   return (type?.kind === 'name' && type.value === 'Filespec') || d.entries.has('EF');
