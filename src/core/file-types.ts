@@ -149,3 +149,8 @@ export function fileTypeById(id: number): FileType | undefined {
 export function fileTypeByExtension(extension: string): FileType | undefined {
   return byExtension.get(extension.replace(/^\./, '').toLowerCase());
 }
+
+/** A stored document's type in a message: "a docx", or "of unknown type". */
+export function describeType(type: FileType): string {
+  return type.key === 'unknown' ? 'of unknown type' : `a ${type.key}`;
+}
