@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PDFString, type PDFContext, type PDFRef } from '@cantoo/pdf-lib';
+import { toUnicodeCMap } from '../to-unicode-cmap.js';
 import type { TrueTypeFont } from './truetype.js';
 
 /**
@@ -48,7 +49,7 @@ export function embedTrueType(context: PDFContext, font: TrueTypeFont, glyphs: R
       CIDToGIDMap: 'Identity',
     }),
   );
-  const toUnicode = context.register(context.flateStream(toUnicodeCMap(new Map([...glyphs].map(([cp, glyph]) => [cp, codes.get(glyph) ?? 0])))));
+  const toUnicode = context.register(context.flateStream(toUnicodeCMap(textOfCodes(new Map([...glyphs].map(([cp, glyph]) => [cp, codes.get(glyph) ?? 0]))), 2)));
   const ref = context.register(
     context.obj({
       Type: 'Font',
@@ -81,31 +82,9 @@ function widthsArray(glyphs: readonly number[], width: (glyph: number) => number
   return result;
 }
 
-function toUnicodeCMap(glyphs: ReadonlyMap<number, number>): string {
-  const byGlyph = new Map<number, number>();
-  for (const [cp, glyph] of glyphs) if (glyph !== 0 && !byGlyph.has(glyph)) byGlyph.set(glyph, cp);
-  const entries = [...byGlyph].sort((a, b) => a[0] - b[0]);
-  const hex4 = (n: number) => n.toString(16).padStart(4, '0').toUpperCase();
-  const utf16 = (cp: number) => (cp > 0xffff ? hex4(0xd800 + ((cp - 0x10000) >> 10)) + hex4(0xdc00 + ((cp - 0x10000) & 0x3ff)) : hex4(cp));
-  const lines: string[] = [];
-  for (let i = 0; i < entries.length; i += 100) {
-    const chunk = entries.slice(i, i + 100);
-    lines.push(`${chunk.length} beginbfchar`, ...chunk.map(([glyph, cp]) => `<${hex4(glyph)}> <${utf16(cp)}>`), 'endbfchar');
-  }
-  return [
-    '/CIDInit /ProcSet findresource begin',
-    '12 dict begin',
-    'begincmap',
-    '/CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def',
-    '/CMapName /Adobe-Identity-UCS def',
-    '/CMapType 2 def',
-    '1 begincodespacerange',
-    '<0000> <FFFF>',
-    'endcodespacerange',
-    ...lines,
-    'endcmap',
-    'CMapName currentdict /CMapResource defineresource pop',
-    'end',
-    'end',
-  ].join('\n');
+/** Character code → text for the ToUnicode map: each glyph (code) stands for the first code point drawn with it. */
+function textOfCodes(glyphs: ReadonlyMap<number, number>): Map<number, string> {
+  const byGlyph = new Map<number, string>();
+  for (const [cp, glyph] of glyphs) if (glyph !== 0 && !byGlyph.has(glyph)) byGlyph.set(glyph, String.fromCodePoint(cp));
+  return byGlyph;
 }
