@@ -6,8 +6,12 @@
  *   - `ocrmypdf -j 2 --output-type pdf` on the same file, when installed.
  * Throughput ratios (pages per second), and word accuracy of the REST result against the known text
  * (eng on the big document, deu on a smaller one with umlauts and ß).
+ * Then the memory phase: `--rss-calls` calls (default 25) of the same document back to back (25 × 20
+ * = 500 pages), the server's VmRSS (/proc/<pid>/status) sampled every second and after each call:
+ * first, peak and last, so a leak per page shows as a rising series.
  *
- *   node --import tsx bench/ocr.ts [--pages=20] [--runs=2] [--dist]
+ *   node --import tsx bench/ocr.ts [--pages=20] [--runs=2] [--rss-calls=25] [--dist]
+ *   (--runs=0 skips the throughput phase, --rss-calls=0 the memory phase)
  *
  * The machine this runs on is shared: REST and raw alternate (raw first in odd runs, REST first in
  * even ones) and the medians are compared; ocrmypdf runs once.
@@ -30,6 +34,7 @@ const argv = process.argv.slice(2);
 const value = (name: string, fallback: number) => Number(argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1] ?? fallback);
 const PAGES = value('pages', 20);
 const RUNS = value('runs', 2);
+const RSS_CALLS = value('rss-calls', 25);
 const DIST = argv.includes('--dist');
 const DPI = 300;
 
@@ -167,6 +172,34 @@ function installed(command: string): boolean {
   }
 }
 
+/**
+ * The memory phase: `calls` OCR calls of `pdf` one after the other (upload, POST ocr, download,
+ * delete), the server's VmRSS sampled every second and after each call.
+ */
+async function rssPhase(rest: string, token: string, pdf: string, pages: number, calls: number, out: string, pid: number): Promise<string[]> {
+  const samples: number[] = [];
+  const afterCall: number[] = [];
+  const timer = setInterval(() => samples.push(memoryOf(pid).rss), 1000);
+  const started = performance.now();
+  try {
+    for (let call = 0; call < calls; call++) {
+      await viaRest(rest, token, pdf, 'eng', out);
+      afterCall.push(memoryOf(pid).rss);
+      console.error(`rss phase: call ${call + 1}/${calls}, ${formatMemory(afterCall.at(-1)!)}`);
+    }
+  } finally {
+    clearInterval(timer);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const peak = Math.max(...samples, ...afterCall);
+  const mb = (bytes: number) => formatNumber(bytes / 1024 / 1024, 0);
+  return [
+    `Server RSS over ${calls * pages} pages (${calls} calls × ${pages} pages, one after the other, ${formatNumber(seconds, 0)} s, ${formatNumber((calls * pages) / seconds, 2)} pages/s): first call ${formatMemory(afterCall[0]!)}, peak ${formatMemory(peak)} (of ${samples.length} samples, 1 s apart), last call ${formatMemory(afterCall.at(-1)!)}.`,
+    '',
+    `After each call (MB): ${afterCall.map(mb).join(', ')}.`,
+  ];
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-ocr-bench-'));
 const server = await startBenchServer({ root, tempDir: dir, dist: DIST, nodeFlags: [], env: { QUIRE_ENGINES__TESSERACT__WORKERS: '2' } });
 try {
@@ -183,6 +216,36 @@ try {
 
   // Warm-up: one small call through every step, not timed.
   await viaRest(server.rest, token, deuScan.pdf, 'deu', path.join(deu, 'warm.pdf'));
+  const lines = [`# OCR benchmark (${new Date().toISOString()})`, ''];
+  if (RUNS > 0) lines.push(...(await throughput(token, engTexts, engScan, deuTexts, deuScan, eng, deu)), '');
+  lines.push(`Server RSS: ${formatMemory(rssBefore)} before, ${formatMemory(memoryOf(server.pid).rss)} after the throughput phase.`);
+  if (RSS_CALLS > 0) lines.push('', ...(await rssPhase(server.rest, token, engScan.pdf, PAGES, RSS_CALLS, path.join(eng, 'rss.pdf'), server.pid)));
+  lines.push(
+    '',
+    `Load average at the end: ${os
+      .loadavg()
+      .map((l) => formatNumber(l, 1))
+      .join(', ')}.`,
+  );
+  const report = lines.join('\n');
+  console.log(report);
+  await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
+  await writeFile(path.join(root, 'bench', 'results', 'ocr.md'), `${report}\n`);
+} finally {
+  await server.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+/** REST against raw tesseract (alternating runs) and ocrmypdf, and the word accuracy of the REST results. */
+async function throughput(
+  token: string,
+  engTexts: readonly string[],
+  engScan: { pdf: string; images: string[] },
+  deuTexts: readonly string[],
+  deuScan: { pdf: string },
+  eng: string,
+  deu: string,
+): Promise<string[]> {
   const rawRuns: number[] = [];
   const restRuns: number[] = [];
   for (let run = 0; run < RUNS; run++) {
@@ -203,16 +266,9 @@ try {
     await runProcess('ocrmypdf', ['-q', '-j', '2', '--output-type', 'pdf', '-l', 'eng', engScan.pdf, path.join(eng, 'ocrmypdf.pdf')]);
     ocrmypdfSeconds = (performance.now() - started) / 1000;
   }
-  const rssAfter = memoryOf(server.pid).rss;
-
   const rate = (seconds: number) => PAGES / seconds;
-  const lines = [
-    `# OCR benchmark (${new Date().toISOString()})`,
-    '',
-    `${PAGES} A4 pages scanned at ${DPI} dpi (grey, one image per page), ${os.availableParallelism()} cores, Tesseract pool of 2 workers; server ${server.command}; medians of ${RUNS} alternating runs (REST ${restRuns.map((s) => formatNumber(s, 1)).join(', ')} s; raw ${rawRuns.map((s) => formatNumber(s, 1)).join(', ')} s); load average at the end ${os
-      .loadavg()
-      .map((l) => formatNumber(l, 1))
-      .join(', ')}.`,
+  return [
+    `${PAGES} A4 pages scanned at ${DPI} dpi (grey, one image per page), ${os.availableParallelism()} cores, Tesseract pool of 2 workers; server ${server.command}; medians of ${RUNS} alternating runs (REST ${restRuns.map((s) => formatNumber(s, 1)).join(', ')} s; raw ${rawRuns.map((s) => formatNumber(s, 1)).join(', ')} s).`,
     '',
     '| Path | Seconds | Pages/s | REST ÷ it |',
     '|---|---|---|---|',
@@ -223,14 +279,5 @@ try {
       : `| ocrmypdf -j 2 --output-type pdf | ${formatNumber(ocrmypdfSeconds, 1)} | ${formatNumber(rate(ocrmypdfSeconds), 3)} | ${formatNumber(rate(restSeconds) / rate(ocrmypdfSeconds), 2)} |`,
     '',
     `Word accuracy of the REST result against the known text: eng ${formatNumber(engAccuracy * 100, 2)} % (${PAGES} pages), deu ${formatNumber(deuAccuracy * 100, 2)} % (3 pages, umlauts and ß).`,
-    '',
-    `Server RSS: ${formatMemory(rssBefore)} before, ${formatMemory(rssAfter)} after.`,
   ];
-  const report = lines.join('\n');
-  console.log(report);
-  await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
-  await writeFile(path.join(root, 'bench', 'results', 'ocr.md'), `${report}\n`);
-} finally {
-  await server.stop();
-  await rm(dir, { recursive: true, force: true });
 }

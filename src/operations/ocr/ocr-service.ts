@@ -64,17 +64,13 @@ export class OcrService {
     const warnings: string[] = [];
     const { record } = await runInPlace(
       this.deps,
-      session,
-      documentId,
       {
+        session,
+        documentId,
         operation: 'ocr',
-        ...(request.password ? { password: request.password } : {}),
+        password: request.password,
         deadline: { timeoutMs: this.limits.timeoutMs },
-        plan: (_record, storedType) => {
-          if (storedType.key !== 'pdf' && !storedType.groups.includes('image'))
-            throw new QuireError('CONVERSION_UNSUPPORTED', `ocr reads PDFs and images and this document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}.`);
-          if (storedType.key === 'svg') throw new QuireError('CONVERSION_UNSUPPORTED', 'ocr reads raster images; an SVG has its text already: convert it first (converter web service).');
-        },
+        plan: recognisableInput,
         plainInput: { tool: this.engines.rewriter, mapError: fromEngine },
       },
       async (tx, input) => {
@@ -96,23 +92,39 @@ export class OcrService {
     warnings: string[],
   ): Promise<{ file: { path: string; type: FileType; pdf?: boolean } }> {
     const limits = { deadline: tx.deadline.at, toolTimeoutMs: this.limits.toolTimeoutMs, poppler: this.engines.poppler };
-    // An image becomes a PDF page first (keeping its resolution); from there images and PDFs go one way.
+    // An image becomes a PDF page first, at its full resolution (what Tesseract reads); from there
+    // images and PDFs go one way.
     let pdf = input.path;
     const fromImage = input.type.key !== 'pdf';
+    const page = pageSetup(options.page);
     if (fromImage) {
       pdf = tx.scratch.file('pdf');
-      await imageToPdf(input.path, pdf, { page: pageSetup(options.page), maintainAspectRatio: true, jpegQuality: Math.max(1, options.jpegQuality) });
+      await imageToPdf(input.path, pdf, { page, maintainAspectRatio: true, jpegQuality: jpegQuality(options) });
     }
     const facts = await analysePages(pdf, tx.scratch.file('txt'), limits);
     const chosen = this.choosePages(facts, options, fromImage, warnings);
+    // The pages the user gets: an image above `imageDpi` is re-encoded at imageDpi (Lanczos, JPEG at
+    // jpegQuality) on a page of the same geometry, so the text layer from the full-resolution
+    // recognition lies over it the same way. A PDF's own pages are never re-encoded.
+    let shown = pdf;
+    if (fromImage && options.outputFormat === 'pdf' && options.imageDpi > 0 && facts.some((fact) => (fact.minDpi ?? 0) > options.imageDpi)) {
+      shown = tx.scratch.file('pdf');
+      await imageToPdf(input.path, shown, { page, maintainAspectRatio: true, jpegQuality: jpegQuality(options), maxDpi: options.imageDpi });
+    }
     // pdf: the text too, to tell a page that yielded no words (a warning).
     const outputs = options.outputFormat === 'pdf' ? (['pdf', 'txt'] as const) : options.outputFormat === 'text' ? (['txt'] as const) : (['hocr'] as const);
     // At most one page per worker of this call in flight, plus one being rasterised meanwhile: a
     // 300-page document must not fill the pool's queue (429 for everyone), and the pages of other
     // calls queue among this call's.
+    // forceEachPage on a page with text, output pdf: the page keeps its text, so only what is not
+    // text already (words in images) is recognised, rendered without the text: no word gets a second
+    // layer. Such a page may well yield no new words. text and hocr replace the document: there the
+    // whole page is recognised.
+    const withoutText = (page: number) => options.outputFormat === 'pdf' && hasText(facts[page - 1]!);
     const done = await inLanes(chosen, tesseract.stats().size + 1, (page) =>
-      ocrPage(pdf, page, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs }),
+      ocrPage(pdf, { page, withoutText: withoutText(page) }, options, outputs, { tesseract, limits, scratch: tx.scratch, pageTimeoutMs: this.limits.pageTimeoutMs }),
     );
+    const expectsWords = (page: number) => !withoutText(page);
     const byPage = new Map(done.map((result) => [result.page, result]));
 
     if (options.outputFormat === 'text') {
@@ -122,7 +134,7 @@ export class OcrService {
           return file ? (await readFile(file, 'utf8')).replace(/\f$/, '') : fact.text;
         }),
       );
-      for (const result of done) if (!texts[result.page - 1]?.trim()) warnings.push(`page ${result.page}: no text was recognised`);
+      for (const result of done) if (expectsWords(result.page) && !texts[result.page - 1]?.trim()) warnings.push(`page ${result.page}: no text was recognised`);
       this.failOnWarning(options, warnings);
       const output = tx.scratch.file('txt');
       await writeFile(output, texts.join('\f'), 'utf8');
@@ -130,13 +142,13 @@ export class OcrService {
     }
     if (options.outputFormat === 'hocr') {
       const pages = await Promise.all(done.map(async (result) => ({ page: result.page, hocr: await readFile(result.files.hocr!, 'utf8') })));
-      for (const page of pages) if (!/class='ocrx_word'/.test(page.hocr)) warnings.push(`page ${page.page}: no text was recognised`);
+      for (const page of pages) if (expectsWords(page.page) && !/class='ocrx_word'/.test(page.hocr)) warnings.push(`page ${page.page}: no text was recognised`);
       this.failOnWarning(options, warnings);
       const output = tx.scratch.file('html');
       await writeFile(output, mergeHocr(pages), 'utf8');
       return { file: { path: output, type: HTML } };
     }
-    for (const result of done) if (!(await readFile(result.files.txt!, 'utf8')).trim()) warnings.push(`page ${result.page}: no text was recognised`);
+    for (const result of done) if (expectsWords(result.page) && !(await readFile(result.files.txt!, 'utf8')).trim()) warnings.push(`page ${result.page}: no text was recognised`);
     this.failOnWarning(options, warnings);
     // normalizePageRotation: a page recognised turned is shown turned the same way (/Rotate), so it
     // reads upright and its text layer, made from the upright image, lies over the words (qpdf's
@@ -144,13 +156,13 @@ export class OcrService {
     const turned = done.filter((result) => result.rotated !== 0);
     if (turned.length > 0) {
       const upright = tx.scratch.file('pdf');
-      await this.engines.qpdf.run([pdf, ...turned.map((result) => `--rotate=+${result.rotated}:${result.page}`), '--', upright], { deadline: tx.deadline.at });
-      pdf = upright;
+      await this.engines.qpdf.run([shown, ...turned.map((result) => `--rotate=+${result.rotated}:${result.page}`), '--', upright], { deadline: tx.deadline.at });
+      shown = upright;
     }
     let output = tx.scratch.file('pdf');
     await graftTextLayers(
       this.engines.qpdf,
-      pdf,
+      shown,
       done.map((result) => ({ page: result.page, pdf: result.files.pdf! })),
       () => tx.scratch.file('pdf'),
       output,
@@ -169,7 +181,7 @@ export class OcrService {
     const chosen: number[] = [];
     const skipped: number[] = [];
     for (const fact of facts) {
-      if (!fromImage && !options.forceEachPage && fact.text.trim() !== '') {
+      if (!fromImage && !options.forceEachPage && hasText(fact)) {
         skipped.push(fact.page);
         continue;
       }
@@ -211,6 +223,16 @@ async function inLanes<T, R>(items: readonly T[], lanes: number, work: (item: T)
   return results;
 }
 
+/** Whether a page has text of its own (pdftotext finds some). */
+function hasText(fact: PageFacts): boolean {
+  return fact.text.trim() !== '';
+}
+
+/** `jpegQuality` for the image writer, which takes 1-100: the reference's 0 is the lowest quality, 1. */
+function jpegQuality(options: OcrOptions): number {
+  return Math.max(1, options.jpegQuality);
+}
+
 /** `page` (Operation_OcrPage) in PDF points (what imageToPdf takes), no margins; default A4. */
 function pageSetup(page: OcrOptions['page']): { width: number; height: number; marginTop: number; marginRight: number; marginBottom: number; marginLeft: number } {
   const points = { mm: 72 / 25.4, in: 72, pt: 1, pc: 12, px: 0.75 }[page?.metrics ?? 'mm'];
@@ -218,4 +240,10 @@ function pageSetup(page: OcrOptions['page']): { width: number; height: number; m
   const height = (page?.height ?? 297) * points;
   if (width <= 0 || height <= 0) throw new QuireError('PARAMETER', 'Invalid parameter ocr.page: width and height must be more than 0.');
   return { width, height, marginTop: 0, marginRight: 0, marginBottom: 0, marginLeft: 0 };
+}
+
+/** OCR reads PDFs and raster images (an SVG has its text already). */
+function recognisableInput(_record: DocumentRecord, storedType: FileType): void {
+  if (storedType.key !== 'pdf' && !storedType.groups.includes('image')) throw new QuireError('CONVERSION_UNSUPPORTED', `ocr reads PDFs and images and this document is ${describeType(storedType)}.`);
+  if (storedType.key === 'svg') throw new QuireError('CONVERSION_UNSUPPORTED', 'ocr reads raster images; an SVG has its text already: convert it first (converter web service).');
 }

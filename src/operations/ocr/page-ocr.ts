@@ -1,4 +1,5 @@
 import { loadSharp } from '../../engines/image/load-sharp.js';
+import { renderWithoutText } from '../../engines/tesseract/render-without-text.js';
 import type { TesseractEngine } from '../../engines/tesseract/tesseract-engine.js';
 import { runTool, type ToolLimits } from '../../engines/poppler/tool.js';
 import type { Scratch } from '../transaction/scratch.js';
@@ -26,23 +27,29 @@ export interface PageOcr {
 }
 
 /**
- * One page through the OCR: rasterise (pdftoppm, grey, 300 dpi, crop box), orientation (OSD) when
- * asked, pre-process when asked, recognise (the Tesseract pool). Pages of a document run this in
- * parallel: the poppler gate and the pool bound what runs at once.
+ * One page through the OCR: rasterise (pdftoppm, grey, 300 dpi, crop box; `withoutText`: the page
+ * without its own text, render-without-text.ts),
+ * orientation (OSD) when asked, pre-process when asked, recognise (the Tesseract pool). Pages of a
+ * document run this in parallel: the poppler gate and the pool bound what runs at once.
  */
 export async function ocrPage(
   file: string,
-  page: number,
+  target: { page: number; withoutText: boolean },
   options: OcrOptions,
   outputs: readonly ('pdf' | 'hocr' | 'txt')[],
   deps: { tesseract: TesseractEngine; limits: ToolLimits; scratch: Scratch; pageTimeoutMs: number },
 ): Promise<PageOcr> {
+  const { page } = target;
   const base = deps.scratch.file('page').replace(/\.page$/, '');
   // PGM is the cheapest for Tesseract; sharp (orientation, filters) cannot read PNM, so those get PNG.
   const png = options.normalizePageRotation || wantsPreprocessing(options.optimization);
-  const format = png ? ['-png'] : [];
-  await runTool('pdftoppm', ['-q', '-cropbox', '-gray', ...format, '-r', String(RASTER_DPI), '-singlefile', '-f', String(page), '-l', String(page), file, base], deps.limits);
   let image = png ? `${base}.png` : `${base}.pgm`;
+  if (target.withoutText) {
+    await renderWithoutText(file, page, RASTER_DPI, image, png ? 'png' : 'pgm', Math.min(deps.limits.toolTimeoutMs, deps.limits.deadline - Date.now()));
+  } else {
+    const format = png ? ['-png'] : [];
+    await runTool('pdftoppm', ['-q', '-cropbox', '-gray', ...format, '-r', String(RASTER_DPI), '-singlefile', '-f', String(page), '-l', String(page), file, base], deps.limits);
+  }
   let rotated = 0;
   if (options.normalizePageRotation) {
     const found = await deps.tesseract.orientation(image, RASTER_DPI, { timeoutMs: deps.pageTimeoutMs });

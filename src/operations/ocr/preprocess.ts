@@ -13,6 +13,8 @@ type Level = 'off' | 'value' | 'low' | 'medium' | 'high';
 const MEDIAN: Record<Exclude<Level, 'value'>, number> = { off: 0, low: 3, medium: 5, high: 7 };
 const SHARPEN_SIGMA: Record<Exclude<Level, 'value'>, number> = { off: 0, low: 0.5, medium: 1, high: 2 };
 const GAMMA: Record<Exclude<Level, 'value'>, number> = { off: 0, low: 1.2, medium: 1.6, high: 2.2 };
+/** reduceDithering's Gaussian blur, in pixels of the 300-dpi raster. */
+export const DITHER_BLUR_SIGMA = 1;
 const CONTRAST: Record<Exclude<Level, 'value'>, number> = { off: 0, low: 10, medium: 25, high: 50 };
 
 function level<T extends number>(chosen: Level, table: Record<Exclude<Level, 'value'>, T>, value: number): number {
@@ -25,12 +27,18 @@ export function wantsPreprocessing(optimization: Optimization | undefined): opti
 }
 
 /**
- * Writes the filtered grey image of `input` to `output` (PNG). Order: median (despeckle, noise
- * reduction), gamma, contrast, sharpen (edge accentuation): noise goes before anything amplifies it.
+ * Writes the filtered grey image of `input` to `output` (PNG). Order: dithering blur, median
+ * (despeckle, noise reduction), gamma, contrast, sharpen (edge accentuation): noise goes before
+ * anything amplifies it.
  */
 export async function preprocess(input: string, output: string, optimization: Optimization): Promise<void> {
   const sharp = await loadSharp();
   let image = sharp(input, { limitInputPixels: 268_402_689 }).grayscale();
+  // reduceDithering: a dithered or half-toned scan draws grey as a pattern of black and white dots,
+  // which Tesseract's binarisation keeps as speckle around and inside the letters. A Gaussian blur
+  // of σ 1 px (at the 300-dpi raster: a dot pattern finer than ~3 px) melts the dots back into grey
+  // before anything else runs; the strokes of 8-pt and larger text are wider than that.
+  if (optimization.reduceDithering) image = image.blur(DITHER_BLUR_SIGMA);
   const median = Math.max(
     optimization.despeckle ? 3 : 0,
     level(optimization.medianFilter, MEDIAN, optimization.medianFilterValue),
