@@ -17,6 +17,7 @@ import { fontObjects } from './fonts.js';
 import { embeddedFileObjects, findColourArrays, graphicsObjects } from './graphics.js';
 import { pageObject } from './page.js';
 import { pageTree } from './pages.js';
+import { signatureObjects } from './signature.js';
 import { type StructureWalk, structureObjects } from './structure.js';
 
 /**
@@ -67,6 +68,8 @@ export const PD_TYPES: readonly string[] = [
   'JPEG2000',
   'EmbeddedFile',
   'SENonStandard',
+  'PDSignature',
+  'PKCSDataObject',
 ];
 
 export interface PdWalkState {
@@ -79,6 +82,7 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState, part: 1 | 2 | 3
   const fields = formFields(doc);
   if (!fields.complete) state.incomplete.push('the form field tree was cut at its bound');
   yield* documentObjects(doc, fields);
+  yield* signatureObjects(doc, fields);
 
   const tree = pageTree(doc);
   if (!tree.complete) state.incomplete.push('the page tree was cut at its bound');
