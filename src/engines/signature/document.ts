@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import type { PdfStructureTool } from '../contracts.js';
 import type { QpdfCall } from '../pdf/qpdf.js';
 import { asArray, asDict, asName, asNumber, asText, isRef, ObjectFetcher, parseJson, type QDict, type QValue } from '../pdf/qpdf-json.js';
@@ -8,8 +8,9 @@ import { SignatureEngineError } from './errors.js';
  * What an incremental update needs to know of the document it extends: where its newest xref
  * section is and which kind it is (an update keeps the kind: a table after a table, a stream after a
  * stream), the trailer's /Root, /Info, /ID and /Size, the catalog, the AcroForm and its fields, the
- * pages, and the DocMDP level of a certification signature. qpdf reads the objects (only those asked
- * for: `--json-object`), so a 100 MB file costs a few small reads; the tail is read here.
+ * pages, and the DocMDP level of a certification signature. A small file that reads cleanly is read
+ * in process (cos-objects.ts); any other is read by qpdf (only the objects asked for: `--json-object`,
+ * so a 100 MB file costs a few small reads). The tail is read here.
  */
 export interface SignableDocument {
   file: string;
@@ -61,17 +62,64 @@ async function readTail(file: string): Promise<{ size: number; startxref: number
   }
 }
 
+/**
+ * Files up to this size are read in process (engines/signature/cos-objects.ts) when the COS reader
+ * reads them cleanly: it spares the qpdf process that otherwise describes the file. The whole file
+ * is in memory for the call, so the bound is also what one call may hold.
+ */
+export const IN_PROCESS_BYTES = 8 * 1024 * 1024;
+
+/** Limits of the in-process read: a signable small file needs far less; reaching one sends the file to qpdf. */
+const IN_PROCESS_LIMITS = { maxFileBytes: IN_PROCESS_BYTES, maxObjects: 200_000, maxTokens: 5_000_000, maxDecodedStreamBytes: 32 * 1024 * 1024, maxTotalDecodedBytes: 64 * 1024 * 1024 };
+
 /** Reads what `writeSignatureUpdate` needs. `call` carries the deadline and cancellation of the qpdf runs. */
-export async function readSignableDocument(qpdf: PdfStructureTool, file: string, call: QpdfCall): Promise<SignableDocument & { damaged: boolean }> {
+export async function readSignableDocument(
+  qpdf: PdfStructureTool,
+  file: string,
+  call: QpdfCall,
+  /** Up to which size the in-process reader is tried (tests compare both readers with 0). */
+  inProcessBytes = IN_PROCESS_BYTES,
+): Promise<SignableDocument & { damaged: boolean; reader: 'cos' | 'qpdf' }> {
   const tail = await readTail(file);
   let xrefKind: 'table' | 'stream';
   if (/^\s*xref/.test(tail.xrefHead)) xrefKind = 'table';
   else if (/^\s*\d+\s+\d+\s+obj/.test(tail.xrefHead)) xrefKind = 'stream';
   else throw new SignatureEngineError('unreadable', "the PDF's startxref points to neither an xref table nor an xref stream");
+  const base = { file, size: tail.size, endsWithEol: tail.endsWithEol, startxref: tail.startxref, xrefKind };
+  if (tail.size <= Math.min(inProcessBytes, IN_PROCESS_BYTES)) {
+    const read = await readInProcess(qpdf, file, call, tail.size, xrefKind);
+    if (read) return { ...base, ...read, damaged: false, reader: 'cos' };
+  }
+  return { ...base, ...(await readWithQpdf(qpdf, file, call, tail.size)), reader: 'qpdf' };
+}
 
-  // A small file is described by one qpdf run (every object's dictionary, no stream data); a large
-  // one by a run for the pages and runs for the few objects the update needs.
-  const whole = tail.size <= WHOLE_FILE_BYTES;
+type DocumentObjects = Omit<SignableDocument, 'file' | 'size' | 'endsWithEol' | 'startxref' | 'xrefKind'>;
+
+/**
+ * The objects read by the COS reader in process; undefined when it did not read the file cleanly
+ * (anything repaired, reconstructed, cut by a limit, or an irregular page tree): then qpdf reads it,
+ * and its warnings decide whether the file is damaged, exactly as for a large file.
+ */
+async function readInProcess(qpdf: PdfStructureTool, file: string, call: QpdfCall, size: number, xrefKind: 'table' | 'stream'): Promise<DocumentObjects | undefined> {
+  // Loaded at the first signature, not at start (docs/ARCHITECTURE.md: heavy engine parts load on first use).
+  const [{ openCosBytes }, { CosObjectFetcher, cleanlyRead, cosPageRefs }] = await Promise.all([import('../pdfa-validator/cos/index.js'), import('./cos-objects.js')]);
+  const bytes = await readFile(file);
+  // The file changed between the two reads (not ours to sign as it is now): qpdf's path reports it.
+  if (bytes.length !== size) return undefined;
+  const cos = openCosBytes(bytes, IN_PROCESS_LIMITS);
+  if (!cleanlyRead(cos) || cos.xrefSections[0]?.kind !== xrefKind || cos.isLinearized) return undefined;
+  const pageRefs = cosPageRefs(cos);
+  if (!pageRefs) return undefined;
+  const objects = await readObjects(new CosObjectFetcher(cos, qpdf, file, call), pageRefs);
+  return cleanlyRead(cos) ? objects : undefined;
+}
+
+/**
+ * The objects read by qpdf. A small file is described by one qpdf run (every object's dictionary, no
+ * stream data); a large one by a run for the pages and runs for the few objects the update needs.
+ */
+async function readWithQpdf(qpdf: PdfStructureTool, file: string, call: QpdfCall, size: number): Promise<DocumentObjects & { damaged: boolean }> {
+  const whole = size <= WHOLE_FILE_BYTES;
   const pagesRun = await qpdf.run(['--json=2', '--json-key=pages', ...(whole ? ['--json-key=qpdf', '--json-stream-data=none'] : []), file], {
     ...call,
     maxOutputBytes: 64 * 1024 * 1024,
@@ -85,9 +133,13 @@ export async function readSignableDocument(qpdf: PdfStructureTool, file: string,
   if (whole && objects) {
     fetcher.absorb(objects, true);
     fetcher.pdfVersion = asDict(asArray(described.qpdf)?.[0])?.pdfversion as string | undefined;
-  } else {
-    await fetcher.fetch(['trailer']);
   }
+  return { ...(await readObjects(fetcher, pageRefs)), damaged: pagesRun.warnings };
+}
+
+/** The trailer, catalog, AcroForm, field names and certification level, through either reader. */
+async function readObjects(fetcher: ObjectFetcher, pageRefs: string[]): Promise<DocumentObjects> {
+  await fetcher.fetch(['trailer']);
   const trailer = asDict(fetcher.get('trailer')) ?? {};
   if (trailer['/Encrypt'] !== undefined && trailer['/Encrypt'] !== null) {
     throw new SignatureEngineError('encrypted', 'the PDF is encrypted');
@@ -103,11 +155,6 @@ export async function readSignableDocument(qpdf: PdfStructureTool, file: string,
   await collectFieldNames(fetcher, await fetcher.resolve(acroForm.dict['/Fields']), '', fieldNames, 0);
 
   return {
-    file,
-    size: tail.size,
-    endsWithEol: tail.endsWithEol,
-    startxref: tail.startxref,
-    xrefKind,
     trailer,
     rootRef,
     catalog,
@@ -117,7 +164,6 @@ export async function readSignableDocument(qpdf: PdfStructureTool, file: string,
     certifiedLevel: await certificationLevel(fetcher, catalog),
     fetcher,
     pdfVersion: fetcher.pdfVersion ?? '1.4',
-    damaged: pagesRun.warnings,
   };
 }
 
