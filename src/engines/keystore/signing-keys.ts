@@ -1,4 +1,4 @@
-import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { KeyStoreError } from './errors.js';
 import { detectFormat, type KeyStoreType } from './read.js';
@@ -38,9 +38,31 @@ export function readSigningKeyStore(content: Buffer, type: KeyStoreType, passwor
   if (format === 'JCEKS') throw new KeyStoreError('format', `${name} is a JCEKS key store; convert it to PKCS#12`);
   if (format === undefined) throw new KeyStoreError('format', `${name} is neither a JKS, a PKCS#12 nor a PEM file`);
   if ((type === 'PEM') !== (format === 'PEM')) throw new KeyStoreError('format', `${name} holds ${format} content, but the type is ${type}`);
-  if (format === 'JKS') return fromJks(content, password, name);
-  if (format === 'PKCS12') return fromPkcs12(content, password, name);
-  return fromPem(content, keyContent, password, name);
+  const entries = format === 'JKS' ? fromJks(content, password, name) : format === 'PKCS12' ? fromPkcs12(content, password, name) : fromPem(content, keyContent, password, name);
+  return entries.map((entry) => ({ ...entry, openKey: rememberOpened(entry.openKey) }));
+}
+
+/** Opened keys an entry keeps (one per password that opened it; a store's keys are opened with one or two). */
+const MAX_OPENED_PER_ENTRY = 4;
+
+/**
+ * `openKey` that keeps the keys it opened, so that a signature does not decrypt and parse the private
+ * key again (a JKS key's decryption and the PEM parse cost ~1 ms a call). The key is kept under a
+ * hash of the password that opened it and handed out only to a call giving that same password: a
+ * wrong password still fails, and the cache holds no password. It lives as long as the entries do
+ * (the server store's for the server's life, a session's unlocked copy until the session ends).
+ */
+function rememberOpened(open: SigningEntry['openKey']): SigningEntry['openKey'] {
+  const opened = new Map<string, KeyObject>();
+  return (password) => {
+    const id = password === undefined ? 'store' : createHash('sha256').update('key-password\0').update(password).digest('base64');
+    const known = opened.get(id);
+    if (known) return known;
+    const key = open(password);
+    if (opened.size >= MAX_OPENED_PER_ENTRY) opened.delete(opened.keys().next().value!);
+    opened.set(id, key);
+    return key;
+  };
 }
 
 function pemKey(pem: string, passphrase: string | undefined, name: string): KeyObject {

@@ -53,6 +53,10 @@ describe('readSigningKeyStore', () => {
     expect(entry!.alias).toBe('first');
     expect(() => entry!.openKey()).toThrow(KeyStoreError);
     expect(signsForItsCertificate(entry!, 'key-pw')).toBe(true);
+    // Opened keys are kept for the next signature, but only for the password that opened them.
+    expect(entry!.openKey('key-pw')).toBe(entry!.openKey('key-pw'));
+    expect(() => entry!.openKey('wrong')).toThrow(KeyStoreError);
+    expect(() => entry!.openKey()).toThrow(KeyStoreError);
   });
 
   it('reads a PEM certificate and an encrypted key', () => {
