@@ -49,11 +49,60 @@ export type CmsProducer = (digest: Buffer) => Promise<Buffer>;
 /** Bytes kept for the CMS (hex: twice this). A chain of a few certificates plus a time-stamp token fit. */
 export const DEFAULT_CONTENTS_BYTES = 16 * 1024;
 
-interface NewObject {
+/** An object of an incremental update. */
+export interface NewObject {
   num: number;
   gen: number;
   /** The object's whole text, "N G obj … endobj\n". */
   parts: Buffer[];
+}
+
+/** The document an update extends: where it ends, its newest xref section and trailer. */
+export type UpdateBase = Pick<SignableDocument, 'size' | 'endsWithEol' | 'startxref' | 'xrefKind' | 'trailer' | 'rootRef'>;
+
+/**
+ * Lays out an update of `doc` holding `objects` (numbers below `size`, the new trailer's /Size before
+ * an xref stream takes the next): the objects, then an xref section of the document's kind with /Prev,
+ * the trailer (/Root, /Info, /ID: the first kept, the second new) and startxref. `offsetOf` gives where
+ * one of the objects' parts starts in the whole file.
+ */
+export function layOutUpdate(doc: UpdateBase, objects: readonly NewObject[], size: number): { update: Buffer; offsetOf: (part: Buffer) => number } {
+  // `base`: where the update (its leading EOL included) starts in the whole file.
+  const base = doc.size;
+  const chunks: Buffer[] = doc.endsWithEol ? [] : [Buffer.from('\n')];
+  let position = base + (doc.endsWithEol ? 0 : 1);
+  const offsets = new Map<number, { offset: number; gen: number }>();
+  const partOffsets = new Map<Buffer, number>();
+  for (const object of objects) {
+    offsets.set(object.num, { offset: position, gen: object.gen });
+    for (const part of object.parts) {
+      partOffsets.set(part, position);
+      chunks.push(part);
+      position += part.length;
+    }
+  }
+  const id0 = asArray(doc.trailer['/ID'])?.[0];
+  const newId = `<${randomBytes(16).toString('hex')}>`;
+  const idText = `[${typeof id0 === 'string' ? serialize(id0) : newId} ${newId}]`;
+  const trailerEntries = `/Root ${doc.rootRef}${isRef(doc.trailer['/Info']) ? ` /Info ${doc.trailer['/Info']}` : ''} /ID ${idText} /Prev ${doc.startxref}`;
+  if (doc.xrefKind === 'table') {
+    const xrefAt = position;
+    chunks.push(Buffer.from(`xref\n${xrefTable(offsets)}trailer\n<</Size ${size} ${trailerEntries}>>\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'));
+  } else {
+    const xrefNum = size;
+    offsets.set(xrefNum, { offset: position, gen: 0 });
+    const { index, data } = xrefStreamData(offsets);
+    const head = `${xrefNum} 0 obj\n<</Type /XRef /Size ${size + 1} /W [1 6 2] /Index [${index.join(' ')}] ${trailerEntries} /Length ${data.length}>>\nstream\n`;
+    chunks.push(Buffer.from(head, 'latin1'), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${position}\n%%EOF\n`, 'latin1'));
+  }
+  return {
+    update: Buffer.concat(chunks),
+    offsetOf: (part) => {
+      const at = partOffsets.get(part);
+      if (at === undefined) throw new Error('layOutUpdate: the part is not one of the objects');
+      return at;
+    },
+  };
 }
 
 function refParts(ref: string): { num: number; gen: number } {
@@ -193,38 +242,10 @@ export async function writeSignatureUpdate(doc: SignableDocument, output: string
   contentsSlot[contentsSlot.length - 1] = 0x3e; // >
   objects.push({ num: sigNum, gen: 0, parts: [Buffer.from(sigHead, 'latin1'), byteRangeSlot, Buffer.from(' /Contents ', 'latin1'), contentsSlot, Buffer.from(sigTail, 'latin1')] });
 
-  // Lay the update out: every object's offset, then the xref section.
-  // `base`: where the update (its leading EOL included) starts in the signed file.
+  const { update, offsetOf } = layOutUpdate(doc, objects, next);
   const base = doc.size;
-  const chunks: Buffer[] = doc.endsWithEol ? [] : [Buffer.from('\n')];
-  let position = base + (doc.endsWithEol ? 0 : 1);
-  const offsets = new Map<number, { offset: number; gen: number }>();
-  let byteRangeAt = -1;
-  let contentsAt = -1;
-  for (const object of objects) {
-    offsets.set(object.num, { offset: position, gen: object.gen });
-    for (const part of object.parts) {
-      if (part === byteRangeSlot) byteRangeAt = position;
-      if (part === contentsSlot) contentsAt = position;
-      chunks.push(part);
-      position += part.length;
-    }
-  }
-  const id0 = asArray(doc.trailer['/ID'])?.[0];
-  const newId = `<${randomBytes(16).toString('hex')}>`;
-  const idText = `[${typeof id0 === 'string' ? serialize(id0) : newId} ${newId}]`;
-  const trailerEntries = `/Root ${doc.rootRef}${isRef(doc.trailer['/Info']) ? ` /Info ${doc.trailer['/Info']}` : ''} /ID ${idText} /Prev ${doc.startxref}`;
-  if (doc.xrefKind === 'table') {
-    const xrefAt = position;
-    chunks.push(Buffer.from(`xref\n${xrefTable(offsets)}trailer\n<</Size ${next} ${trailerEntries}>>\nstartxref\n${xrefAt}\n%%EOF\n`, 'latin1'));
-  } else {
-    const xrefNum = allocate();
-    offsets.set(xrefNum, { offset: position, gen: 0 });
-    const { index, data } = xrefStreamData(offsets);
-    const head = `${xrefNum} 0 obj\n<</Type /XRef /Size ${next} /W [1 6 2] /Index [${index.join(' ')}] ${trailerEntries} /Length ${data.length}>>\nstream\n`;
-    chunks.push(Buffer.from(head, 'latin1'), data, Buffer.from(`\nendstream\nendobj\nstartxref\n${position}\n%%EOF\n`, 'latin1'));
-  }
-  const update = Buffer.concat(chunks);
+  const byteRangeAt = offsetOf(byteRangeSlot);
+  const contentsAt = offsetOf(contentsSlot);
   const total = base + update.length;
 
   // The byte ranges: everything but the /Contents string (its < and > included).
