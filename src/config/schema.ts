@@ -445,6 +445,18 @@ export const ConfigSchema = Type.Object(
           },
           { additionalProperties: false, default: {} },
         ),
+        revocation: Type.Object(
+          {
+            check: Type.Enum(['off', 'ocsp', 'crl', 'both'], {
+              default: 'off',
+              description:
+                "PAdES B-LT: the revocation data of every certificate of the signer's (and the authority's) chain in a DSS; ocsp = OCSP (a CRL where no responder is named), crl = the reverse, both = every source named; off = no B-LT",
+            }),
+            required: Type.Boolean({ default: true, description: 'a certificate whose status cannot be established fails the call (else it goes without)' }),
+            timeout: Type.Number({ minimum: 1, default: 10, description: 'seconds each OCSP responder or CRL download may take' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
         timeout: Type.Number({ minimum: 1, default: 120, description: 'seconds one signature call may take' }),
       },
       { additionalProperties: false, default: {} },

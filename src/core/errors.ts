@@ -78,6 +78,18 @@ export const Errors = {
     description:
       'signature: the configured time-stamp authority (signature.tsa.url) did not give a usable token: unreachable, refused by the outbound address policy, an HTTP error, a refusal, or a token that does not answer the request. Nothing was changed.',
   },
+  SIGNATURE_REVOKED: {
+    errorCode: -183,
+    status: 400,
+    description:
+      "signature: revocation checking (signature.revocation.check) found a certificate of the signer's or the time-stamp authority's chain revoked (OCSP or CRL); the message names it. Nothing was changed.",
+  },
+  SIGNATURE_REVOCATION: {
+    errorCode: -184,
+    status: 502,
+    description:
+      'signature: the revocation status of a certificate of the chain cannot be established while signature.revocation.required is on: no OCSP responder or CRL named, unreachable, refused by the outbound address policy, an HTTP error, or an answer that is unsigned, stale, unknown or about another certificate. Nothing was changed.',
+  },
   SIGNATURE_PAGE: { errorCode: -328, status: 400, description: "signature: the appearance's page is past the end of the document (the code the webPDF clients expect)." },
   ROUTE_NOT_FOUND: { errorCode: -80, status: 404, description: 'No such endpoint.' },
   UNSUPPORTED_MEDIA_TYPE: { errorCode: -81, status: 415, description: 'The request body has a content type the endpoint does not accept.' },

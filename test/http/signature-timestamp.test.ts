@@ -1,76 +1,18 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openssl } from '../helpers/certificates.js';
+import { startLocalTsa } from '../helpers/local-tsa.js';
 import { bearer, json, login } from '../helpers/client.js';
 import { ADMIN_PASSWORD } from '../helpers/server.js';
 import { realPdf } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
 
 // A local RFC 3161 authority: `openssl ts -reply` behind a tiny HTTP handler on 127.0.0.1.
-const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-tsa-'));
-openssl(
-  'req',
-  '-x509',
-  '-newkey',
-  'rsa:2048',
-  '-nodes',
-  '-sha256',
-  '-days',
-  '5',
-  '-subj',
-  '/CN=Quire Test TSA',
-  '-addext',
-  'extendedKeyUsage=critical,timeStamping',
-  '-keyout',
-  path.join(dir, 'tsa.key'),
-  '-out',
-  path.join(dir, 'tsa.crt'),
-);
-writeFileSync(path.join(dir, 'serial'), '01\n');
-writeFileSync(
-  path.join(dir, 'tsa.cnf'),
-  [
-    '[ tsa ]',
-    'default_tsa = tsa_config',
-    '[ tsa_config ]',
-    `dir = ${dir}`,
-    'serial = $dir/serial',
-    'crypto_device = builtin',
-    'signer_cert = $dir/tsa.crt',
-    'certs = $dir/tsa.crt',
-    'signer_key = $dir/tsa.key',
-    'signer_digest = sha256',
-    'default_policy = 1.2.3.4.1',
-    'digests = sha256, sha384, sha512',
-    'accuracy = secs:1',
-    'ordering = no',
-    'tsa_name = no',
-    'ess_cert_id_chain = no',
-    'ess_cert_id_alg = sha256',
-    '',
-  ].join('\n'),
-);
-let requests = 0;
-const tsa = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', () => {
-    requests++;
-    const query = path.join(dir, `q${requests}.tsq`);
-    const reply = path.join(dir, `r${requests}.tsr`);
-    writeFileSync(query, Buffer.concat(chunks));
-    execFileSync('openssl', ['ts', '-reply', '-config', path.join(dir, 'tsa.cnf'), '-queryfile', query, '-out', reply], { stdio: 'ignore' });
-    response.writeHead(200, { 'content-type': 'application/timestamp-reply' }).end(readFileSync(reply));
-  });
-});
-await new Promise<void>((resolve) => tsa.listen(0, '127.0.0.1', resolve));
-const port = (tsa.address() as AddressInfo).port;
-afterAll(() => new Promise<void>((resolve) => tsa.close(() => resolve())));
+const tsa = await startLocalTsa();
+const dir = tsa.dir;
+afterAll(() => tsa.close());
 
 function pdfsig(file: string): string {
   const result = spawnSync('pdfsig', ['-nocert', file], { encoding: 'utf8' });
@@ -112,14 +54,14 @@ async function tsaCheck(rest: string): Promise<unknown> {
 
 describe('B-T signatures with a time-stamp authority', () => {
   const { server, session, upload, download } = useTestServer({
-    yaml: `network:\n  allowHosts: ['127.0.0.1']\nsignature:\n  tsa:\n    url: http://127.0.0.1:${port}/tsa\n    hashAlgorithm: SHA-384\n`,
+    yaml: `network:\n  allowHosts: ['127.0.0.1']\nsignature:\n  tsa:\n    url: ${tsa.url}\n    hashAlgorithm: SHA-384\n`,
   });
 
   it('embeds the authority token over the signature value as an unsigned attribute; the signature stays valid', async () => {
     const document = await upload(await realPdf(1), 'timestamped.pdf');
-    const before = requests;
+    const before = tsa.requests;
     expect((await sign(server.rest, session.headers, document.documentId)).status).toBe(303);
-    expect(requests).toBe(before + 1);
+    expect(tsa.requests).toBe(before + 1);
     const file = await download(document.documentId, 'pdf');
     expect(pdfsig(file)).toContain('Signature is Valid.');
     const printed = printedCms(file);
@@ -128,16 +70,16 @@ describe('B-T signatures with a time-stamp authority', () => {
     // One signing-time only: the token's own (the authority's SignerInfo); ours has none.
     expect(printed.match(/signingTime/g) ?? []).toHaveLength(1);
     // The query the authority got: a SHA-384 imprint, with a nonce, asking for the certificate.
-    const query = openssl('ts', '-query', '-in', path.join(dir, `q${requests}.tsq`), '-text');
+    const query = openssl('ts', '-query', '-in', path.join(dir, `q${tsa.requests}.tsq`), '-text');
     expect(query).toMatch(/Hash Algorithm: sha384/);
     expect(query).toMatch(/Nonce: 0x/);
     expect(query).toMatch(/Certificate required: yes/);
   });
 
   it("passes the administration's TSA check, which really asks the authority for a token", async () => {
-    const before = requests;
+    const before = tsa.requests;
     expect(await tsaCheck(server.rest)).toBe(0);
-    expect(requests).toBe(before + 1);
+    expect(tsa.requests).toBe(before + 1);
   });
 });
 

@@ -1,16 +1,18 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import type { Config } from '../../config/load.js';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeByKey } from '../../core/file-types.js';
+import { fileTypeByKey, type FileType } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
 import { AddressPolicy } from '../../engines/net/address-policy.js';
 import { attachTimeStamp, buildCms } from '../../engines/signature/cms.js';
-import { requestTimeStamp, type TsaOptions } from '../../engines/signature/tsa.js';
+import { requestTimeStamp, tokenCertificates, type TsaOptions } from '../../engines/signature/tsa.js';
+import { collectValidationData, type RevocationOptions, type ValidationData } from '../../engines/signature/revocation.js';
+import { vriKey, writeDssUpdate } from '../../engines/signature/dss.js';
 import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
 import { clearSignatures } from '../../engines/signature/clear.js';
 import { pageBox, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
 import { SignatureEngineError } from '../../engines/signature/errors.js';
-import { writeSignatureUpdate, type AppearanceObjects } from '../../engines/signature/update-writer.js';
+import { DEFAULT_CONTENTS_BYTES, writeSignatureUpdate, type AppearanceObjects } from '../../engines/signature/update-writer.js';
 import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromEngine } from '../engine-errors.js';
@@ -46,15 +48,20 @@ export class SignatureService {
     private readonly timeoutMs: number,
     /** The time-stamp authority of B-T signatures; undefined: B-B. */
     private readonly tsa?: TsaOptions,
+    /** Revocation checking of B-LT signatures; undefined: no DSS. */
+    private readonly revocation?: RevocationOptions,
   ) {}
 
   /** Builds the service from the configuration (signature.*, network.* for the authority's address). */
   static create(deps: TransactionDeps, engines: SignatureEngines, config: Pick<Config, 'signature' | 'network' | 'dataDir'>): SignatureService {
-    const { tsa } = config.signature;
+    const { tsa, revocation } = config.signature;
+    const policy = new AddressPolicy(config.network);
     const tsaOptions: TsaOptions | undefined = tsa.url
-      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy: new AddressPolicy(config.network) }
+      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy }
       : undefined;
-    return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions);
+    const revocationOptions: RevocationOptions | undefined =
+      revocation.check === 'off' ? undefined : { check: revocation.check, required: revocation.required, timeoutMs: Math.round(revocation.timeout * 1000), policy };
+    return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions, revocationOptions);
   }
 
   async run(session: Session, documentId: string, request: SignatureRequest): Promise<DocumentRecord> {
@@ -63,15 +70,13 @@ export class SignatureService {
     if (options.add && options.clear) throw new QuireError('PARAMETER', 'Invalid parameter signature: give either signature.add or signature.clear, not both.');
     const { record } = await runInPlace(
       this.deps,
-      session,
-      documentId,
       {
+        session,
+        documentId,
         operation: 'signature',
-        ...(request.password ? { password: request.password } : {}),
+        password: request.password,
         deadline: { timeoutMs: this.timeoutMs },
-        plan: (_record, storedType) => {
-          if (storedType.key !== 'pdf') throw new QuireError('PARAMETER', 'signature: the document is not a PDF (convert it first, or sign within the converter call).');
-        },
+        plan: signableInput,
       },
       async (tx, input) => {
         const output = tx.scratch.file('pdf');
@@ -118,9 +123,12 @@ export class SignatureService {
           'INVALID_PDF',
           'signature: the PDF is damaged (qpdf had to repair it): repair it first (e.g. a toolbox call), then sign; an incremental update of a broken file would not be valid.',
         );
+      // B-LT: the signed revision goes to a scratch file; the DSS update after it makes the output.
+      const signed = this.revocation ? tx.scratch.file('pdf') : output;
+      let validation: { data: ValidationData; cms: Buffer } | undefined;
       await writeSignatureUpdate(
         doc,
-        output,
+        signed,
         {
           fieldName: uniqueFieldName(add.fieldName || 'Signature1', doc.fieldNames),
           reason: add.reason,
@@ -135,12 +143,20 @@ export class SignatureService {
         },
         async (digest) => {
           const cms = buildCms(digest, signer);
-          if (!this.tsa) return cms.der;
           // B-T: a signature-time-stamp over the signature value, as an unsigned attribute.
-          const token = await requestTimeStamp(cms.signatureValue, this.tsa);
-          return attachTimeStamp(digest, signer, cms.signatureValue, token);
+          const token = this.tsa ? await requestTimeStamp(cms.signatureValue, this.tsa) : undefined;
+          const der = token ? attachTimeStamp(digest, signer, cms.signatureValue, token) : cms.der;
+          // B-LT: the status of the signer's and the authority's chains, after the signature exists; a revoked certificate ends the call here.
+          if (this.revocation) validation = { data: await collectValidationData([...signer.chain, ...(token ? tokenCertificates(token) : [])], this.revocation), cms: der };
+          return der;
         },
       );
+      if (this.revocation && validation) {
+        const signedDoc = await readSignableDocument(this.engines.qpdf, signed, { deadline: tx.deadline.at });
+        // The /Contents string: the CMS, then the zeros of the reserved room.
+        const contents = Buffer.concat([validation.cms, Buffer.alloc(DEFAULT_CONTENTS_BYTES - validation.cms.length)]);
+        await writeDssUpdate(signedDoc, output, vriKey(contents), validation.data);
+      }
     } catch (error) {
       throw mapSignatureError(error);
     }
@@ -247,6 +263,10 @@ function mapSignatureError(error: unknown): unknown {
         return new QuireError('INVALID_PDF', `signature: ${error.message}.`);
       case 'timestamp':
         return new QuireError('SIGNATURE_TIMESTAMP', `signature: ${error.message}.`);
+      case 'revoked':
+        return new QuireError('SIGNATURE_REVOKED', `signature: ${error.message}.`);
+      case 'revocation':
+        return new QuireError('SIGNATURE_REVOCATION', `signature: ${error.message}.`);
       case 'image':
         return new QuireError('PARAMETER', `Invalid parameter signature.add.appearance.image: ${error.message}.`);
     }
@@ -293,3 +313,8 @@ function callKey(keyPair: NonNullable<AddSignatureOptions['signer']>['keyPair'])
 }
 
 export type SignatureConfig = Pick<Config, 'signature'>;
+
+/** Signing needs a PDF (a conversion can sign its own result: converter.signature). */
+function signableInput(_record: DocumentRecord, storedType: FileType): void {
+  if (storedType.key !== 'pdf') throw new QuireError('PARAMETER', 'signature: the document is not a PDF (convert it first, or sign within the converter call).');
+}
