@@ -68,7 +68,7 @@ describe('barcode add', () => {
     expect(await storedSha(uploaded.documentId)).toBe(before);
   });
 
-  it('answers 400 naming the field for bad payloads: no codes, a bad page selection, a bad enum; the Swiss QR bill is refused as unsupported (-104)', async () => {
+  it('answers 400 naming the field for bad payloads: no codes, a bad page selection, a bad enum; a Swiss QR bill content by uri is refused as unsupported (-104)', async () => {
     const uploaded = await upload(await realPdf(2), 'two.pdf');
     const before = await storedSha(uploaded.documentId);
     const empty = await barcode(uploaded.documentId, { barcode: { add: { qrcode: [] } } });
@@ -80,9 +80,10 @@ describe('barcode add', () => {
     const level = await barcode(uploaded.documentId, { barcode: { add: { qrcode: [{ value: 'x', errorCorrection: 'z' }] } } });
     expect(level.status).toBe(400);
     expect(level.error?.errorCode).toBe(-14);
-    const swiss = await barcode(uploaded.documentId, { barcode: { add: { qrswiss: [{}] } } });
+    const swiss = await barcode(uploaded.documentId, { barcode: { add: { qrswiss: [{ content: { source: 'uri', uri: 'https://example.com/bill.json' } }] } } });
     expect(swiss.status).toBe(400);
     expect(swiss.error?.errorCode).toBe(-104);
+    expect(swiss.error?.errorMessage).toMatch(/barcode\.add\.qrswiss\[0\]\.content\.source/);
     expect(await storedSha(uploaded.documentId)).toBe(before);
   });
 

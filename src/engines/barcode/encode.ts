@@ -12,6 +12,8 @@ export interface CodeShape {
   height: number;
   /** [x, y, width, height] of each dark area. */
   rects: [number, number, number, number][];
+  /** Instead of rectangles: a one-page PDF of `width` × `height` points drawn as it is (the Swiss QR bill, swiss-bill.ts). */
+  page?: Uint8Array;
 }
 
 /** bwip-js's linear encoding: spaces and bars alternating (`sbs`), bar heights and bottoms in inches. */

@@ -1,6 +1,7 @@
 /** Barcodes: generation (bwip-js, drawn as vector paths into pages) and detection (zxing-wasm). */
 export type { CodeShape } from './encode.js';
-export { BarcodeError, type BarcodeErrorKind } from './errors.js';
+export { BarcodeError, type BarcodeErrorKind, SwissBillDataError } from './errors.js';
+export type { SwissBillData, SwissBillFormat, SwissBillLanguage, SwissBillSeparator, SwissBillSpec } from './swiss-bill.js';
 export type { CodeRectangle, CodeStamp } from './stamp.js';
 export { isSymbology, MATRIX_SYMBOLOGIES, SYMBOLOGIES, type CodeSpec, type Symbology } from './symbologies.js';
 export { BarcodeDetector, type DecodeOptions, type DetectorSettings } from './detect/detector.js';
@@ -13,4 +14,11 @@ let drawing: Promise<typeof import('./drawing.js')> | undefined;
 export function loadDrawing(): Promise<typeof import('./drawing.js')> {
   drawing ??= import('./drawing.js');
   return drawing;
+}
+
+let swissBill: Promise<typeof import('./swiss-bill.js')> | undefined;
+/** The Swiss QR bill (swissqrbill and PDFKit, with its font metrics): loaded by the first call that makes one. */
+export function loadSwissBill(): Promise<typeof import('./swiss-bill.js')> {
+  swissBill ??= import('./swiss-bill.js');
+  return swissBill;
 }

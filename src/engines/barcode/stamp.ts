@@ -1,4 +1,4 @@
-import { PDFDocument, type PDFRef } from '@cantoo/pdf-lib';
+import { PDFDocument, PDFName, type PDFRef } from '@cantoo/pdf-lib';
 import { editDocument } from '../pdf-edit/content/document.js';
 import { savePdf } from '../pdf-edit/pdf-lib-io.js';
 import { concat, type Matrix, pageFrame } from '../pdf-edit/content/geometry.js';
@@ -25,6 +25,12 @@ export interface CodeStamp {
   position: CodeRectangle;
   /** Degrees, clockwise as seen. */
   rotation: number;
+  /**
+   * Instead of drawing on existing pages: a new page of the shape's size, holding only the shape,
+   * inserted before page `pages[0]` (`before`) or after the last page (`end`); `position` is then
+   * not used (the Swiss QR bill's pdf.mode insertBefore / appendAtEnd).
+   */
+  newPage?: 'before' | 'end';
 }
 
 /**
@@ -35,7 +41,7 @@ export interface CodeStamp {
  */
 export async function stampCodes(input: string, output: string, stamps: (pageCount: number) => readonly CodeStamp[]): Promise<void> {
   await editDocument(input, output, async (document) => {
-    placeStamps(document, stamps(document.getPageCount()));
+    await placeStamps(document, stamps(document.getPageCount()));
   });
 }
 
@@ -43,16 +49,23 @@ export async function stampCodes(input: string, output: string, stamps: (pageCou
 export async function newDocumentWithCodes(output: string, size: [number, number], stamps: readonly CodeStamp[]): Promise<void> {
   const document = await PDFDocument.create({ updateMetadata: false });
   document.addPage(size);
-  placeStamps(document, stamps);
+  await placeStamps(document, stamps);
   await savePdf(document, output);
 }
 
 /** Draws `stamps` into an open document (also used for a document made from scratch). */
-export function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): void {
+export async function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): Promise<void> {
   const pages = document.getPages();
   const perPage = new Map<number, string[]>();
+  const forms = new Map<CodeShape, PDFRef>();
+  const formOf = async (shape: CodeShape) => {
+    let form = forms.get(shape);
+    if (!form) forms.set(shape, (form = await codeForm(document, shape)));
+    return form;
+  };
   for (const stamp of stamps) {
-    const form = codeForm(document, stamp.shape);
+    if (stamp.newPage) continue;
+    const form = await formOf(stamp.shape);
     for (const number of stamp.pages) {
       const page = pages[number - 1];
       if (!page) continue;
@@ -67,6 +80,15 @@ export function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[])
     // A page's few operators are not worth a deflate call each (500 pages: a third of the stamping time).
     const ref = document.context.register(document.context.stream(`${operators.join('\n')}\n`));
     addForeground(document, pages[number - 1]!, ref);
+  }
+  // New pages last, so that the page numbers above are the document's own.
+  for (const stamp of stamps) {
+    if (!stamp.newPage) continue;
+    const before = stamp.newPage === 'before' ? pages[(stamp.pages[0] ?? 1) - 1] : undefined;
+    const index = before ? document.getPages().indexOf(before) : document.getPageCount();
+    const page = document.insertPage(index, [stamp.shape.width, stamp.shape.height]);
+    const name = addResource(pageResources(page), 'XObject', 'QBc', await formOf(stamp.shape));
+    page.node.set(PDFName.of('Contents'), document.context.register(document.context.stream(`q /${name} Do Q\n`)));
   }
 }
 
@@ -90,7 +112,12 @@ function pageMatrix(page: ReturnType<PDFDocument['getPages']>[number], stamp: Co
   return concat(codeMatrix(stamp.shape, box, frame.width, frame.height, stamp.rotation), frame.toUser);
 }
 
-function codeForm(document: PDFDocument, shape: CodeShape): PDFRef {
+async function codeForm(document: PDFDocument, shape: CodeShape): Promise<PDFRef> {
+  if (shape.page) {
+    // The page becomes a form XObject (pdf-lib writes it when the document is saved).
+    const [embedded] = await document.embedPdf(shape.page, [0]);
+    return embedded!.ref;
+  }
   const parts = [`1 g 0 0 ${num(shape.width)} ${num(shape.height)} re f 0 g`];
   for (const [x, y, w, h] of shape.rects) parts.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re`);
   parts.push('f');

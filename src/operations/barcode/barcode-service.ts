@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeByKey } from '../../core/file-types.js';
+import { describeType, fileTypeByKey, type FileType } from '../../core/file-types.js';
 import { type BarcodeDetector, BarcodeError, type CodeImageFormat, type CodeStamp, loadDrawing } from '../../engines/barcode/index.js';
 import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import { inField } from '../../engines/pdf-edit/content/errors.js';
@@ -9,7 +9,7 @@ import type { Session } from '../../sessions/session.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import { fromToolboxEngine } from '../toolbox/engine-errors.js';
 import { selectPages } from '../toolbox/pages.js';
-import { type DeadlineSpec, runAsNew, runInPlace, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
+import { type DeadlineSpec, type InPlaceOptions, runAsNew, runInPlace, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
 import type { AddOptions, BarcodeRequest, DetectOptions } from './barcode.schema.js';
 import { type PreparedCode, prepareCodes } from './codes.js';
 import { detectCodes } from './detect.js';
@@ -72,25 +72,7 @@ export class BarcodeService {
     const isPdf = detect.inputFormat === 'pdf';
     const { record } = await runInPlace(
       this.deps,
-      session,
-      documentId,
-      {
-        operation: 'barcode',
-        ...(request.password ? { password: request.password } : {}),
-        deadline: this.deadline,
-        plan: (_record, storedType) => {
-          if (isPdf && storedType.key !== 'pdf') {
-            throw new QuireError(
-              'PARAMETER',
-              `Invalid parameter barcode.detect.inputFormat: "pdf", but the document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`} (use "img" for images).`,
-            );
-          }
-          if (!isPdf && !IMAGE_TYPES.has(storedType.key)) {
-            throw new QuireError('PARAMETER', `Invalid parameter barcode.detect.inputFormat: "img", but the document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}.`);
-          }
-        },
-        plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
-      },
+      this.inPlace(session, documentId, request, (storedType) => detectableInput(storedType, isPdf)),
       async (tx, input) => {
         let codes;
         try {
@@ -115,37 +97,25 @@ export class BarcodeService {
     return record;
   }
 
+  /** Both operations change the stored document in place; a protected PDF is opened with the call's or the remembered password. */
+  private inPlace(session: Session, documentId: string, request: BarcodeRequest, accepts: (storedType: FileType) => void): InPlaceOptions<void> {
+    const plainInput = { tool: this.engines.rewriter, mapError: fromToolboxEngine };
+    return { session, documentId, operation: 'barcode', password: request.password, deadline: this.deadline, plan: (_record, storedType) => accepts(storedType), plainInput };
+  }
+
   private async add(session: Session, documentId: string, request: BarcodeRequest): Promise<DocumentRecord> {
     const add = this.addOptions(request);
     const codes = await prepareCodes(add);
-    const { record } = await runInPlace(
-      this.deps,
-      session,
-      documentId,
-      {
-        operation: 'barcode',
-        ...(request.password ? { password: request.password } : {}),
-        deadline: this.deadline,
-        plan: (_record, storedType) => {
-          if (storedType.key !== 'pdf')
-            throw new QuireError(
-              'INVALID_PDF',
-              `barcode.add stamps codes onto PDFs and this document is ${storedType.key === 'unknown' ? 'of unknown type' : `a ${storedType.key}`}: convert it first (converter web service).`,
-            );
-        },
-        plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
-      },
-      async (tx, input) => {
-        if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
-        const output = tx.scratch.file('pdf');
-        try {
-          await (await loadDrawing()).stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
-        } catch (error) {
-          throw fromToolboxEngine(inField(error, 'barcode.add'));
-        }
-        return { file: { path: output, type: PDF, pdf: true } };
-      },
-    );
+    const { record } = await runInPlace(this.deps, this.inPlace(session, documentId, request, stampableInput), async (tx, input) => {
+      if (add.outputFormat !== 'pdf') return this.codesImage(tx, add, codes);
+      const output = tx.scratch.file('pdf');
+      try {
+        await (await loadDrawing()).stampCodes(input.path, output, (pageCount) => stampsFor(codes, pageCount));
+      } catch (error) {
+        throw fromToolboxEngine(inField(error, 'barcode.add'));
+      }
+      return { file: { path: output, type: PDF, pdf: true } };
+    });
     return record;
   }
 
@@ -208,9 +178,23 @@ export class BarcodeService {
 const IMAGE_KEYS: Record<CodeImageFormat, string> = { png: 'png', jpg: 'jpeg', bmp: 'bmp', tif: 'tiff' };
 
 function stampsFor(codes: readonly PreparedCode[], pageCount: number): CodeStamp[] {
-  return codes.map((code) => stamp(code, selectPages(code.pages, pageCount, `${code.field}.pages`)));
+  return codes.map((code) => ({ ...stamp(code, selectPages(code.pages, pageCount, code.pagesField ?? `${code.field}.pages`)), ...(code.newPage ? { newPage: code.newPage } : {}) }));
 }
 
+/** The code on `pages` (a Swiss QR bill's own new page is kept only by stampsFor: barcode/new and images draw every code on their one page). */
 function stamp(code: PreparedCode, pages: readonly number[]): CodeStamp {
   return { shape: code.shape, pages, position: code.position, rotation: code.rotation };
+}
+
+/** `detect` reads what its inputFormat says: a PDF, or an image. */
+function detectableInput(storedType: FileType, isPdf: boolean): void {
+  if (isPdf && storedType.key !== 'pdf') {
+    throw new QuireError('PARAMETER', `Invalid parameter barcode.detect.inputFormat: "pdf", but the document is ${describeType(storedType)} (use "img" for images).`);
+  }
+  if (!isPdf && !IMAGE_TYPES.has(storedType.key)) throw new QuireError('PARAMETER', `Invalid parameter barcode.detect.inputFormat: "img", but the document is ${describeType(storedType)}.`);
+}
+
+/** `add` stamps onto PDFs. */
+function stampableInput(storedType: FileType): void {
+  if (storedType.key !== 'pdf') throw new QuireError('INVALID_PDF', `barcode.add stamps codes onto PDFs and this document is ${describeType(storedType)}: convert it first (converter web service).`);
 }

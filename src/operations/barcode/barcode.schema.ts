@@ -56,6 +56,51 @@ export const QrItem = item('Operation_QrBarcode', {
 });
 export const PlainItem = (name: string) => item(name);
 
+/** `Operation_QrSwissPaymentBarcode`: a Swiss QR bill (docs/barcode.md, "Swiss QR bill"). */
+export const QrSwissItem = Type.Object(
+  {
+    content: Type.Object(
+      {
+        format: defaulted(Type.Enum(['plain', 'json'], { default: 'json', description: 'plain: the QR payload text (SPC, one element a line); json: the bill data as docs/barcode.md shows' })),
+        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
+        uri: opt(str()),
+        value: opt(str('the content, Base64-encoded (UTF-8)')),
+      },
+      { description: 'Operation_QrSwissPaymentContent' },
+    ),
+    dpi: defaulted(int({ default: 200, minimum: 1, description: 'accepted; the bill is drawn as vectors (image outputs use barcode.add.dpi)' })),
+    format: defaulted(
+      Type.Enum(['codeOnly', 'billOnly', 'billPortraitSheet', 'billExtraSpace'], {
+        default: 'codeOnly',
+        description: 'Operation_QrSwissPaymentFormat: the QR code 46 × 46 mm, the bill 210 × 105 mm, an A4 portrait sheet with the bill at its foot, or the bill with 5 mm above it (210 × 110 mm)',
+      }),
+    ),
+    language: defaulted(Type.Enum(['de', 'fr', 'it', 'en'], { default: 'de', description: 'Operation_QrSwissPaymentLanguage' })),
+    pdf: opt(
+      Type.Object(
+        {
+          mode: defaulted(
+            Type.Enum(['insertBefore', 'appendAtEnd', 'addToPage'], {
+              default: 'appendAtEnd',
+              description: "Operation_QrSwissPaymentPdfMode: a new page of the format's size before `page` or after the last page, or drawn onto `page` at `position`",
+            }),
+          ),
+          page: defaulted(int({ default: 1, minimum: 1 })),
+        },
+        { description: 'Operation_QrSwissPaymentPdf' },
+      ),
+    ),
+    position: Position,
+    separator: defaulted(
+      Type.Enum(['none', 'solidLine', 'solidLineWithScissors', 'dashedLine', 'dashedLineWithScissors', 'dottedLine', 'dottedLineWithScissors'], {
+        default: 'dashedLineWithScissors',
+        description: 'Operation_QrSwissPaymentSeparator: the lines between receipt, payment part and the rest of the sheet',
+      }),
+    ),
+  },
+  { description: 'Operation_QrSwissPaymentBarcode' },
+);
+
 export const AddBarcode = Type.Object(
   {
     aztec: opt(Type.Array(AztecItem)),
@@ -68,7 +113,7 @@ export const AddBarcode = Type.Object(
     itf: opt(Type.Array(PlainItem('Operation_ItfBarcode'))),
     pdf417: opt(Type.Array(Pdf417Item)),
     qrcode: opt(Type.Array(QrItem)),
-    qrswiss: opt(Type.Array(Type.Object({}, { description: 'Operation_QrSwissPaymentBarcode: not supported by this server yet (-104)' }))),
+    qrswiss: opt(Type.Array(QrSwissItem)),
     upca: opt(Type.Array(PlainItem('Operation_UpcaBarcode'))),
     outputFormat: defaulted(
       Type.Enum(['pdf', 'bmp', 'jpg', 'png', 'tif'], {
@@ -114,6 +159,7 @@ export type BarcodeOptions = Options<typeof Barcode>;
 export type AddOptions = NonNullable<BarcodeOptions['add']>;
 export type DetectOptions = NonNullable<BarcodeOptions['detect']>;
 export type SelectionOptions = Options<typeof BarcodeSelection>;
+export type QrSwissOptions = Options<typeof QrSwissItem>;
 
 export const BarcodeOperation = operationEnvelope<BarcodeOptions>('barcode', 'Operation_Barcode', 'Operation_BarcodeOperation');
 

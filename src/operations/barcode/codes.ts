@@ -1,6 +1,7 @@
 import { QuireError } from '../../core/errors.js';
 import { BarcodeError, type CodeRectangle, type CodeShape, type CodeSpec, loadDrawing, SYMBOLOGIES, type Symbology } from '../../engines/barcode/index.js';
 import type { AddOptions } from './barcode.schema.js';
+import { swissBillCode } from './swiss.js';
 import { checkedValue } from './values.js';
 
 /** One code of an add call, checked and encoded, before any page is known. */
@@ -12,6 +13,10 @@ export interface PreparedCode {
   pages: string;
   position: CodeRectangle;
   rotation: number;
+  /** The field a bad `pages` selection is reported under (default `<field>.pages`). */
+  pagesField?: string;
+  /** A Swiss QR bill on a page of its own (pdf.mode insertBefore / appendAtEnd), see CodeStamp. */
+  newPage?: 'before' | 'end';
 }
 
 /** Codes one call may add (every symbology's items together): each is encoded and drawn on its own. */
@@ -23,7 +28,7 @@ const LINEAR_MODULE_MM = 0.33;
 /** Bar height of a linear code whose position gives no height. */
 const LINEAR_HEIGHT_MM = 15;
 
-const MM_PER: Record<CodeRectangle['metrics'], number> = { mm: 1, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96, in: 25.4 };
+export const MM_PER: Record<CodeRectangle['metrics'], number> = { mm: 1, pt: 25.4 / 72, pc: (25.4 / 72) * 12, px: 25.4 / 96, in: 25.4 };
 
 /**
  * Every item of `add`, in the reference's member order, checked (value rules, -190 naming the item)
@@ -31,7 +36,6 @@ const MM_PER: Record<CodeRectangle['metrics'], number> = { mm: 1, pt: 25.4 / 72,
  */
 export async function prepareCodes(add: AddOptions): Promise<PreparedCode[]> {
   const { encodeCode } = await loadDrawing();
-  if ((add.qrswiss?.length ?? 0) > 0) throw new QuireError('OPTION_UNSUPPORTED', 'barcode.add.qrswiss (Swiss QR bill) is not supported by this server yet; nothing was changed.');
   const codes: PreparedCode[] = [];
   for (const symbology of SYMBOLOGIES) {
     const items = (add[symbology] ?? []) as AnyItem[];
@@ -55,6 +59,10 @@ export async function prepareCodes(add: AddOptions): Promise<PreparedCode[]> {
       }
       codes.push({ field, symbology, shape, pages: item.pages ?? '', position: rectangle(item.position, shape), rotation: item.rotation ?? 0 });
     });
+  }
+  for (const [index, item] of (add.qrswiss ?? []).entries()) {
+    if (codes.length >= MAX_CODES_PER_CALL) throw new QuireError('PARAMETER', `Invalid parameter barcode.add: at most ${MAX_CODES_PER_CALL} codes per call.`);
+    codes.push(await swissBillCode(item, `barcode.add.qrswiss[${index}]`));
   }
   if (codes.length === 0) throw new QuireError('PARAMETER', 'Invalid parameter barcode.add: give at least one code (qrcode, ean13, code128, … each an array of items with a value).');
   return codes;

@@ -56,3 +56,10 @@ export function renderPage(pdf: string, page: number, outBase: string, options: 
 }
 
 export const MM = 72 / 25.4;
+
+/** Page `n`'s size in millimetres (one decimal), from pdfinfo. */
+export function pageSizeMm(file: string, n: number): [number, number] {
+  const info = execFileSync('pdfinfo', ['-f', String(n), '-l', String(n), file], { encoding: 'utf8' });
+  const [, width, height] = new RegExp(`^Page\\s+${n} size:\\s+([\\d.]+) x ([\\d.]+) pts`, 'm').exec(info) ?? [];
+  return [Math.round((Number(width) / MM) * 10) / 10, Math.round((Number(height) / MM) * 10) / 10];
+}
