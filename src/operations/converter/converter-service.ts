@@ -108,11 +108,11 @@ export class ConverterService {
     const settings = conversionSettings(request.converter);
     const { record, outcome } = await runInPlace(
       this.deps,
-      session,
-      documentId,
       {
+        session,
+        documentId,
         operation: 'converter',
-        ...(request.password ? { password: request.password } : {}),
+        password: request.password,
         deadline: { timeoutMs: this.options.timeoutMs, abortWith: conversionTimeout },
         plan: (stored, storedType) => {
           const version = activeVersion(stored);

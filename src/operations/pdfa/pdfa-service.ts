@@ -81,11 +81,11 @@ export class PdfaService {
     try {
       const { record, outcome } = await runInPlace(
         this.deps,
-        session,
-        documentId,
         {
+          session,
+          documentId,
           operation: 'pdfa',
-          ...(request.password ? { password: request.password } : {}),
+          password: request.password,
           deadline: this.deadline,
           plan: (stored, storedType) => {
             if (storedType.key !== 'pdf') throw notPdf(storedType.key);

@@ -1,6 +1,6 @@
 import { copyFile, link, mkdir } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeById, fileTypeByKey, UNKNOWN_FILE_TYPE } from '../../core/file-types.js';
+import { describeType, fileTypeById, fileTypeByKey, UNKNOWN_FILE_TYPE } from '../../core/file-types.js';
 import { PdfEngineError } from '../../engines/pdf/errors.js';
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
@@ -55,16 +55,16 @@ export class ToolboxService {
 
   async run(session: Session, documentId: string, request: ToolboxRequest): Promise<DocumentRecord> {
     const steps = this.steps(request);
+    // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
+    // once, before any engine sees the file (issue 11): see transaction/protection.ts.
     const { record } = await runInPlace(
       this.deps,
-      session,
-      documentId,
       {
+        session,
+        documentId,
         operation: 'toolbox',
-        ...(request.password ? { password: request.password } : {}),
+        password: request.password,
         deadline: this.deadline,
-        // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
-        // once, before any engine sees the file (issue 11): see transaction/protection.ts.
         plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
       },
       async (tx, input) => {
@@ -125,7 +125,7 @@ export class ToolboxService {
         throw new QuireError(
           index === 0 ? 'INVALID_PDF' : 'PARAMETER',
           index === 0
-            ? `The toolbox works on PDFs and this document is ${current.type.key === 'unknown' ? 'of unknown type' : `a ${current.type.key}`}: convert it first (converter web service).`
+            ? `The toolbox works on PDFs and this document is ${describeType(current.type)}: convert it first (converter web service).`
             : `Invalid parameter ${field}: needs a PDF, but the step before it produced a ${current.type.key}.`,
         );
       }

@@ -93,6 +93,8 @@ export interface DeadlineSpec {
 }
 
 export interface InPlaceOptions<P> {
+  session: Session;
+  documentId: string;
   /** The history entry's operation name (`converter`, `toolbox`). */
   operation: string;
   password?: CallPassword;
@@ -106,12 +108,11 @@ export interface InPlaceOptions<P> {
 /** Changes the stored document `documentId` by `steps`, as one transaction (see above). */
 export async function runInPlace<P, R extends StepsResult>(
   deps: TransactionDeps,
-  session: Session,
-  documentId: string,
   options: InPlaceOptions<P>,
   steps: (tx: Transaction, input: WorkFile, plan: P) => Promise<R>,
 ): Promise<{ record: DocumentRecord; outcome: R }> {
   const { documents, credentials } = deps;
+  const { session, documentId } = options;
   return withDeadline(options.deadline, async (deadline) => {
     await documents.ensureFreeSpace(); // the result is stored: refuse before the work when the disk is short
     const record = await documents.info(session, documentId);

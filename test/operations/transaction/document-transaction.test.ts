@@ -35,7 +35,7 @@ describe('document transaction under engine faults', () => {
   afterEach(() => store.close());
 
   const inPlace = (steps: Steps, deadline: DeadlineSpec = GENEROUS) =>
-    runInPlace({ documents: store.documents, credentials: store.credentials }, store.session, documentId, { operation: 'test', deadline }, steps);
+    runInPlace({ documents: store.documents, credentials: store.credentials }, { session: store.session, documentId, operation: 'test', deadline }, steps);
 
   async function expectUnchanged(): Promise<void> {
     const file = store.storedFile(documentId);
@@ -166,7 +166,11 @@ describe('document transaction under engine faults', () => {
     });
 
     const plainInPlace = (steps: Steps, deadline: DeadlineSpec = GENEROUS) =>
-      runInPlace({ documents: store.documents, credentials: store.credentials }, store.session, documentId, { operation: 'test', deadline, plainInput: { tool, mapError: (error) => error } }, steps);
+      runInPlace(
+        { documents: store.documents, credentials: store.credentials },
+        { session: store.session, documentId, operation: 'test', deadline, plainInput: { tool, mapError: (error) => error } },
+        steps,
+      );
 
     async function expectProtectedUnchanged(): Promise<void> {
       const file = store.storedFile(documentId);
