@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { copyFile, chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import YAML from 'yaml';
+import { syncDirectory, writeFileAtomic } from '../core/atomic-write.js';
 import { buildConfig, ConfigError, type ConfigIssue } from './load.js';
 
 /** One change of the configuration file: the key path (`['limits', 'user', 'maxFiles']`) and its new value; undefined removes the key (its default applies). */
@@ -58,60 +58,22 @@ export function checkConfigText(text: string): ConfigIssue[] {
 
 /**
  * Replaces the configuration file so that a reader (or a crash) sees the old or the new content,
- * never a part: the text goes to a temporary file in the same directory, is flushed, and is renamed
- * over the file; the directory is flushed too. The previous content is kept as `<file>.bak` (written
- * the same way). A new file gets mode 0600 (it holds password hashes); an existing one keeps its mode.
+ * never a part (core/atomic-write.ts; the directory is flushed too). The previous content is kept as
+ * `<file>.bak` (written the same way). A new file gets mode 0600 (it holds password hashes); an
+ * existing one keeps its mode.
  */
 export async function writeConfigFile(file: string, text: string): Promise<{ backup: string | undefined }> {
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
   let mode = 0o600;
   let backup: string | undefined;
   try {
     mode = (await stat(file)).mode & 0o777;
-    const temp = tempName(`${file}.bak`);
-    try {
-      await copyFile(file, temp);
-      await chmod(temp, mode);
-      await syncFile(temp);
-      await rename(temp, `${file}.bak`);
-      backup = `${file}.bak`;
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    await writeFileAtomic(`${file}.bak`, await readFile(file), mode, { exactMode: true });
+    backup = `${file}.bak`;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const temp = tempName(file);
-  try {
-    const handle = await open(temp, 'wx', mode);
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  await syncFile(dir);
+  await writeFileAtomic(file, text, mode, { durable: true, dirMode: 0o700 });
   return { backup };
-}
-
-function tempName(file: string): string {
-  return path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-}
-
-async function syncFile(file: string): Promise<void> {
-  const handle = await open(file, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
@@ -121,5 +83,5 @@ async function syncFile(file: string): Promise<void> {
 export async function restoreConfigFile(file: string, backup: string | undefined): Promise<void> {
   if (backup) await rename(backup, file);
   else await rm(file, { force: true });
-  await syncFile(path.dirname(file));
+  await syncDirectory(path.dirname(file));
 }
