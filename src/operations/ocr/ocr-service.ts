@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
-import { fileTypeByKey, type FileType } from '../../core/file-types.js';
+import { describeType, fileTypeByKey, type FileType } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
 import { imageToPdf } from '../../engines/image/image-to-pdf.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
