@@ -77,15 +77,8 @@ export async function zipParts(members: readonly ZipMember[], output: string): P
       const entry = Buffer.alloc(46);
       entry.writeUInt32LE(0x02014b50, 0);
       entry.writeUInt16LE(MADE_BY, 4);
-      entry.writeUInt16LE(20, 6);
-      entry.writeUInt16LE(UTF8, 8);
-      entry.writeUInt16LE(0, 10);
-      entry.writeUInt16LE(time, 12);
-      entry.writeUInt16LE(date, 14);
-      entry.writeUInt32LE(crc, 16);
-      entry.writeUInt32LE(bytes.length, 20);
-      entry.writeUInt32LE(bytes.length, 24);
-      entry.writeUInt16LE(name.length, 28);
+      // From "version needed" to "extra field length" the central entry repeats the local header.
+      local.copy(entry, 6, 4, 30);
       entry.writeUInt32LE(FILE_ATTRIBUTES, 38);
       entry.writeUInt32LE(offset, 42);
       central.push(entry, name);
