@@ -30,6 +30,7 @@ import type { ExecutableState } from './operations/admin/server-status.js';
 import type { ConverterEngines } from './operations/converter/converter-service.js';
 import type { EngineName } from './operations/webservice.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
+import { BarcodeDetector } from './engines/barcode/index.js';
 
 /** The started engines of the server and how to stop them. */
 export interface Engines {
@@ -46,6 +47,8 @@ export interface Engines {
   /** The OCR pool; absent when switched off or when Tesseract could not start (ocr calls: -107). */
   tesseract?: TesseractEngine;
   images: WorkerPool<Task<unknown>, unknown>;
+  /** Barcode detection (zxing-wasm worker threads; started by the first detection). */
+  barcode: BarcodeDetector;
   fonts: FontFolder;
   /** Queue, busy workers, job counts and restarts of every pool (for the administration's metrics). */
   stats(): PoolStats[];
@@ -115,6 +118,12 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
   const tesseract = await startTesseract(config, env, logger);
+  const barcode = new BarcodeDetector({
+    workers: config.barcode.detectWorkers,
+    queueLimit: config.barcode.detectQueue,
+    jobTimeoutMs: config.barcode.detectTimeoutMs,
+    memoryMb: config.barcode.detectMemoryMb,
+  });
   const office: OfficeConverter | undefined = libreoffice && {
     convert: async (job, options) => (await libreoffice.ready(options?.signal ?? ambientCancellation())).convert(job, options),
   };
@@ -130,6 +139,7 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   chromium?.onReady((engine) => engine.pool.on('job', forward));
   images.on('job', forward);
   tesseract?.pool.on('job', forward);
+  barcode.onJob(forward);
   return {
     qpdf,
     poppler,
@@ -153,8 +163,9 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     ...(chromium ? { chromium } : {}),
     ...(tesseract ? { tesseract } : {}),
     images,
+    barcode,
     fonts,
-    stats: () => [libreoffice?.engine?.stats(), chromium?.engine?.stats(), images.stats(), tesseract?.stats()].filter((s): s is PoolStats => s !== undefined),
+    stats: () => [libreoffice?.engine?.stats(), chromium?.engine?.stats(), images.stats(), tesseract?.stats(), barcode.stats()].filter((s): s is PoolStats => s !== undefined),
     onJob: (listener) => {
       jobListeners.add(listener);
       return () => {
@@ -164,11 +175,11 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
     started: async () => {
       await Promise.all([libreoffice?.settled, chromium?.settled]);
     },
-    health: () => checkHealth(config, { libreoffice, chromium, images, tesseract }),
+    health: () => checkHealth(config, { libreoffice, chromium, images, tesseract, barcode }),
     close: async () => {
       fonts.close();
       // An engine still starting is closed once its start settles (its workers would outlive it otherwise).
-      await Promise.all([libreoffice?.settled.then((engine) => engine?.close()), chromium?.settled.then((engine) => engine?.close()), images.close(), tesseract?.close()]);
+      await Promise.all([libreoffice?.settled.then((engine) => engine?.close()), chromium?.settled.then((engine) => engine?.close()), images.close(), tesseract?.close(), barcode.close()]);
     },
   };
 }
@@ -186,9 +197,10 @@ async function checkHealth(
     chromium: BackgroundStart<ChromiumEngine> | undefined;
     images: { healthy(): Promise<boolean> };
     tesseract: { healthy(): Promise<boolean> } | undefined;
+    barcode: { healthy(): Promise<boolean> };
   },
 ): Promise<EngineHealth> {
-  const [libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract] = await Promise.all([
+  const [libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract, barcode] = await Promise.all([
     started(pools.libreoffice),
     started(pools.chromium),
     poolAnswers(pools.images),
@@ -196,8 +208,9 @@ async function checkHealth(
     toolAnswers(config.engines.qpdf.executable, ['--version']),
     toolAnswers(new PopplerRunner({ directory: config.engines.poppler.directory }).executable('pdftotext'), ['-v']),
     config.engines.tesseract.enabled ? poolAnswers(pools.tesseract) : Promise.resolve<ExecutableState>('disabled'),
+    poolAnswers(pools.barcode),
   ] as const);
-  return { libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract };
+  return { libreoffice, chromium, images, ghostscript, qpdf, poppler, tesseract, barcode };
 }
 
 /** A pool started in the background: `disabled` when off, `starting` until its start settles, then its answer. */

@@ -63,7 +63,7 @@ export interface WebServiceModule<S = unknown> {
  * The engines a health check covers (engines-wiring.ts checks them): the pools, and the tools that
  * run as one process per call.
  */
-export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler' | 'tesseract';
+export type EngineName = 'libreoffice' | 'chromium' | 'images' | 'ghostscript' | 'qpdf' | 'poppler' | 'tesseract' | 'barcode';
 
 /** What a module's service is built from (server.ts provides it). */
 export interface WebServiceDeps {

@@ -46,3 +46,23 @@ describe('BarcodeDetector', () => {
     expect((await detector.decode(await png('ean8', '9031101'), options)).map((c) => c.text)).toEqual(['90311017']);
   });
 });
+
+describe('BarcodeDetector as a supervised pool (engines-wiring)', () => {
+  it('reports an idle pool of its size before the first image, answers health without starting threads, then counts jobs and closes', async () => {
+    const own = new BarcodeDetector({ workers: 2, queueLimit: 3, jobTimeoutMs: 60_000, memoryMb: 256 });
+    try {
+      expect(own.stats()).toMatchObject({ engine: 'barcode', size: 2, ready: 0, queueLimit: 3, completed: 0 });
+      expect(await own.healthy()).toBe(true);
+      expect(own.stats().ready).toBe(0);
+      const jobs: string[] = [];
+      own.onJob((job) => jobs.push(`${job.engine}:${job.outcome}`));
+      expect((await own.decode(await png('qrcode', 'counted'), options)).map((c) => c.text)).toEqual(['counted']);
+      expect(own.stats()).toMatchObject({ engine: 'barcode', size: 2, ready: 2, completed: 1 });
+      expect(jobs).toEqual(['barcode:ok']);
+      expect(await own.healthy()).toBe(true);
+    } finally {
+      await own.close();
+    }
+    expect(own.stats().ready).toBe(0);
+  });
+});
