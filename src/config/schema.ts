@@ -457,6 +457,10 @@ export const ConfigSchema = Type.Object(
           },
           { additionalProperties: false, default: {} },
         ),
+        documentTimestamp: Type.Boolean({
+          default: false,
+          description: 'PAdES B-LTA: a document time-stamp (ETSI.RFC3161) from signature.tsa.url over the whole file, after the DSS; needs signature.tsa.url',
+        }),
         timeout: Type.Number({ minimum: 1, default: 120, description: 'seconds one signature call may take' }),
       },
       { additionalProperties: false, default: {} },

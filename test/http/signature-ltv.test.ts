@@ -170,3 +170,58 @@ describe('B-LT without the responders allowed by the address policy', () => {
     expect(readFileSync(await download(document.documentId, 'pdf')).equals(original)).toBe(true);
   });
 });
+
+describe('B-LTA: a document time-stamp after the DSS', () => {
+  const { server, session, upload, download } = useTestServer({
+    yaml: `network:\n  allowHosts: ['127.0.0.1']\nsignature:\n  tsa:\n    url: ${tsa.url}\n    hashAlgorithm: SHA-512\n  revocation:\n    check: ocsp\n  documentTimestamp: true\n`,
+  });
+
+  it('covers the whole file, the DSS included, with a token openssl verifies against the test CA', async () => {
+    const document = await upload(await realPdf(1), 'lta.pdf');
+    expect((await sign(server.rest, session.headers, document.documentId, pki.issue('LTA Signer'))).status).toBe(303);
+    const file = await download(document.documentId, 'pdf');
+    const bytes = readFileSync(file);
+    const text = bytes.toString('latin1');
+    const ranges = [...text.matchAll(/\/ByteRange\s*\[0 (\d+) (\d+) (\d+)\]/g)].map((m) => [Number(m[1]), Number(m[2]), Number(m[3])] as const);
+    expect(ranges).toHaveLength(2);
+    const [start, end, rest] = ranges[1]!;
+    // The time-stamp's ranges end at the end of the file, and the DSS lies inside them.
+    expect(end + rest).toBe(bytes.length);
+    const objects = qpdfObjects(file);
+    const dssRef = catalogOf(objects)['/DSS'] as string;
+    expect(text.indexOf(`\n${dssRef.replace(' R', ' obj')}`)).toBeGreaterThan(ranges[0]![1]);
+    expect(text.indexOf(`\n${dssRef.replace(' R', ' obj')}`)).toBeLessThan(start);
+    const stamp = Object.values(objects)
+      .map((entry) => entry.value)
+      .find((value) => (value as QDict | undefined)?.['/Type'] === '/DocTimeStamp') as QDict;
+    expect(stamp['/SubFilter']).toBe('/ETSI.RFC3161');
+    expect(stamp['/M']).toBeUndefined();
+    // openssl checks the token: over the byte ranges (SHA-512, as configured), signed by the TSA the test CA certified.
+    const data = path.join(pki.dir, 'lta-ranges.bin');
+    const token = path.join(pki.dir, 'lta-token.der');
+    writeFileSync(data, Buffer.concat([bytes.subarray(0, start), bytes.subarray(end)]));
+    writeFileSync(token, Buffer.from(text.slice(start + 1, end - 1).replace(/(00)+$/, ''), 'hex'));
+    const untrusted = path.join(pki.dir, 'lta-untrusted.pem');
+    writeFileSync(untrusted, `${readFileSync(tsaCert.cert, 'utf8')}${readFileSync(pki.intermediate.cert, 'utf8')}`);
+    const verified = spawnSync('openssl', ['ts', '-verify', '-data', data, '-in', token, '-token_in', '-CAfile', pki.root.cert, '-untrusted', untrusted], { encoding: 'utf8' });
+    expect(`${verified.stdout}${verified.stderr}`).toContain('Verification: OK');
+    expect(openssl('ts', '-reply', '-in', token, '-token_in', '-text')).toContain('Hash Algorithm: sha512');
+    // The signature before it is still valid.
+    expect(pdfsig(file)).toContain('Signature is Valid.');
+  });
+});
+
+describe('B-LTA without a time-stamp authority', () => {
+  const { server, session, upload, download } = useTestServer({ yaml: 'signature:\n  documentTimestamp: true\n' });
+
+  it('fails with -182 naming the missing setting', async () => {
+    const original = await realPdf(1);
+    const document = await upload(original, 'no-tsa.pdf');
+    const response = await sign(server.rest, session.headers, document.documentId, pki.issue('No TSA Signer'));
+    expect(response.status).toBe(502);
+    const error = await errorOf(response);
+    expect(error.errorCode).toBe(-182);
+    expect(error.errorMessage).toContain('signature.tsa.url');
+    expect(readFileSync(await download(document.documentId, 'pdf')).equals(original)).toBe(true);
+  });
+});

@@ -31,12 +31,16 @@ export interface TsaOptions {
 /** A token is a few KB; an answer past this is refused. */
 const MAX_RESPONSE_BYTES = 256 * 1024;
 
-/** The DER TimeStampReq over `data`, and the nonce it carries. */
-export function timeStampRequest(data: Buffer, hash: TsaHash): { request: Buffer; imprint: Buffer; nonce: Buffer } {
+/** node's name of a TSA hash (what a document time-stamp hashes its byte ranges with). */
+export function tsaDigest(hash: TsaHash): 'sha256' | 'sha384' | 'sha512' {
+  return HASHES[hash].node as 'sha256' | 'sha384' | 'sha512';
+}
+
+/** The DER TimeStampReq for an imprint (`hash` of the data, made by the caller), and the nonce it carries. */
+function timeStampRequest(imprint: Buffer, hash: TsaHash): { request: Buffer; imprint: Buffer; nonce: Buffer } {
   const { asn1 } = forge();
   const T = asn1.Type;
   const U = asn1.Class.UNIVERSAL;
-  const imprint = createHash(HASHES[hash].node).update(data).digest();
   const nonce = randomBytes(8);
   nonce[0] = (nonce[0]! & 0x7f) | 0x01; // positive, and no leading zero byte a DER INTEGER would drop
   const request = asn1.create(U, T.SEQUENCE, true, [
@@ -101,7 +105,12 @@ export function tokenCertificates(token: Buffer): Buffer[] {
 
 /** Asks the authority for a token over `data`. */
 export async function requestTimeStamp(data: Buffer, options: TsaOptions): Promise<Buffer> {
-  const { request, imprint, nonce } = timeStampRequest(data, options.hash);
+  return requestTimeStampOfImprint(createHash(HASHES[options.hash].node).update(data).digest(), options);
+}
+
+/** Asks the authority for a token over data whose `options.hash` is `imprint` (a document time-stamp: the byte ranges' hash). */
+export async function requestTimeStampOfImprint(imprint: Buffer, options: TsaOptions): Promise<Buffer> {
+  const { request, nonce } = timeStampRequest(imprint, options.hash);
   const answer = await post(options, request);
   return tokenOfResponse(answer, imprint, nonce);
 }

@@ -32,6 +32,13 @@ export interface SignatureFields {
   rect: [number, number, number, number];
   /** A visible appearance: the form XObject's content, its resources and the objects they use. */
   appearance?: AppearanceObjects;
+  /**
+   * A document time-stamp (PAdES B-LTA, ISO 32000-2 §12.8.5) instead of a signature: /Type
+   * /DocTimeStamp, /SubFilter /ETSI.RFC3161, the byte ranges hashed with `digest` (the producer gets
+   * that hash and returns an RFC 3161 token), no /M, /Name, /Reason…; allowed after DocMDP P=1 (an
+   * update that only adds a DSS or a document time-stamp is no change, ISO 32000-2 Table 257).
+   */
+  documentTimeStamp?: { digest: 'sha256' | 'sha384' | 'sha512' };
 }
 
 /** The appearance of a visible signature as objects of the update (numbers assigned by `write`). */
@@ -127,7 +134,7 @@ export interface WriteResult {
 export async function writeSignatureUpdate(doc: SignableDocument, output: string, fields: SignatureFields, produceCms: CmsProducer, contentsBytes = DEFAULT_CONTENTS_BYTES): Promise<WriteResult> {
   const pageRef = doc.pageRefs[fields.page - 1];
   if (!pageRef) throw new SignatureEngineError('pageOutOfRange', `page ${fields.page} does not exist: the document has ${doc.pageRefs.length} page(s)`);
-  if (doc.certifiedLevel === 1) {
+  if (doc.certifiedLevel === 1 && !fields.documentTimeStamp) {
     throw new SignatureEngineError('certified', 'the document is certified with "no changes allowed" (DocMDP P=1): it cannot take another signature');
   }
   if (doc.certifiedLevel !== undefined && fields.certificationLevel !== undefined) {
@@ -232,10 +239,13 @@ export async function writeSignatureUpdate(doc: SignableDocument, output: string
   const reference =
     fields.certificationLevel === undefined ? '' : ` /Reference [<</Type /SigRef /TransformMethod /DocMDP /TransformParams <</Type /TransformParams /P ${fields.certificationLevel} /V /1.2>>>>]`;
   const optional = (key: string, value: string) => (value ? ` /${key} ${pdfText(value)}` : '');
-  const sigHead = `${sigNum} 0 obj\n<</Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange `;
-  const sigTail =
-    ` /M ${pdfText(pdfDate(fields.signingTime))}${optional('Name', fields.name)}${optional('Reason', fields.reason)}` +
-    `${optional('Location', fields.location)}${optional('ContactInfo', fields.contact)}${reference}>>\nendobj\n`;
+  const sigHead = fields.documentTimeStamp
+    ? `${sigNum} 0 obj\n<</Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 /ByteRange `
+    : `${sigNum} 0 obj\n<</Type /Sig /Filter /Adobe.PPKLite /SubFilter /ETSI.CAdES.detached /ByteRange `;
+  const sigTail = fields.documentTimeStamp
+    ? '>>\nendobj\n'
+    : ` /M ${pdfText(pdfDate(fields.signingTime))}${optional('Name', fields.name)}${optional('Reason', fields.reason)}` +
+      `${optional('Location', fields.location)}${optional('ContactInfo', fields.contact)}${reference}>>\nendobj\n`;
   const byteRangeSlot = Buffer.alloc(BYTE_RANGE_WIDTH, ' ');
   const contentsSlot = Buffer.alloc(contentsBytes * 2 + 2, '0');
   contentsSlot[0] = 0x3c; // <
@@ -255,7 +265,7 @@ export async function writeSignatureUpdate(doc: SignableDocument, output: string
   if (byteRange.length > BYTE_RANGE_WIDTH) throw new SignatureEngineError('unreadable', 'the file is too large for the /ByteRange this writer reserves');
   update.write(byteRange, byteRangeAt - base, 'latin1');
 
-  const hash = createHash('sha256');
+  const hash = createHash(fields.documentTimeStamp?.digest ?? 'sha256');
   const out = await open(output, 'wx', 0o600);
   try {
     let copied = 0;

@@ -5,7 +5,7 @@ import { fileTypeByKey, type FileType } from '../../core/file-types.js';
 import type { PdfStructureTool } from '../../engines/contracts.js';
 import { AddressPolicy } from '../../engines/net/address-policy.js';
 import { attachTimeStamp, buildCms } from '../../engines/signature/cms.js';
-import { requestTimeStamp, tokenCertificates, type TsaOptions } from '../../engines/signature/tsa.js';
+import { requestTimeStamp, requestTimeStampOfImprint, tokenCertificates, tsaDigest, type TsaOptions } from '../../engines/signature/tsa.js';
 import { collectValidationData, type RevocationOptions, type ValidationData } from '../../engines/signature/revocation.js';
 import { vriKey, writeDssUpdate } from '../../engines/signature/dss.js';
 import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
@@ -47,21 +47,30 @@ export class SignatureService {
     readonly keyStores: SigningKeyStores,
     private readonly timeoutMs: number,
     /** The time-stamp authority of B-T signatures; undefined: B-B. */
-    private readonly tsa?: TsaOptions,
+    private readonly tsaOf: () => TsaOptions | undefined = () => undefined,
     /** Revocation checking of B-LT signatures; undefined: no DSS. */
     private readonly revocation?: RevocationOptions,
+    /** B-LTA: a document time-stamp after the DSS. */
+    private readonly documentTimestamp = false,
   ) {}
+
+  /** The time-stamp authority of B-T signatures as configured now; undefined: B-B. */
+  private get tsa(): TsaOptions | undefined {
+    return this.tsaOf();
+  }
 
   /** Builds the service from the configuration (signature.*, network.* for the authority's address). */
   static create(deps: TransactionDeps, engines: SignatureEngines, config: Pick<Config, 'signature' | 'network' | 'dataDir'>): SignatureService {
     const { tsa, revocation } = config.signature;
     const policy = new AddressPolicy(config.network);
-    const tsaOptions: TsaOptions | undefined = tsa.url
-      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy }
-      : undefined;
+    // Read at each call: the configuration administration changes signature.tsa live.
+    const tsaOptions = (): TsaOptions | undefined => {
+      const tsa = config.signature.tsa;
+      return tsa.url ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy } : undefined;
+    };
     const revocationOptions: RevocationOptions | undefined =
       revocation.check === 'off' ? undefined : { check: revocation.check, required: revocation.required, timeoutMs: Math.round(revocation.timeout * 1000), policy };
-    return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions, revocationOptions);
+    return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions, revocationOptions, config.signature.documentTimestamp);
   }
 
   async run(session: Session, documentId: string, request: SignatureRequest): Promise<DocumentRecord> {
@@ -123,8 +132,10 @@ export class SignatureService {
           'INVALID_PDF',
           'signature: the PDF is damaged (qpdf had to repair it): repair it first (e.g. a toolbox call), then sign; an incremental update of a broken file would not be valid.',
         );
-      // B-LT: the signed revision goes to a scratch file; the DSS update after it makes the output.
-      const signed = this.revocation ? tx.scratch.file('pdf') : output;
+      if (this.documentTimestamp && !this.tsa)
+        throw new QuireError('SIGNATURE_TIMESTAMP', 'signature: signature.documentTimestamp is on, but no time-stamp authority is configured (signature.tsa.url).');
+      // B-LT/B-LTA: the signed revision goes to a scratch file; the last update (DSS, document time-stamp) makes the output.
+      const signed = this.revocation || this.documentTimestamp ? tx.scratch.file('pdf') : output;
       let validation: { data: ValidationData; cms: Buffer } | undefined;
       await writeSignatureUpdate(
         doc,
@@ -151,15 +162,40 @@ export class SignatureService {
           return der;
         },
       );
+      let current = signed;
       if (this.revocation && validation) {
         const signedDoc = await readSignableDocument(this.engines.qpdf, signed, { deadline: tx.deadline.at });
         // The /Contents string: the CMS, then the zeros of the reserved room.
         const contents = Buffer.concat([validation.cms, Buffer.alloc(DEFAULT_CONTENTS_BYTES - validation.cms.length)]);
-        await writeDssUpdate(signedDoc, output, vriKey(contents), validation.data);
+        current = this.documentTimestamp ? tx.scratch.file('pdf') : output;
+        await writeDssUpdate(signedDoc, current, vriKey(contents), validation.data);
       }
+      if (this.documentTimestamp && this.tsa) await this.addDocumentTimeStamp(current, output, this.tsa, tx);
     } catch (error) {
       throw mapSignatureError(error);
     }
+  }
+
+  /** B-LTA: an invisible document time-stamp field over the whole of `input` (its DSS included). */
+  private async addDocumentTimeStamp(input: string, output: string, tsa: TsaOptions, tx: Transaction): Promise<void> {
+    const doc = await readSignableDocument(this.engines.qpdf, input, { deadline: tx.deadline.at });
+    await writeSignatureUpdate(
+      doc,
+      output,
+      {
+        fieldName: uniqueFieldName('DocTimeStamp1', doc.fieldNames),
+        reason: '',
+        location: '',
+        contact: '',
+        name: '',
+        signingTime: new Date(),
+        certificationLevel: undefined,
+        page: 1,
+        rect: [0, 0, 0, 0],
+        documentTimeStamp: { digest: tsaDigest(tsa.hash) },
+      },
+      (imprint) => requestTimeStampOfImprint(imprint, tsa),
+    );
   }
 
   /** The visible field: where on the page, and what it shows; undefined without a position (invisible). */
