@@ -147,7 +147,8 @@ export const Errors = {
   PDFA_LEVEL_UNSUPPORTED: {
     errorCode: -171,
     status: 400,
-    description: 'pdfa convert: the level cannot be produced from this input by this server (an `a` level from untagged input; the message says what to do instead). The document is unchanged.',
+    description:
+      'pdfa convert: the level cannot be produced from this input by this server (an `a` level from untagged input; a `u` or `a` level with a font for which no Unicode mapping can be derived, named in the message; ZUGFeRD below PDF/A-3). The message says what to do instead. The document is unchanged.',
   },
   PDFA_VALIDATION_REFUSED: { errorCode: -172, status: 400, description: "The PDF/A validator cannot check the document: it is beyond the validator's limits (file size). Nothing was changed." },
   LOG_NOT_FOUND: { errorCode: -120, status: 404, description: 'The server has no log file for the requested day (none was written, or it is past log.retentionDays).' },

@@ -3,6 +3,7 @@ import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
 import { firstLine, isPdfLibFault, PdfLibError } from '../../engines/pdf-edit/pdf-lib-error.js';
+import { MissingUnicodeError } from '../../engines/pdf-edit/pdfa/errors.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
@@ -93,10 +94,25 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   const icc = engines.iccProfile;
   if (icc === undefined) throw new QuireError('ENGINE_UNAVAILABLE', 'PDF/A conversion needs the sRGB ICC profile Ghostscript ships (srgb.icc), which is not installed on this server.');
   // pdf-lib and the fix-ups load with the first conversion (see engines/pdf-edit/pdf-lib-io.ts).
-  const { applyPdfaFixups, inspectPdfaInput, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
+  const { applyPdfaFixups, inspectPdfaInput, readIccProfile, withToUnicode } = await import('../../engines/pdf-edit/pdfa/fixups.js');
   const notes: string[] = [];
+  // u levels: the input's fonts get their ToUnicode maps before Ghostscript, which carries them over
+  // (it rewrites simple TrueType fonts as CID fonts without the encoding or cmap a map is derived
+  // from); what it writes without one is mapped after it (applyPdfaFixups).
+  let distilSource = job.input;
+  if (conformance === 'U') {
+    const prepared = job.scratch.file('pdf');
+    const added = await withToUnicode(job.input, prepared).catch((error: unknown) => {
+      if (error instanceof PdfLibError || isPdfLibFault(error)) return undefined; // Ghostscript may still read it
+      throw error;
+    });
+    if (added !== undefined && added.length > 0) {
+      distilSource = prepared;
+      notes.push(`ToUnicode maps added to the input's fonts before Ghostscript: ${added.join(', ')}`);
+    }
+  }
   const distil = (): Promise<string> =>
-    engines.ghostscript.pdfa(job.input, distilled, { part, iccProfile: icc, prefixFile: job.scratch.file('ps'), jpegQuality: job.options.imageQuality, timeoutMs: job.deadline.remainingMs() });
+    engines.ghostscript.pdfa(distilSource, distilled, { part, iccProfile: icc, prefixFile: job.scratch.file('ps'), jpegQuality: job.options.imageQuality, timeoutMs: job.deadline.remainingMs() });
   const distilled = job.scratch.file('pdf');
   // Ghostscript runs while Node reads the input (claim, tags, description) — unless the input may
   // claim PDF/A already (its XMP names pdfaid), when it is read first: a file that claims the level and
@@ -132,11 +148,15 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     // only its identification keeps from the new level: our fix-ups alone, lossless, and Ghostscript
     // only when the result fails.
     const fixed = await fixupsOnly(job, level, icc, input.description);
-    if (fixed.report.verdict !== 'non-compliant') {
+    if (fixed && fixed.report.verdict !== 'non-compliant') {
       if (running) await running;
       return { report: fixed.report, notes: [`the input claims PDF/A-${input.claimed}: our fix-ups alone made it PDF/A-${level} (no Ghostscript run)`, ...fixed.notes] };
     }
-    notes.push(`the input claims PDF/A-${input.claimed}; our fix-ups alone leave ${fixed.report.counts.failed} rules of PDF/A-${level} failing: converted with Ghostscript`);
+    notes.push(
+      fixed
+        ? `the input claims PDF/A-${input.claimed}; our fix-ups alone leave ${fixed.report.counts.failed} rules of PDF/A-${level} failing: converted with Ghostscript`
+        : `the input claims PDF/A-${input.claimed}; a font of it has no Unicode mapping: converted with Ghostscript`,
+    );
   }
   let fixupInput: string;
   if (conformance === 'A') {
@@ -164,6 +184,12 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     iccProfile: await readIccProfile(icc),
     incremental: fixupInput === distilled,
     ...(input.description ? { source: input.description } : {}),
+  }).catch((error: unknown) => {
+    if (!(error instanceof MissingUnicodeError)) throw error;
+    throw new QuireError(
+      'PDFA_LEVEL_UNSUPPORTED',
+      `PDF/A-${level} needs a Unicode mapping for every font, and ${error.message} (no ToUnicode map, glyph names outside the Adobe Glyph List, no usable cmap in the font program). Nothing is guessed: convert to PDF/A-${part}b, which does not promise extractable text.`,
+    );
   });
   notes.push(...fixupNotes(fixed.changes));
   job.deadline.check();
@@ -172,11 +198,17 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
 }
 
 /** Our fix-ups on the input itself (no Ghostscript), validated: for input that is PDF/A of another level. */
-async function fixupsOnly(job: ConversionInput, level: PdfaLevel, icc: string, description: SourceDescription | undefined): Promise<ConversionResult> {
+async function fixupsOnly(job: ConversionInput, level: PdfaLevel, icc: string, description: SourceDescription | undefined): Promise<ConversionResult | undefined> {
   const { applyPdfaFixups, readIccProfile } = await import('../../engines/pdf-edit/pdfa/fixups.js');
   const { part, conformance } = levelParts(level);
   job.deadline.check();
-  const fixed = await applyPdfaFixups(job.input, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(description ? { source: description } : {}) });
+  let fixed: Awaited<ReturnType<typeof applyPdfaFixups>>;
+  try {
+    fixed = await applyPdfaFixups(job.input, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(description ? { source: description } : {}) });
+  } catch (error) {
+    if (error instanceof MissingUnicodeError) return undefined; // Ghostscript's fonts may do: the conversion goes on
+    throw error;
+  }
   job.deadline.check();
   return { report: await validateFile(job.output, level, job.deadline), notes: fixupNotes(fixed.changes) };
 }

@@ -72,3 +72,71 @@ export function protectedCopy(pdf: Buffer, user: string, owner = `${user}-owner`
   execFileSync('qpdf', ['--encrypt', user, owner, '256', '--', input, output]);
   return readFileSync(output);
 }
+
+const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+
+/**
+ * Text in DejaVu Sans embedded whole as a simple TrueType font with no ToUnicode (written by hand
+ * with pdf-lib's objects). `symbolic`: no /Encoding, Flags Symbolic: the codes reach the glyphs
+ * through the program's own cmap only, so only the font program says what they mean.
+ */
+export async function trueTypeTextPdf(text: string, options: { symbolic: boolean }): Promise<Buffer> {
+  const fontkit = await import('fontkit');
+  const program = readFileSync(DEJAVU);
+  const font = fontkit.create(program) as import('fontkit').Font;
+  const document = await PDFDocument.create();
+  const context = document.context;
+  const scale = 1000 / font.unitsPerEm;
+  const widths = Array.from({ length: 224 }, (_, i) => Math.round(font.glyphForCodePoint(32 + i).advanceWidth * scale));
+  const descriptor = context.obj({
+    Type: 'FontDescriptor',
+    FontName: 'DejaVuSans',
+    Flags: options.symbolic ? 4 : 32,
+    FontBBox: [-1021, -463, 1793, 1232],
+    ItalicAngle: 0,
+    Ascent: 928,
+    Descent: -236,
+    CapHeight: 729,
+    StemV: 80,
+    FontFile2: context.register(context.flateStream(program, { Length1: program.length })),
+  });
+  const fontDict = context.obj({
+    Type: 'Font',
+    Subtype: 'TrueType',
+    BaseFont: 'DejaVuSans',
+    FirstChar: 32,
+    LastChar: 255,
+    Widths: widths,
+    FontDescriptor: context.register(descriptor),
+    ...(options.symbolic ? {} : { Encoding: 'WinAnsiEncoding' }),
+  });
+  const page = document.addPage([595, 842]);
+  page.node.set(PDFName.of('Resources'), context.obj({ Font: { F1: context.register(fontDict) } }));
+  const escaped = text.replace(/[\\()]/g, (c) => `\\${c}`);
+  page.node.set(PDFName.of('Contents'), context.register(context.flateStream(`BT /F1 24 Tf 50 760 Td (${escaped}) Tj ET`)));
+  return Buffer.from(await document.save());
+}
+
+/** Text in a Type3 font whose glyphs (filled boxes) have names outside the Adobe Glyph List and no ToUnicode: nothing says what they mean. */
+export async function type3TextPdf(): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const context = document.context;
+  const box = context.register(context.flateStream('600 0 0 0 500 700 d1 0 0 500 700 re f'));
+  const fontDict = context.obj({
+    Type: 'Font',
+    Subtype: 'Type3',
+    Name: 'BoxFont',
+    FontBBox: [0, 0, 600, 700],
+    FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+    CharProcs: { glyphA: box, glyphB: box },
+    Encoding: { Type: 'Encoding', Differences: [65, 'glyphA', 'glyphB'] },
+    FirstChar: 65,
+    LastChar: 66,
+    Widths: [600, 600],
+    Resources: {},
+  });
+  const page = document.addPage([595, 842]);
+  page.node.set(PDFName.of('Resources'), context.obj({ Font: { T3: context.register(fontDict) } }));
+  page.node.set(PDFName.of('Contents'), context.register(context.flateStream('BT /T3 24 Tf 50 760 Td (ABBA) Tj ET')));
+  return Buffer.from(await document.save());
+}

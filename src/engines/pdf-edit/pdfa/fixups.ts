@@ -7,6 +7,7 @@ import { pdfDate, xmpDate } from '../document/pdf-values.js';
 import { NS, XmpPacket } from '../document/xmp-packet.js';
 import { firstLine, loadPdf, PdfLibError } from '../pdf-lib-io.js';
 import { checkObjectStreams, decodeBounded } from '../stream-bounds.js';
+import { addMissingToUnicode } from './to-unicode.js';
 
 /**
  * Our fix-ups of a PDF that is to claim PDF/A (ISO 19005 parts 1–3), done after Ghostscript's PDF/A
@@ -97,6 +98,11 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
   if (removed > 0) changes.push(`${removed} forbidden actions or JavaScript entries removed`);
   const flagged = fixAnnotationFlags(document);
   if (flagged > 0) changes.push(`${flagged} annotation flags made printable and visible`);
+  if (options.conformance !== 'B') {
+    // u and a levels: every font maps its codes to Unicode (throws MissingUnicodeError, naming the fonts, where none can be derived).
+    const mapped = await addMissingToUnicode(document);
+    if (mapped.length > 0) changes.push(`ToUnicode maps added to ${mapped.length} fonts: ${mapped.slice(0, 10).join(', ')}${mapped.length > 10 ? ', …' : ''}`);
+  }
 
   // Part 1 is PDF 1.4: no object or cross-reference streams (and an update keeps the original's classic table).
   if (original) {
@@ -311,6 +317,18 @@ export function readIccProfile(path: string): Promise<Buffer> {
     profile.catch(() => profiles.delete(path));
   }
   return profile;
+}
+
+/**
+ * The input with the ToUnicode maps its fonts lack where they can be derived (to-unicode.ts), as
+ * `output`: the fonts that got one (none: `output` is not written). Fonts where none can be derived
+ * are left as they are here: Ghostscript's rewrite of them is looked at again after it.
+ */
+export async function withToUnicode(input: string, output: string): Promise<string[]> {
+  const document = await loadPdf(input);
+  const added = await addMissingToUnicode(document, { partial: true });
+  if (added.length > 0) await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
+  return added;
 }
 
 /** What the conversion needs to know about its input, from one reading of it. */
