@@ -47,27 +47,20 @@ export class SignatureService {
     readonly keyStores: SigningKeyStores,
     private readonly timeoutMs: number,
     /** The time-stamp authority of B-T signatures; undefined: B-B. */
-    private readonly tsaOf: () => TsaOptions | undefined = () => undefined,
+    private readonly tsa?: TsaOptions,
     /** Revocation checking of B-LT signatures; undefined: no DSS. */
     private readonly revocation?: RevocationOptions,
     /** B-LTA: a document time-stamp after the DSS. */
     private readonly documentTimestamp = false,
   ) {}
 
-  /** The time-stamp authority of B-T signatures as configured now; undefined: B-B. */
-  private get tsa(): TsaOptions | undefined {
-    return this.tsaOf();
-  }
-
   /** Builds the service from the configuration (signature.*, network.* for the authority's address). */
   static create(deps: TransactionDeps, engines: SignatureEngines, config: Pick<Config, 'signature' | 'network' | 'dataDir'>): SignatureService {
     const { tsa, revocation } = config.signature;
     const policy = new AddressPolicy(config.network);
-    // Read at each call: the configuration administration changes signature.tsa live.
-    const tsaOptions = (): TsaOptions | undefined => {
-      const tsa = config.signature.tsa;
-      return tsa.url ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy } : undefined;
-    };
+    const tsaOptions: TsaOptions | undefined = tsa.url
+      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy }
+      : undefined;
     const revocationOptions: RevocationOptions | undefined =
       revocation.check === 'off' ? undefined : { check: revocation.check, required: revocation.required, timeoutMs: Math.round(revocation.timeout * 1000), policy };
     return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions, revocationOptions, config.signature.documentTimestamp);
