@@ -2,6 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumEngine, HtmlEngineError } from '../../../src/engines/chromium/index.js';
 import { htmlJob, pdfInfo, pdfText, pixel, tempDir, wordLeft } from './helpers.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 const dir = tempDir();
 const engine = new ChromiumEngine({ size: 1, tempDir: dir, healthIntervalMs: 0 });
@@ -15,14 +16,7 @@ afterAll(async () => {
 const THREE_PAGES = `<!doctype html><html><head><meta charset="utf-8"><style>.p { break-after: page; }</style></head>
 <body><div class="p">PAGE-ONE</div><div class="p">PAGE-TWO</div><div>PAGE-THREE</div></body></html>`;
 
-async function failure(promise: Promise<unknown>): Promise<HtmlEngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(HtmlEngineError);
-  return error as HtmlEngineError;
-}
+const failure = (promise: Promise<unknown>): Promise<HtmlEngineError> => rejectionOf(promise, HtmlEngineError);
 
 describe('ChromiumEngine: content and layout', () => {
   it('converts text with umlauts and CJK on A4', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChromiumEngine, type HtmlJob } from '../../../src/engines/chromium/index.js';
 import { PoolError } from '../../../src/engines/pool/pool-errors.js';
 import { browserGroups, htmlJob, pdfText, processesUnder, tempDir, testServer, waitFor, type TestServer } from './helpers.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 /**
  * The pool's rules with real failures of a real browser (see worker-pool.ts): a job past its time
@@ -44,14 +45,7 @@ function slowJob(marker: string): HtmlJob {
   return htmlJob(dir, `<p>${marker}</p><img src="${server.url('/slow')}">`, { network: { allowRemote: true, policy: { allowInternal: true } } });
 }
 
-async function poolFailure(promise: Promise<unknown>): Promise<PoolError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PoolError);
-  return error as PoolError;
-}
+const poolFailure = (promise: Promise<unknown>): Promise<PoolError> => rejectionOf(promise, PoolError);
 
 async function convertsNormally(): Promise<void> {
   const job = htmlJob(dir, '<p>STILL-WORKS</p>');

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailEngineError } from '../../../src/engines/mail/errors.js';
 import { readMail } from '../../../src/engines/mail/read-mail.js';
 import { MINIMAL_PDF, PNG_1X1, crlf, makeTempDir, sampleEml } from './fixtures.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 let dir: string;
 let counter = 0;
@@ -22,14 +23,7 @@ function file(content: string | Buffer): string {
 
 const LIMITS = { maxBytes: 1024 * 1024, maxAttachments: 10 };
 
-async function failure(promise: Promise<unknown>): Promise<MailEngineError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MailEngineError);
-  return error as MailEngineError;
-}
+const failure = (promise: Promise<unknown>): Promise<MailEngineError> => rejectionOf(promise, MailEngineError);
 
 describe('readMail (eml)', () => {
   it('decodes headers, both bodies and the attachments of a multipart message', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailEngineError } from '../../../src/engines/mail/errors.js';
 import { readMail } from '../../../src/engines/mail/read-mail.js';
 import { MINIMAL_PDF, PNG_1X1, SAMPLE_MSG, makeTempDir } from './fixtures.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 let dir: string;
 beforeAll(() => {
@@ -15,14 +16,7 @@ afterAll(() => {
 
 const LIMITS = { maxBytes: 1024 * 1024, maxAttachments: 10 };
 
-async function failure(promise: Promise<unknown>): Promise<MailEngineError> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(MailEngineError);
-  return error as MailEngineError;
-}
+const failure = (promise: Promise<unknown>): Promise<MailEngineError> => rejectionOf(promise, MailEngineError);
 
 // test/fixtures/mail/sample.msg: see the README there for how it was made and what it holds.
 describe('readMail (msg)', () => {

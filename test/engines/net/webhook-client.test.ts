@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AddressPolicy, type HostResolver } from '../../../src/engines/net/address-policy.js';
 import { postWebhook, WebhookError } from '../../../src/engines/net/webhook-client.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 interface Received {
   method: string;
@@ -65,14 +66,7 @@ function countingResolver(answers: string[][]): { resolve: HostResolver; calls: 
 
 const open = new AddressPolicy({ allowInternal: true });
 
-async function failure(promise: Promise<unknown>): Promise<WebhookError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(WebhookError);
-  return error as WebhookError;
-}
+const failure = (promise: Promise<unknown>): Promise<WebhookError> => rejectionOf(promise, WebhookError);
 
 describe('postWebhook', () => {
   it('POSTs the body and headers, and reports status and duration', async () => {

@@ -11,6 +11,7 @@ import { scanContent } from '../../../src/engines/pdf-edit/content/content-scann
 import { parseContent } from '../../../src/engines/pdf-edit/redaction/content-lexer.js';
 import { StreamDecodeError } from '../../../src/engines/pdf-edit/redaction/stream-codec.js';
 import { buildPdf, documentObjects, kidsCyclePdf, lyingCountPdf, pageText, parentCyclePdf, sharedNodePdf, stream } from '../../helpers/hostile-pdf.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 /**
  * Issue 11: pdf-lib (the in-memory editor of the toolbox) on documents whose structures lie, loop or
@@ -31,13 +32,9 @@ const qpdfPages = (pdf: string): number =>
     .filter((l) => l.startsWith('page ')).length;
 
 async function unreadable(file: string): Promise<string> {
-  const error = await loadPdf(file).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PdfLibError);
-  expect((error as PdfLibError).kind).toBe('unreadable');
-  return (error as PdfLibError).message;
+  const error = await rejectionOf(loadPdf(file), PdfLibError);
+  expect(error.kind).toBe('unreadable');
+  return error.message;
 }
 
 /** Loads, adds a page at the end (pdf-lib inserts by the counts), saves; returns the saved file. */

@@ -7,6 +7,7 @@ import { PdfEngineError, createPdfInspector } from '../../../src/engines/pdf/ind
 import type { PdfEngineErrorKind } from '../../../src/engines/pdf/index.js';
 import { run } from '../../../src/engines/process/run.js';
 import { COMMITTED, makeDamaged, makeManyPagesPdf, makePlainPdf, makeRichPdf, makeTempDir, pdfinfo, qpdf } from './fixtures.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 let dir: string;
 const file = (name: string): string => path.join(dir, name);
@@ -14,12 +15,7 @@ const committed = (name: string): string => path.join(COMMITTED, name);
 const inspector = createPdfInspector();
 
 async function failure(promise: Promise<unknown>): Promise<PdfEngineErrorKind> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(PdfEngineError);
-  return (error as PdfEngineError).kind;
+  return (await rejectionOf(promise, PdfEngineError)).kind;
 }
 
 beforeAll(async () => {

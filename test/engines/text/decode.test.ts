@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeBytes, decodeText } from '../../../src/engines/text/decode.js';
 import { TextEngineError } from '../../../src/engines/text/errors.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 let dir: string;
 let counter = 0;
@@ -23,13 +24,9 @@ function file(bytes: Uint8Array): string {
 const LIMIT = { maxBytes: 1024 * 1024 };
 
 async function expectError(promise: Promise<unknown>, kind: TextEngineError['kind'], message: RegExp): Promise<void> {
-  const error: unknown = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(TextEngineError);
-  expect((error as TextEngineError).kind).toBe(kind);
-  expect((error as TextEngineError).message).toMatch(message);
+  const error = await rejectionOf(promise, TextEngineError);
+  expect(error.kind).toBe(kind);
+  expect(error.message).toMatch(message);
 }
 
 describe('decodeText', () => {

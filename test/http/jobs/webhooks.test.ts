@@ -17,6 +17,7 @@ import { bearer } from '../../helpers/client.js';
 import { eventually, openSession, uploadFile } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf } from '../../helpers/toolbox.js';
+import { rejectionOf } from '../../helpers/rejection.js';
 
 // --- a receiver: a real HTTP server on 127.0.0.1 that records what arrives ---
 
@@ -216,14 +217,10 @@ describe('webhook deliveries (queue + handler)', () => {
 
 describe('the address policy of callback URLs', () => {
   async function refusal(webhooks: Webhooks, url: string): Promise<QuireError> {
-    const error = await webhooks.checkCallbackUrl(url).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(QuireError);
-    expect((error as QuireError).errorCode).toBe(-143);
-    expect((error as QuireError).status).toBe(400);
-    return error as QuireError;
+    const error = await rejectionOf(webhooks.checkCallbackUrl(url), QuireError);
+    expect(error.errorCode).toBe(-143);
+    expect(error.status).toBe(400);
+    return error;
   }
 
   it('refuses internal addresses unless allowed', async () => {
