@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LibreOfficeEngine, LIBREOFFICE_DEFAULTS } from '../src/engines/libreoffice/libreoffice-engine.js';
 import { deleteDocument, loginAnonymous } from './lib/api.js';
+import { drive } from './lib/drive.js';
 import { memoryOf } from './lib/memory.js';
 import { startBenchServer, type BenchServer } from './lib/server.js';
 import { formatMemory, formatNumber, median } from './lib/stats.js';
@@ -37,24 +38,6 @@ interface LevelResult {
   perSecond: number;
   p50Ms: number;
   p95Ms: number;
-}
-
-/** Runs `count` operations with `concurrency` in flight; returns per-operation latencies. */
-async function drive(count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<{ seconds: number; latencies: number[] }> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        await op(i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  return { seconds: (performance.now() - started) / 1000, latencies };
 }
 
 function percentile(values: number[], p: number): number {

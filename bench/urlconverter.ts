@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { deleteDocument, loginAnonymous } from './lib/api.js';
+import { drive } from './lib/drive.js';
 import { memoryOf } from './lib/memory.js';
 import { startBenchServer, type BenchServer } from './lib/server.js';
 import { formatMemory, formatNumber, median } from './lib/stats.js';
@@ -66,23 +67,6 @@ async function startSite(): Promise<{ origin: string; server: Server }> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
-}
-
-async function drive(count: number, concurrency: number, op: (i: number) => Promise<void>): Promise<{ seconds: number; latencies: number[] }> {
-  const latencies: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        await op(i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  return { seconds: (performance.now() - started) / 1000, latencies };
 }
 
 function level(concurrency: number, pages: number, run: { seconds: number; latencies: number[] }): LevelResult {
