@@ -271,6 +271,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   try {
     // Start-up and the engines' warm-up leave dead objects behind that V8 would keep for the life of the server.
     if (compaction) void engines.started().then(() => compaction.compactWhenQuiet());
+    await app.ready();
+    compaction?.compactNow();
     await app.listen({ host: config.server.host, port: config.server.port });
     if (httpsSetup) {
       try {

@@ -7,7 +7,7 @@ import vm from 'node:vm';
  * collection only when its old generation grows past a limit, and Node never tells it that the process
  * is idle, so what start-up and the engines' warm-up left behind (~12 MB of dead objects: module
  * loading, route building, puppeteer) stayed for the life of the server. One full collection (~50 ms)
- * runs once the engines have started, and after any burst of activity that grew the heap by
+ * runs before the server listens (what building the app left), once the engines have started, and after any burst of activity that grew the heap by
  * `minGrowthBytes`, when no request has been in flight for `quietMs`.
  */
 
@@ -43,6 +43,12 @@ export class HeapCompaction {
     this.quietMs = options.quietMs ?? 1_000;
     this.minGrowthBytes = options.minGrowthBytes ?? 8 * 1024 * 1024;
     this.collect = options.collect ?? fullCollection();
+  }
+
+  /** A full collection now (before the server listens: nothing is in flight yet). */
+  compactNow(): void {
+    this.collect();
+    this.sizeAfterLast = heapSize();
   }
 
   /** A full collection once no request has been in flight for `quietMs`. */
