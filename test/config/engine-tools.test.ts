@@ -1,17 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { yamlFile } from './fixtures.js';
 
 const GB = 1024 ** 3;
 const MB = 1024 ** 2;
-
-function yamlFile(text: string): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'quire-config-')), 'quire.yaml');
-  writeFileSync(file, text);
-  return file;
-}
 
 describe('engine tool settings (engines.qpdf, engines.poppler, engines.ghostscript, engines.print)', () => {
   it('have defaults: executables from PATH, 2 GB caps (1 GB for the print command), 4 GB pool caps', () => {

@@ -1,25 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
+import { loadConfig } from '../../src/config/load.js';
 import { parseSize, toWireMegabytes } from '../../src/config/sizes.js';
-
-function yamlFile(text: string): string {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'quire-config-')), 'quire.yaml');
-  writeFileSync(file, text);
-  return file;
-}
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env, '/srv');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { problems, yamlFile } from './fixtures.js';
 
 describe('loadConfig', () => {
   it('has embedded defaults for everything', () => {

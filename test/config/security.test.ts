@@ -1,16 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config/load.js';
-
-function problems(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env, '/srv');
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as ConfigError).problems;
-  }
-  throw new Error('expected a ConfigError');
-}
+import { loadConfig } from '../../src/config/load.js';
+import { problems } from './fixtures.js';
 
 describe('security and documents.minFreeSpace settings', () => {
   it('has defaults that throttle failures only, bound hashing to half the cores, cap anonymous sessions and keep 1 GB free', () => {
