@@ -1,10 +1,12 @@
-import { PDFDocument, PDFName, type PDFRef } from '@cantoo/pdf-lib';
-import { editDocument } from '../pdf-edit/content/document.js';
-import { savePdf } from '../pdf-edit/pdf-lib-io.js';
+import { PDFDocument, PDFName, type PDFPage, type PDFRef } from '@cantoo/pdf-lib';
+import { readFile } from 'node:fs/promises';
+import { PdfContentError } from '../pdf-edit/content/errors.js';
+import { loadPdf, savePdf } from '../pdf-edit/pdf-lib-io.js';
 import { concat, type Matrix, pageFrame } from '../pdf-edit/content/geometry.js';
 import { addForeground, addResource, pageResources } from '../pdf-edit/content/page-content.js';
 import { num, toPoints, type Metrics } from '../pdf-edit/content/units.js';
 import type { CodeShape } from './encode.js';
+import { saveIncrementally } from './incremental-save.js';
 import { codeMatrix } from './placement.js';
 
 /** webPDF's `Operation_Rectangle`. */
@@ -37,12 +39,21 @@ export interface CodeStamp {
  * Stamps codes onto the pages of `input`, writing `output`. Each code is one form XObject (its
  * rectangles, on a white ground that includes its quiet zone) shared by every page it goes on, drawn
  * over the page's content through `addForeground` (the page's own graphics state isolated first):
- * vector paths, a few dozen bytes per page beyond the form itself.
+ * vector paths, a few dozen bytes per page beyond the form itself. The result is `input` with an
+ * incremental update holding only the new and changed objects (incremental-save.ts); a file whose
+ * end cannot take one is saved in full.
  */
 export async function stampCodes(input: string, output: string, stamps: (pageCount: number) => readonly CodeStamp[]): Promise<void> {
-  await editDocument(input, output, async (document) => {
-    await placeStamps(document, stamps(document.getPageCount()));
-  });
+  const document = await loadPdf(input);
+  let pageCount: number;
+  try {
+    pageCount = document.getPageCount();
+  } catch (error) {
+    throw new PdfContentError('damaged', 'the PDF has no readable catalog or page tree.', { cause: error });
+  }
+  const firstNew = document.context.largestObjectNumber + 1;
+  const touched = await placeStamps(document, stamps(pageCount));
+  if (!(await saveIncrementally(document, { path: input, bytes: await readFile(input) }, output, touched, firstNew))) await savePdf(document, output);
 }
 
 /** A new one-page document of `size` points ([width, height]) with the codes on its page. */
@@ -53,8 +64,9 @@ export async function newDocumentWithCodes(output: string, size: [number, number
   await savePdf(document, output);
 }
 
-/** Draws `stamps` into an open document (also used for a document made from scratch). */
-export async function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): Promise<void> {
+/** Draws `stamps` into an open document (also used for a document made from scratch); returns the pages it drew on or added. */
+export async function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): Promise<PDFPage[]> {
+  const touched: PDFPage[] = [];
   const pages = document.getPages();
   const perPage = new Map<number, string[]>();
   const forms = new Map<CodeShape, PDFRef>();
@@ -80,6 +92,7 @@ export async function placeStamps(document: PDFDocument, stamps: readonly CodeSt
     // A page's few operators are not worth a deflate call each (500 pages: a third of the stamping time).
     const ref = document.context.register(document.context.stream(`${operators.join('\n')}\n`));
     addForeground(document, pages[number - 1]!, ref);
+    touched.push(pages[number - 1]!);
   }
   // New pages last, so that the page numbers above are the document's own.
   for (const stamp of stamps) {
@@ -89,7 +102,9 @@ export async function placeStamps(document: PDFDocument, stamps: readonly CodeSt
     const page = document.insertPage(index, [stamp.shape.width, stamp.shape.height]);
     const name = addResource(pageResources(page), 'XObject', 'QBc', await formOf(stamp.shape));
     page.node.set(PDFName.of('Contents'), document.context.register(document.context.stream(`q /${name} Do Q\n`)));
+    touched.push(page);
   }
+  return touched;
 }
 
 /** The matrix from the code's space to the page's default user space. */

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeCode, newDocumentWithCodes, stampCodes } from '../../../src/engines/barcode/drawing.js';
@@ -102,6 +102,33 @@ describe('stampCodes', () => {
     ]);
     // 10 mm from the bottom edge: its top is 40 mm above the bottom, 842 pt − 40 mm from the top.
     expect(readBox(pdfCoordinates, 1, { x: 10 * MM, y: 842 - 40 * MM, width: 30 * MM, height: 30 * MM }, 'pdf-coords').zbar).toEqual(['QR-Code:bottom left']);
+  });
+
+  it.each([
+    ['an xref table', ['--object-streams=disable']],
+    ['an xref stream with object streams', ['--object-streams=generate']],
+    ['a QDF layout (qpdf --qdf: uncompressed, annotated objects)', ['--object-streams=disable', '--qdf']],
+  ])('writes an incremental update after the original bytes of a file with %s: qpdf checks it, every page keeps its text and gets its code', async (name, qpdfArgs) => {
+    const labelled = await labelledPdf(scratch.file(`inc-${qpdfArgs.length}-${name.length}-src.pdf`), [
+      [595, 842],
+      [842, 595],
+      [595, 842],
+    ]);
+    const input = scratch.file(`inc-${name.length}.pdf`);
+    execFileSync('qpdf', [...qpdfArgs, labelled, input]);
+    const output = scratch.file(`inc-${name.length}-out.pdf`);
+    await stampCodes(input, output, () => [stampAt('qrcode', 'incremental', { x: 10, y: 10, width: 20, height: 20 }, 0, { pages: [1, 2, 3] })]);
+    const before = readFileSync(input);
+    const after = readFileSync(output);
+    expect(after.subarray(0, before.length).equals(before)).toBe(true);
+    // One more xref section, pointing back at the original's.
+    expect(after.subarray(before.length).toString('latin1')).toMatch(/\/Prev \d+/);
+    qpdfCheck(output);
+    expect(pdfinfo(output)).toMatch(/Pages:\s+3\n/);
+    for (const page of [1, 2, 3]) {
+      expect(textOf(output, page, page)).toContain(`PAGE-${page}`);
+      expect(zbar(renderPage(output, page, scratch.file(`inc-${name.length}-${page}`)))).toEqual(['QR-Code:incremental']);
+    }
   });
 
   it('leaves pages that are not selected untouched', async () => {
