@@ -10,7 +10,11 @@
  * = 500 pages), the server's VmRSS (/proc/<pid>/status) sampled every second and after each call:
  * first, peak and last, so a leak per page shows as a rising series.
  *
- *   node --import tsx bench/ocr.ts [--pages=20] [--runs=2] [--rss-calls=25] [--dist]
+ * `--skew`: the deskew phase: one A4 page of the known text turned 3°, 5° and −4° (sharp, cropped back
+ * to A4), each read (outputFormat text) by Tesseract alone, with the optimization filters and
+ * deskew off, and with deskew on; word accuracy of each.
+ *
+ *   node --import tsx bench/ocr.ts [--pages=20] [--runs=2] [--rss-calls=25] [--skew] [--dist]
  *   (--runs=0 skips the throughput phase, --rss-calls=0 the memory phase)
  *
  * The machine this runs on is shared: REST and raw alternate (raw first in odd runs, REST first in
@@ -24,6 +28,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import sharp from 'sharp';
+import { wordAccuracy } from '../test/operations/ocr/scans.js';
 import { deleteDocument, loginAnonymous } from './lib/api.js';
 import { memoryOf } from './lib/memory.js';
 import { startBenchServer } from './lib/server.js';
@@ -35,6 +41,8 @@ const value = (name: string, fallback: number) => Number(argv.find((a) => a.star
 const PAGES = value('pages', 20);
 const RUNS = value('runs', 2);
 const RSS_CALLS = value('rss-calls', 25);
+const SKEW = argv.includes('--skew');
+const SKEW_ANGLES = [3, 5, -4];
 const DIST = argv.includes('--dist');
 const DPI = 300;
 
@@ -126,13 +134,13 @@ async function upload(rest: string, token: string, file: string, name: string): 
 }
 
 /** Upload, OCR, download: the REST path the client sees. Returns seconds of the whole path and the result file. */
-async function viaRest(rest: string, token: string, file: string, language: string, out: string): Promise<number> {
+async function viaRest(rest: string, token: string, file: string, language: string, out: string, ocr: Record<string, unknown> = {}): Promise<number> {
   const started = performance.now();
   const id = await upload(rest, token, file, 'scan.pdf');
   const response = await fetch(`${rest}/ocr/${id}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ ocr: { language } }),
+    body: JSON.stringify({ ocr: { language, ...ocr } }),
     redirect: 'manual',
   });
   const text = await response.text();
@@ -144,21 +152,15 @@ async function viaRest(rest: string, token: string, file: string, language: stri
   return seconds;
 }
 
+/** Word accuracy of the PDF's text (pdftotext) against the known text, every page together. */
 function accuracy(expected: readonly string[], pdf: string): number {
+  const pages = execFileSync('pdftotext', ['-enc', 'UTF-8', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\f');
   let hits = 0;
   let total = 0;
-  const pages = execFileSync('pdftotext', ['-enc', 'UTF-8', pdf, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }).split('\f');
   for (const [i, text] of expected.entries()) {
-    const have = new Map<string, number>();
-    for (const word of (pages[i] ?? '').split(/\s+/).filter(Boolean)) have.set(word, (have.get(word) ?? 0) + 1);
-    for (const word of text.split(/\s+/).filter(Boolean)) {
-      total++;
-      const n = have.get(word) ?? 0;
-      if (n > 0) {
-        hits++;
-        have.set(word, n - 1);
-      }
-    }
+    const words = text.split(/\s+/).filter(Boolean).length;
+    hits += wordAccuracy(text, pages[i] ?? '') * words;
+    total += words;
   }
   return hits / total;
 }
@@ -200,6 +202,43 @@ async function rssPhase(rest: string, token: string, pdf: string, pages: number,
   ];
 }
 
+/** The deskew phase: page 1 of the scan turned by each angle, read three ways (see the header). */
+async function skewPhase(rest: string, token: string, image: string, expected: string, work: string): Promise<string[]> {
+  const modes: [string, Record<string, unknown>][] = [
+    ['Tesseract alone (no optimization)', {}],
+    ['optimization, deskew false', { optimization: { deskew: false } }],
+    ['optimization, deskew true', { optimization: { deskew: true } }],
+  ];
+  const rows: string[] = [];
+  for (const angle of SKEW_ANGLES) {
+    const { width, height } = await sharp(image).metadata();
+    const turned = await sharp(image).rotate(angle, { background: '#ffffff' }).greyscale().png().toBuffer({ resolveWithObject: true });
+    const png = path.join(work, `skew${angle}.png`);
+    await sharp(turned.data)
+      .extract({ left: Math.round((turned.info.width - width!) / 2), top: Math.round((turned.info.height - height!) / 2), width: width!, height: height! })
+      .png()
+      .toFile(png);
+    const document = await PDFDocument.create();
+    document.addPage([595, 842]).drawImage(await document.embedPng(await readFile(png)), { x: 0, y: 0, width: 595, height: 842 });
+    const pdf = path.join(work, `skew${angle}.pdf`);
+    await writeFile(pdf, await document.save());
+    const cells: string[] = [];
+    for (const [, ocr] of modes) {
+      const out = path.join(work, `skew${angle}.txt`);
+      await viaRest(rest, token, pdf, 'eng', out, { outputFormat: 'text', ...ocr });
+      cells.push(`${formatNumber(wordAccuracy(expected, await readFile(out, 'utf8')) * 100, 1)} %`);
+    }
+    rows.push(`| ${angle}° | ${cells.join(' | ')} |`);
+  }
+  return [
+    'Deskew: word accuracy (outputFormat text) of one A4 page of the known text (36 lines, 11 pt) scanned at 300 dpi and turned clockwise by the angle (sharp, cropped back to A4):',
+    '',
+    `| Angle | ${modes.map(([name]) => name).join(' | ')} |`,
+    `|---|${modes.map(() => '---').join('|')}|`,
+    ...rows,
+  ];
+}
+
 const dir = await mkdtemp(path.join(os.tmpdir(), 'quire-ocr-bench-'));
 const server = await startBenchServer({ root, tempDir: dir, dist: DIST, nodeFlags: [], env: { QUIRE_ENGINES__TESSERACT__WORKERS: '2' } });
 try {
@@ -219,6 +258,11 @@ try {
   const lines = [`# OCR benchmark (${new Date().toISOString()})`, ''];
   if (RUNS > 0) lines.push(...(await throughput(token, engTexts, engScan, deuTexts, deuScan, eng, deu)), '');
   lines.push(`Server RSS: ${formatMemory(rssBefore)} before, ${formatMemory(memoryOf(server.pid).rss)} after the throughput phase.`);
+  if (SKEW) {
+    const work = path.join(dir, 'skew');
+    await mkdir(work);
+    lines.push('', ...(await skewPhase(server.rest, token, engScan.images[0]!, engTexts[0]!, work)));
+  }
   if (RSS_CALLS > 0) lines.push('', ...(await rssPhase(server.rest, token, engScan.pdf, PAGES, RSS_CALLS, path.join(eng, 'rss.pdf'), server.pid)));
   lines.push(
     '',

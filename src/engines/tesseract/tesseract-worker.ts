@@ -96,9 +96,15 @@ export class TesseractWorker implements PoolWorker<TesseractJob, TesseractResult
   }
 
   private check(result: RunResult, language: string): void {
-    if (result.exitCode === 0) return;
-    if (/Failed loading language|Error opening data file/i.test(result.stderr)) {
-      throw new TesseractError('languageMissing', `The Tesseract language data "${language}" is not installed (Debian package tesseract-ocr-${language.split('+')[0]}).`, {
+    // Of several languages (eng+nld) Tesseract skips one it cannot load and exits 0: a language
+    // asked for and missing is still a refusal, not a quietly poorer result.
+    const languageMissing = /Failed loading language|Error opening data file/i.test(result.stderr);
+    if (result.exitCode === 0 && !languageMissing) return;
+    if (languageMissing) {
+      // Tesseract names the one it could not load ("Failed loading language 'nld'"); of several, that one.
+      const missing = /Failed loading language '([^']+)'/.exec(result.stderr)?.[1] ?? language.split('+')[0]!;
+      const packageName = `tesseract-ocr-${missing.toLowerCase().replace(/_/g, '-')}`;
+      throw new TesseractError('languageMissing', `The Tesseract language data "${missing}" is not installed (Debian package ${packageName}).`, {
         detail: result.stderr.slice(-4000),
       });
     }

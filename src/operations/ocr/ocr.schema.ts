@@ -10,6 +10,13 @@ import { componentRef, operationEnvelope } from '../webservice.js';
  * members are allowed (reference §5.3). docs/ocr.md says what each member does on this server.
  */
 
+/**
+ * Tesseract language codes beyond the reference's five (`nld`, `chi_sim`, `deu_latf`, `eng+deu`): a
+ * server offers those whose Debian package (tesseract-ocr-<code>) is installed; a missing one is -203.
+ * Three letters and an optional variant, so nothing else reaches Tesseract's `-l`.
+ */
+const LANGUAGE_CODE = '^[a-z]{3}(_[a-z]{3,4})?(\\+[a-z]{3}(_[a-z]{3,4})?){0,4}$';
+
 const Intensity = (value: 'off' | 'low') => defaulted(Type.Enum(['off', 'value', 'low', 'medium', 'high'], { default: value, description: 'Operation_OptimizationIntensity' }));
 
 export const ImageOptimization = Type.Object(
@@ -49,7 +56,12 @@ export const Ocr = Type.Object(
     forceEachPage: opt(bool(false, 'recognise pages that already contain text too')),
     imageDpi: defaulted(int({ default: 200, minimum: 0, maximum: 9600 })),
     jpegQuality: defaulted(int({ default: 75, minimum: 0, maximum: 100 })),
-    language: defaulted(Type.Enum(['eng', 'deu', 'fra', 'ita', 'spa'], { default: 'eng', description: 'Operation_OcrLanguage' })),
+    language: defaulted(
+      Type.Union([Type.Enum(['eng', 'deu', 'fra', 'ita', 'spa'], { description: 'Operation_OcrLanguage' }), Type.String({ pattern: LANGUAGE_CODE })], {
+        default: 'eng',
+        description: "Operation_OcrLanguage, or any other Tesseract language (or several joined by '+') whose traineddata is installed (docs/ocr.md)",
+      }),
+    ),
     normalizePageRotation: opt(bool(false, 'turn pages upright (Tesseract OSD) before recognition')),
     ocrMode: defaulted(Type.Enum(['pageSegments', 'column', 'unfiltered'], { default: 'pageSegments', description: 'Operation_OcrMode: Tesseract page-segmentation mode (docs/ocr.md)' })),
     optimization: opt(ImageOptimization),

@@ -4,7 +4,9 @@ import type { TesseractEngine } from '../../engines/tesseract/tesseract-engine.j
 import { runTool, type ToolLimits } from '../../engines/poppler/tool.js';
 import type { Scratch } from '../transaction/scratch.js';
 import type { OcrOptions } from './ocr.schema.js';
+import { deskew } from './deskew.js';
 import { preprocess, wantsPreprocessing } from './preprocess.js';
+import { turnTextLayer } from './text-layer.js';
 
 /** The resolution pages are rasterised at for Tesseract: its models are trained on ~300-dpi text. */
 export const RASTER_DPI = 300;
@@ -23,13 +25,15 @@ export interface PageOcr {
   page: number;
   /** Degrees clockwise the page was turned to be upright before recognition (normalizePageRotation). */
   rotated: number;
+  /** Degrees (clockwise as seen) the page's lines were turned by, corrected for Tesseract (optimization.deskew); 0: none. */
+  skew: number;
   files: Partial<Record<'pdf' | 'hocr' | 'txt', string>>;
 }
 
 /**
  * One page through the OCR: rasterise (pdftoppm, grey, 300 dpi, crop box; `withoutText`: the page
  * without its own text, render-without-text.ts),
- * orientation (OSD) when asked, pre-process when asked, recognise (the Tesseract pool). Pages of a
+ * orientation (OSD) when asked, pre-process and deskew when asked, recognise (the Tesseract pool). Pages of a
  * document run this in parallel: the poppler gate and the pool bound what runs at once.
  */
 export async function ocrPage(
@@ -61,14 +65,32 @@ export async function ocrPage(
       image = turned;
     }
   }
+  let skew = 0;
+  let size = { width: 0, height: 0 };
   if (wantsPreprocessing(options.optimization)) {
     const filtered = `${base}-filtered.png`;
     await preprocess(image, filtered, options.optimization);
     image = filtered;
+    // Deskew after the filters: speckle would blur the line profile.
+    if (options.optimization.deskew) {
+      const straight = `${base}-straight.png`;
+      const sharp = await loadSharp();
+      const meta = await sharp(image, { limitInputPixels: 268_402_689 }).metadata();
+      size = { width: ((meta.width ?? 0) * 72) / RASTER_DPI, height: ((meta.height ?? 0) * 72) / RASTER_DPI };
+      skew = await deskew(image, straight);
+      if (skew !== 0) image = straight;
+    }
   }
   const result = await deps.tesseract.recognize(
     { image, outputBase: `${base}-ocr`, language: options.language, psm: PSM[options.ocrMode], dpi: RASTER_DPI, outputs },
     { timeoutMs: deps.pageTimeoutMs },
   );
-  return { page, rotated, files: result.files };
+  const files = { ...result.files };
+  // The text layer of a deskewed image is turned back over the page's skewed words.
+  if (skew !== 0 && files.pdf) {
+    const turned = `${base}-layer.pdf`;
+    await turnTextLayer(files.pdf, turned, skew, size.width, size.height);
+    files.pdf = turned;
+  }
+  return { page, rotated, skew, files };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -115,5 +115,26 @@ describe('ocr forceEachPage on a page that has text', () => {
     const text = execFileSync('pdftotext', [await download(uploaded.documentId), '-'], { encoding: 'utf8' });
     const found = text.split(/\s+/).filter(Boolean);
     for (const word of ['Typed', 'heading', 'above', 'Pictured', 'invoice', 'number', '4711']) expect(found.filter((w) => w === word)).toHaveLength(1);
+  });
+});
+
+describe('ocr language beyond the reference five', () => {
+  it('takes Tesseract codes joined by +; a code whose data is missing is -203 naming its Debian package; a non-code is 400', async () => {
+    const png = await scan300('languages', 'png');
+    const both = await upload(readFileSync(png), 'scan.png');
+    expect((await ocr(both.documentId, { ocr: { page: PAGE, language: 'eng+deu', outputFormat: 'text' } })).status).toBe(303);
+    expect(wordAccuracy(words(LINES), readFileSync(await download(both.documentId, 'txt'), 'utf8'))).toBeGreaterThanOrEqual(0.98);
+
+    // Dutch is not among the packages quire.sh installs.
+    expect(existsSync('/usr/share/tesseract-ocr/5/tessdata/nld.traineddata')).toBe(false);
+    const missing = await upload(readFileSync(png), 'scan.png');
+    const refused = await ocr(missing.documentId, { ocr: { page: PAGE, language: 'eng+nld' } });
+    expect(refused.status).toBe(503);
+    expect(refused.error).toMatchObject({ errorCode: -203 });
+    expect(refused.error!.errorMessage).toContain('tesseract-ocr-nld');
+
+    const bad = await ocr(missing.documentId, { ocr: { language: '../../etc/passwd' } });
+    expect(bad.status).toBe(400);
+    expect(bad.error!.errorMessage).toMatch(/language/);
   });
 });
