@@ -216,9 +216,12 @@ describe('pdfa convert', () => {
     expect(sha256(await storedBytes(uploaded.documentId))).toBe(before);
   });
 
-  it('refuses options not done yet (zugferd, autoTagging) and successReport linked below part 3, before any work', async () => {
+  it('refuses options not done yet (autoTagging) and successReport linked below part 3, before any work', async () => {
     const uploaded = await upload(await textImagePdf({ pages: 1, image: false }), 'options.pdf');
-    for (const convert of [{ zugferd: { xmlFile: { value: 'PGEvPg==' } } }, { successReport: 'linked', level: '2b' }, { autoTagging: true, level: '3a' }]) {
+    for (const convert of [
+      { successReport: 'linked', level: '2b' },
+      { autoTagging: true, level: '3a' },
+    ]) {
       const refused = await pdfa(uploaded.documentId, { pdfa: { convert } });
       expect(refused).toMatchObject({ status: 400, error: { errorCode: -104 } });
     }

@@ -1,7 +1,7 @@
 import { copyFile, open } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
-import type { PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
+import type { PdfaExtras, PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
 import { firstLine, isPdfLibFault, PdfLibError } from '../../engines/pdf-edit/pdf-lib-error.js';
 import { MissingUnicodeError } from '../../engines/pdf-edit/pdfa/errors.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
@@ -37,6 +37,8 @@ export interface ConversionInput {
   options: PdfaConvertOptions;
   scratch: Scratch;
   deadline: CallDeadline;
+  /** Associated files and XMP properties the result carries (ZUGFeRD: zugferd.ts). */
+  extras?: PdfaExtras;
 }
 
 export interface ConversionResult {
@@ -61,16 +63,10 @@ export function levelParts(level: PdfaLevel): { part: 1 | 2 | 3; conformance: 'A
 }
 
 /**
- * Options this server does not do yet are refused before any work, so nothing is half done: ZUGFeRD
- * embedding, a linked success report, auto-tagging.
+ * Options this server does not do yet are refused before any work, so nothing is half done: a linked
+ * success report below part 3 or in a nested step, auto-tagging.
  */
 export function refuseUnsupported(options: PdfaConvertOptions, field: string, taggingElsewhere = false, linkable = true): void {
-  if (options.zugferd !== undefined) {
-    throw new QuireError(
-      'OPTION_UNSUPPORTED',
-      `${field}.zugferd is not supported by this server yet: convert without it (the ZUGFeRD/Factur-X associated file and its XMP extension schema are not written).`,
-    );
-  }
   const part = (options.level ?? '3b')[0];
   if (options.successReport === 'linked' && (!linkable || part !== '3')) {
     throw new QuireError(
@@ -135,7 +131,7 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
   }
   // Fix-ups first, as OCRmyPDF does: input that claims the level already (LibreOffice's own PDF/A
   // export, a file converted before) is validated as it is and kept when nothing fails: lossless and cheap.
-  if (input.claimed === level) {
+  if (input.claimed === level && job.extras === undefined) {
     const report = await validateFile(job.input, level, job.deadline);
     if (report.verdict !== 'non-compliant') {
       if (running) await running; // never leave a Ghostscript run behind the transaction's scratch
@@ -183,6 +179,7 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     conformance,
     iccProfile: await readIccProfile(icc),
     incremental: fixupInput === distilled,
+    ...(job.extras ? { extras: job.extras } : {}),
     ...(input.description ? { source: input.description } : {}),
   }).catch((error: unknown) => {
     if (!(error instanceof MissingUnicodeError)) throw error;
@@ -204,7 +201,13 @@ async function fixupsOnly(job: ConversionInput, level: PdfaLevel, icc: string, d
   job.deadline.check();
   let fixed: Awaited<ReturnType<typeof applyPdfaFixups>>;
   try {
-    fixed = await applyPdfaFixups(job.input, job.output, { part, conformance, iccProfile: await readIccProfile(icc), ...(description ? { source: description } : {}) });
+    fixed = await applyPdfaFixups(job.input, job.output, {
+      part,
+      conformance,
+      iccProfile: await readIccProfile(icc),
+      ...(description ? { source: description } : {}),
+      ...(job.extras ? { extras: job.extras } : {}),
+    });
   } catch (error) {
     if (error instanceof MissingUnicodeError) return undefined; // Ghostscript's fonts may do: the conversion goes on
     throw error;

@@ -16,6 +16,7 @@ import { convertToPdfa, PdfaNotCompliant, refuseUnsupported, type ConversionResu
 import type { PdfaConvertOptions, PdfaOptions, PdfaRequest, ReportFormat } from './pdfa.schema.js';
 import { failedRulesText, verdictText, writeReport, type ReportContext } from './report.js';
 import { validateFile } from './validation.js';
+import { zugferdExtras } from './zugferd.js';
 
 const PDF = fileTypeByKey('pdf');
 
@@ -76,6 +77,7 @@ export class PdfaService {
 
   private async convert(session: Session, documentId: string, request: PdfaRequest, options: PdfaConvertOptions, format: ReportFormat): Promise<PdfaOutcome> {
     refuseUnsupported(options, 'pdfa.convert');
+    const extras = zugferdExtras(options.zugferd, options.level ?? '3b', 'pdfa.convert.zugferd');
     let failure: PdfaNotCompliant | undefined;
     let fileName = '';
     try {
@@ -97,7 +99,7 @@ export class PdfaService {
         async (tx, input) => {
           const output = tx.scratch.file('pdf');
           const result = await this.withErrorCorrection(options, tx, input.path, (source) =>
-            this.mapped(() => convertToPdfa(this.engines, { input: source, output, options, scratch: tx.scratch, deadline: tx.deadline })),
+            this.mapped(() => convertToPdfa(this.engines, { input: source, output, options, scratch: tx.scratch, deadline: tx.deadline, ...(extras ? { extras } : {}) })),
           );
           const warnings = [conversionWarning(result)];
           if (options.successReport === 'linked') {
@@ -215,10 +217,11 @@ export class PdfaService {
         if (!convert) throw new QuireError('PARAMETER', 'Invalid parameter converter.pdfa: give pdfa.convert with the level to produce.');
         // autoTagging is the converter's to honour (LibreOffice's tagged export); the a-level path checks the result is tagged.
         refuseUnsupported(convert, 'converter.pdfa.convert', true, false);
+        const extras = zugferdExtras(convert.zugferd, convert.level ?? '3b', 'converter.pdfa.convert.zugferd');
         if (convert.successReport === 'zip')
           throw new QuireError('OPTION_UNSUPPORTED', 'converter.pdfa.convert.successReport "zip" is not supported: convert first, then call pdfa/{documentId} with it.');
         try {
-          await this.mapped(() => convertToPdfa(this.engines, { input, output, options: convert, scratch: tx.scratch, deadline: tx.deadline }));
+          await this.mapped(() => convertToPdfa(this.engines, { input, output, options: convert, scratch: tx.scratch, deadline: tx.deadline, ...(extras ? { extras } : {}) }));
         } catch (error) {
           if (error instanceof PdfaNotCompliant && convert.errorReport !== 'none') {
             const text = writeReport(error.report, { document: 'converter result', operation: 'convert', notes: error.notes }, 'xml').bytes.toString('utf8');

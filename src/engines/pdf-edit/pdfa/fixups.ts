@@ -5,6 +5,7 @@ import { readXmp } from '../../pdf/xmp.js';
 import { MAX_XMP_BYTES } from '../document/document-info.js';
 import { pdfDate, xmpDate } from '../document/pdf-values.js';
 import { NS, XmpPacket } from '../document/xmp-packet.js';
+import { addCustomProperties, type XmpNamespaceDefinition, type XmpPropertyDefinition } from '../document/xmp-schema.js';
 import { firstLine, loadPdf, PdfLibError } from '../pdf-lib-io.js';
 import { checkObjectStreams, decodeBounded } from '../stream-bounds.js';
 import { addMissingToUnicode } from './to-unicode.js';
@@ -45,6 +46,14 @@ export interface PdfaFixupOptions {
    * on the a-level path): its syntax is what the full rewrite makes right.
    */
   incremental?: boolean;
+  /** Associated files and XMP properties the result carries besides the fix-ups (ZUGFeRD, a linked report). */
+  extras?: PdfaExtras;
+}
+
+/** What a conversion adds to the PDF/A beyond the fix-ups: associated files (PDF/A-3) and XMP properties with their extension schema. */
+export interface PdfaExtras {
+  attachments?: AssociatedFile[];
+  xmpExtension?: { namespace: XmpNamespaceDefinition; properties: XmpPropertyDefinition[] };
 }
 
 /** What the fix-ups changed, for the report and the log. */
@@ -98,6 +107,10 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
   if (removed > 0) changes.push(`${removed} forbidden actions or JavaScript entries removed`);
   const flagged = fixAnnotationFlags(document);
   if (flagged > 0) changes.push(`${flagged} annotation flags made printable and visible`);
+  for (const file of options.extras?.attachments ?? []) {
+    await attachTo(document, file);
+    changes.push(`${file.name} attached as an associated file (AFRelationship ${file.relationship ?? 'Supplement'})`);
+  }
   if (options.conformance !== 'B') {
     // u and a levels: every font maps its codes to Unicode (throws MissingUnicodeError, naming the fonts, where none can be derived).
     const mapped = await addMissingToUnicode(document);
@@ -206,6 +219,8 @@ function writeXmp(document: PDFDocument, d: Description, options: PdfaFixupOptio
   packet.setProperty(NS.xmp, 'xmp', 'MetadataDate', { kind: 'simple', text: xmpDate(d.modified) });
   packet.setProperty(NS.pdfaid, 'pdfaid', 'part', { kind: 'simple', text: String(options.part) });
   packet.setProperty(NS.pdfaid, 'pdfaid', 'conformance', { kind: 'simple', text: options.conformance });
+  const extension = options.extras?.xmpExtension;
+  if (extension) addCustomProperties(packet, extension.namespace, extension.properties);
   const bytes = packet.toBuffer();
   const context = document.context;
   const stream = PDFRawStream.of(context.obj({ Type: 'Metadata', Subtype: 'XML', Length: bytes.length }) as PDFDict, bytes);
@@ -363,6 +378,8 @@ export interface AssociatedFile {
   mimeType: string;
   description: string;
   modified: Date;
+  /** AFRelationship (default Supplement): ZUGFeRD's invoice is the `Alternative` of the visual one. */
+  relationship?: 'Alternative' | 'Supplement' | 'Data' | 'Source';
 }
 
 /**
@@ -371,12 +388,16 @@ export interface AssociatedFile {
  */
 export async function attachAssociatedFile(input: string, output: string, file: AssociatedFile): Promise<void> {
   const document = await loadPdf(input);
+  await attachTo(document, file);
+  await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
+}
+
+async function attachTo(document: PDFDocument, file: AssociatedFile): Promise<void> {
   await document.attach(file.bytes, file.name, {
     mimeType: file.mimeType,
     description: file.description,
     creationDate: file.modified,
     modificationDate: file.modified,
-    afRelationship: AFRelationship.Supplement,
+    afRelationship: AFRelationship[file.relationship ?? 'Supplement'],
   });
-  await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
 }
