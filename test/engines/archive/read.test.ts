@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { deflateRawSync, gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ArchiveError } from '../../../src/engines/archive/errors.js';
 import type { ArchiveErrorKind } from '../../../src/engines/archive/errors.js';
 import { compileFilter } from '../../../src/engines/archive/filter.js';
@@ -13,15 +13,10 @@ import { extractEntries, listEntries, openEntry } from '../../../src/engines/arc
 import type { ArchiveEntry, ExtractOptions } from '../../../src/engines/archive/zip-read.js';
 import { MINIMAL_PDF, PNG_1X1, buildZip, makeTempDir, openFdCount, pythonZip, readAll, writeRawZip } from './fixtures.js';
 import type { RawEntry } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
+const dir = useTempDir('archive');
 let counter = 0;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const next = (suffix = '.zip'): string => path.join(dir, `t${counter++}${suffix}`);
 const raw = (entries: RawEntry[]): string => writeRawZip(next(), entries);

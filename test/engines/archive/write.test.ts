@@ -2,20 +2,15 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uniqueEntryNames } from '../../../src/engines/archive/names.js';
 import { extractEntries, listEntries } from '../../../src/engines/archive/zip-read.js';
 import { prepareZip, useNativeCrc32, writeZip } from '../../../src/engines/archive/zip-write.js';
 import { MINIMAL_PDF, PNG_1X1, makeTempDir, openFdCount, python, sha256, sha256File } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
+const dir = useTempDir('archive');
 let counter = 0;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 const next = (suffix = '.zip'): string => path.join(dir, `w${counter++}${suffix}`);
 

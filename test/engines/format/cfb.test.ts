@@ -1,19 +1,14 @@
 import fs from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { classifyCfbNames, readCfbDirectory } from '../../../src/engines/format/cfb.js';
 import { detectFormat } from '../../../src/engines/format/detect-format.js';
-import { makeTempDir, streams, writeCfb } from './fixtures.js';
+import { streams, writeCfb } from './fixtures.js';
 import type { CfbNode, CfbOptions } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('format');
 
 let counter = 0;
 async function detectCfb(children: CfbNode[], clientFileName?: string, options?: CfbOptions): Promise<string> {

@@ -1,17 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../src/engines/format/detect-format.js';
-import { GIF_1X1, JPEG_1X1, PNG_1X1, WEBP_1X1, bmp1x1, icoMinimal, makeTempDir, minimalPdf, odfEntries, ooxmlEntries, tiffMinimal, writeFixture, writeTar, writeZip } from './fixtures.js';
+import { GIF_1X1, JPEG_1X1, PNG_1X1, WEBP_1X1, bmp1x1, icoMinimal, minimalPdf, odfEntries, ooxmlEntries, tiffMinimal, writeFixture, writeTar, writeZip } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('format');
 
 let counter = 0;
 /** Writes content under a neutral on-disk name (the client name is passed separately, as in uploads). */

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../src/engines/format/detect-format.js';
-import { makeTempDir } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
 /**
  * Detection must read a bounded prefix, never the whole file. The files are sparse, so they cost
@@ -10,13 +10,7 @@ import { makeTempDir } from './fixtures.js';
  */
 const SIZE = 3 * 1024 ** 3;
 
-let dir: string;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('format');
 
 function sparseFile(name: string, head: Buffer): string {
   const file = path.join(dir, name);

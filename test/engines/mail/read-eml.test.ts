@@ -1,19 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MailEngineError } from '../../../src/engines/mail/errors.js';
 import { readMail } from '../../../src/engines/mail/read-mail.js';
-import { MINIMAL_PDF, PNG_1X1, crlf, makeTempDir, sampleEml } from './fixtures.js';
+import { MINIMAL_PDF, PNG_1X1, crlf, sampleEml } from './fixtures.js';
 import { rejectionOf } from '../../helpers/rejection.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
+const dir = useTempDir('mail');
 let counter = 0;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 function file(content: string | Buffer): string {
   const target = path.join(dir, `m${counter++}.eml`);

@@ -1,18 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MailEngineError } from '../../../src/engines/mail/errors.js';
 import { readMail } from '../../../src/engines/mail/read-mail.js';
-import { MINIMAL_PDF, PNG_1X1, SAMPLE_MSG, makeTempDir } from './fixtures.js';
+import { MINIMAL_PDF, PNG_1X1, SAMPLE_MSG } from './fixtures.js';
 import { rejectionOf } from '../../helpers/rejection.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('mail');
 
 const LIMITS = { maxBytes: 1024 * 1024, maxAttachments: 10 };
 

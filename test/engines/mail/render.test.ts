@@ -1,21 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatDate, formatSize } from '../../../src/engines/mail/header.js';
 import { MAX_INLINED_BYTES } from '../../../src/engines/mail/inline-images.js';
 import { readMail } from '../../../src/engines/mail/read-mail.js';
 import { mailToHtml } from '../../../src/engines/mail/render.js';
 import type { MailAttachment, MailMessage } from '../../../src/engines/mail/types.js';
 import { TextEngineError } from '../../../src/engines/text/errors.js';
-import { PNG_1X1, SAMPLE_MSG, makeTempDir, sampleEml } from './fixtures.js';
+import { PNG_1X1, SAMPLE_MSG, sampleEml } from './fixtures.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
-beforeAll(() => {
-  dir = makeTempDir();
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir('mail');
 
 const LIMITS = { maxBytes: 1024 * 1024, maxAttachments: 10 };
 

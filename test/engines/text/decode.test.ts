@@ -1,19 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeBytes, decodeText } from '../../../src/engines/text/decode.js';
 import { TextEngineError } from '../../../src/engines/text/errors.js';
 import { rejectionOf } from '../../helpers/rejection.js';
+import { useTempDir } from '../../helpers/temp-dir.js';
 
-let dir: string;
+const dir = useTempDir('text');
 let counter = 0;
-beforeAll(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'quire-text-'));
-});
-afterAll(() => {
-  fs.rmSync(dir, { recursive: true, force: true });
-});
 
 function file(bytes: Uint8Array): string {
   const target = path.join(dir, `t${counter++}.txt`);
