@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
@@ -75,6 +75,28 @@ export function fontsOf(file: string): { name: string; type: string; embedded: b
     if (!m) throw new Error(`unexpected pdffonts row: ${row}`);
     return { name: m[1]!, type: m[2]!, embedded: m[4] === 'yes' };
   });
+}
+
+/** pdfdetach -list: the attachment names poppler sees (document and page level), in its order. */
+export function detachList(file: string): string[] {
+  const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });
+  return text
+    .split('\n')
+    .slice(1)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.replace(/^\s*\d+:\s*/, ''));
+}
+
+/** pdfdetach: the content of one attachment, by its number in -list order (from 1) or by its name. */
+export function detachSave(file: string, which: number | string): Buffer {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-detach-'));
+  try {
+    const out = path.join(dir, 'saved');
+    execFileSync('pdfdetach', [...(typeof which === 'number' ? ['-save', String(which)] : ['-savefile', which]), '-o', out, file]);
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A temp directory removed by the returned function. */

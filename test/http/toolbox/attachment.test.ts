@@ -6,29 +6,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pdfFacts } from '../../helpers/converter.js';
 import { info, uploadFile } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
+import { detachList, detachSave } from '../../helpers/pdf-tools.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-attachment-'));
-let counter = 0;
 const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64');
 const NOTE = 'Eine Notiz – mit Umlauten: äöü\n';
-
-/** pdfdetach -list: the attachment names poppler sees (document and page level). */
-function detachList(file: string): string[] {
-  const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });
-  return text
-    .split('\n')
-    .slice(1)
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.replace(/^\s*\d+:\s*/, ''));
-}
-
-/** pdfdetach -save N: the content of the n-th attachment (1-based, in -list order). */
-function detachSave(file: string, n: number): Buffer {
-  const out = path.join(scratch, `saved-${counter++}`);
-  execFileSync('pdfdetach', ['-save', String(n), '-o', out, file]);
-  return readFileSync(out);
-}
 
 function qpdfJson(file: string, ...args: string[]): any {
   return JSON.parse(execFileSync('qpdf', ['--json=2', ...args, file], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }));

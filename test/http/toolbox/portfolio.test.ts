@@ -6,26 +6,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { pageText, pdfFacts } from '../../helpers/converter.js';
 import { info, uploadFile } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
+import { detachList, detachSave } from '../../helpers/pdf-tools.js';
 import { numberedPdf, runToolbox, toolboxNew, toolboxOk } from '../../helpers/toolbox.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-portfolio-'));
-let counter = 0;
 const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64');
-
-function detachList(file: string): string[] {
-  const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });
-  return text
-    .split('\n')
-    .slice(1)
-    .filter((line) => line.trim() !== '')
-    .map((line) => line.replace(/^\s*\d+:\s*/, ''));
-}
-
-function detachSave(file: string, name: string): Buffer {
-  const out = path.join(scratch, `saved-${counter++}`);
-  execFileSync('pdfdetach', ['-savefile', name, '-o', out, file]);
-  return readFileSync(out);
-}
 
 /** Every object of the file (qpdf --json), the catalog, and a resolver. */
 function objects(file: string): { all: Record<string, any>; catalog: any; resolve: (value: any) => any; attachments: Record<string, any> } {
