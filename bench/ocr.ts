@@ -198,7 +198,7 @@ async function rssPhase(rest: string, token: string, pdf: string, pages: number,
   return [
     `Server RSS over ${calls * pages} pages (${calls} calls × ${pages} pages, one after the other, ${formatNumber(seconds, 0)} s, ${formatNumber((calls * pages) / seconds, 2)} pages/s): first call ${formatMemory(afterCall[0]!)}, peak ${formatMemory(peak)} (of ${samples.length} samples, 1 s apart), last call ${formatMemory(afterCall.at(-1)!)}.`,
     '',
-    `After each call (MB): ${afterCall.map(mb).join(', ')}.`,
+    `After each call (MiB): ${afterCall.map(mb).join(', ')}.`,
   ];
 }
 
