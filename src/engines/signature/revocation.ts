@@ -173,22 +173,39 @@ export async function collectValidationData(chain: readonly Buffer[], options: R
     return cert;
   };
   for (const bytes of chain) add(bytes);
-  const responders: Buffer[] = [];
-  // A CRL serves every certificate of its issuer: fetched once per call (it may change between downloads).
-  const lists = new Map<string, Buffer>();
-  // The pool grows while it is walked (fetched issuers are checked in turn); responders' certificates join only the output.
+  // First every certificate's issuer (the pool grows while it is walked: fetched issuers are checked in turn)…
+  const pairs: { cert: Certificate; issuer: Certificate | Undetermined }[] = [];
   for (let i = 0; i < pool.length && i < MAX_CERTIFICATES; i++) {
     const cert = pool[i]!;
     if (selfSigned(cert)) continue;
     try {
-      const issuer = pool.find((candidate) => candidate !== cert && issuedBy(cert, candidate)) ?? (await fetchIssuer(cert, options, add));
-      await status(cert, issuer, options, data, responders, lists);
+      pairs.push({ cert, issuer: pool.find((candidate) => candidate !== cert && issuedBy(cert, candidate)) ?? (await fetchIssuer(cert, options, add)) });
     } catch (error) {
       if (!(error instanceof Undetermined)) throw error;
-      if (options.required) throw new SignatureEngineError('revocation', `the revocation status of the certificate ${cert.label} cannot be established: ${error.message}`);
-      data.undetermined.push(`${cert.label}: ${error.message}`);
+      pairs.push({ cert, issuer: error });
     }
   }
+  // …then their statuses, asked at the same time (a call waits for the slowest responder, not for their sum).
+  // A CRL serves every certificate of its issuer: fetched once per call (it may change between downloads).
+  const lists = new Map<string, Promise<Buffer>>();
+  const results = await Promise.allSettled(pairs.map(({ cert, issuer }) => (issuer instanceof Undetermined ? Promise.reject(issuer) : status(cert, issuer, options, lists))));
+  // A revocation wins over anything else; then the first certificate (in chain order) without a status.
+  const refusal = results.find((result): result is PromiseRejectedResult => result.status === 'rejected' && !(result.reason instanceof Undetermined));
+  if (refusal) throw refusal.reason;
+  const responders: Buffer[] = [];
+  results.forEach((result, i) => {
+    const { cert } = pairs[i]!;
+    if (result.status === 'rejected') {
+      const reason = (result.reason as Undetermined).message;
+      if (options.required) throw new SignatureEngineError('revocation', `the revocation status of the certificate ${cert.label} cannot be established: ${reason}`);
+      data.undetermined.push(`${cert.label}: ${reason}`);
+      return;
+    }
+    data.ocsps.push(...result.value.ocsps);
+    for (const list of result.value.crls) if (!data.crls.some((known) => known.equals(list))) data.crls.push(list);
+    responders.push(...result.value.responders);
+  });
+  // Responders' certificates join the output only (a delegated responder carries ocsp-nocheck).
   for (const bytes of responders) add(bytes);
   data.certs = pool.map((cert) => cert.der);
   return data;
@@ -212,7 +229,9 @@ async function fetchIssuer(cert: Certificate, options: RevocationOptions, add: (
   throw new Undetermined(`its issuer cannot be fetched: ${reason}`);
 }
 
-async function status(cert: Certificate, issuer: Certificate, options: RevocationOptions, data: ValidationData, responders: Buffer[], lists: Map<string, Buffer>): Promise<void> {
+/** One certificate's OCSP responses, CRLs and responders' certificates; rejects with Undetermined or a revocation. */
+async function status(cert: Certificate, issuer: Certificate, options: RevocationOptions, lists: Map<string, Promise<Buffer>>): Promise<{ ocsps: Buffer[]; crls: Buffer[]; responders: Buffer[] }> {
+  const found = { ocsps: [] as Buffer[], crls: [] as Buffer[], responders: [] as Buffer[] };
   const ocsp = cert.ocspUrls.length > 0;
   const crl = cert.crlUrls.length > 0;
   const sources: ('ocsp' | 'crl')[] =
@@ -233,13 +252,13 @@ async function status(cert: Certificate, issuer: Certificate, options: Revocatio
   for (const source of sources) {
     if (source === 'ocsp') {
       const answer = await firstAnswer(cert.ocspUrls, (url) => ocspStatus(cert, issuer, url, options));
-      data.ocsps.push(answer.response);
-      responders.push(...answer.certificates);
+      found.ocsps.push(answer.response);
+      found.responders.push(...answer.certificates);
     } else {
-      const list = await firstAnswer(cert.crlUrls, (url) => crlStatus(cert, issuer, url, options, lists));
-      if (!data.crls.some((known) => known.equals(list))) data.crls.push(list);
+      found.crls.push(await firstAnswer(cert.crlUrls, (url) => crlStatus(cert, issuer, url, options, lists)));
     }
   }
+  return found;
 }
 
 /** The first address that gives a usable answer; a revocation found at any one ends the search. */
@@ -371,9 +390,13 @@ function checkOcspResponse(response: Buffer, cert: Certificate, issuer: Certific
 
 // ----- CRL (RFC 5280 §5) -----
 
-async function crlStatus(cert: Certificate, issuer: Certificate, url: string, options: RevocationOptions, lists: Map<string, Buffer>): Promise<Buffer> {
-  const list = lists.get(url) ?? pemOrDer(await get(url, MAX_CRL_BYTES, options), 'X509 CRL');
-  lists.set(url, list);
+async function crlStatus(cert: Certificate, issuer: Certificate, url: string, options: RevocationOptions, lists: Map<string, Promise<Buffer>>): Promise<Buffer> {
+  let download = lists.get(url);
+  if (!download) {
+    download = get(url, MAX_CRL_BYTES, options).then((body) => pemOrDer(body, 'X509 CRL'));
+    lists.set(url, download);
+  }
+  const list = await download;
   let root: Asn1[];
   try {
     root = children(parseDer(list));
