@@ -431,6 +431,14 @@ export const ConfigSchema = Type.Object(
                 "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})",
             }),
             name: Type.String({ minLength: 1, default: 'global', description: 'the key store name sessions see (keyStoreName) and unlock it by' }),
+            entries: Type.Array(Type.Object({ alias: Type.String({ minLength: 1 }), password: Type.String() }, { additionalProperties: false }), {
+              default: [],
+              description: "passwords of single keys (ApplicationConfig_KeystoreEntry): a key's own password when it differs from the store's",
+            }),
+            filter: Type.Array(Type.String(), {
+              default: [],
+              description: 'regular expressions (whole alias, case-insensitive) of the keys offered to sessions (ApplicationConfig_KeystoreFilter); [] = every key',
+            }),
           },
           { additionalProperties: false, default: {} },
         ),

@@ -33,7 +33,7 @@ const KeyStoreContent = Type.Object(
   { keyStoreContent: opt(Type.String()), certificates: opt(Type.Array(ref(CertificateEntry))) },
   {
     description:
-      "a key store: Base64 content (posted: stored when it differs; '' or absent: unchanged) and its certificates. connectorKeyStore: the files of <dataDir>/keystore; the global key store: always empty",
+      "a key store: Base64 content (posted: stored when it differs; '' or absent: unchanged) and its certificates. connectorKeyStore: the files of <dataDir>/keystore; globalKeyStore: the signature key store's certificates (its content is never shown; a posted one replaces the store)",
   },
 );
 
@@ -89,7 +89,14 @@ export const ApplicationConfigApplication = component(
       portal: PortalWire,
       keystore: opt(
         Type.Object({
-          type: opt(Type.Enum(['NONE', 'JKS', 'PKCS11', 'PKCS12', 'WINDOWS_MACHINE', 'WINDOWS_USER'], { description: 'keystore.type: stored and shown (the Windows stores do not exist here)' })),
+          type: opt(
+            Type.Enum(['NONE', 'JKS', 'PKCS11', 'PKCS12', 'WINDOWS_MACHINE', 'WINDOWS_USER'], {
+              description: 'signature.keyStore.type: NONE = the generated store; PKCS11 and the Windows stores do not exist here (refused)',
+            }),
+          ),
+          password: opt(Type.String({ description: 'signature.keyStore.password; reads "[redacted]", which posted back keeps it' })),
+          entry: opt(Type.Array(Type.Object({ alias: opt(Type.String()), password: opt(Type.String()) }), { description: 'signature.keyStore.entries: passwords of single keys (redacted)' })),
+          filter: opt(Type.Array(Type.Object({ pattern: opt(Type.String()) }), { description: 'signature.keyStore.filter: regular expressions of the aliases offered' })),
         }),
       ),
       metrics: opt(
@@ -100,7 +107,19 @@ export const ApplicationConfigApplication = component(
         }),
       ),
       proxies: opt(Type.Object({})),
-      tsa: opt(Type.Object({})),
+      tsa: opt(
+        Type.Object(
+          {
+            url: opt(Type.String({ description: "signature.tsa.url; '' = B-B" })),
+            hashAlgorithm: opt(
+              Type.Enum(['MD5', 'SHA-1', 'SHA-224', 'SHA-256', 'SHA-384', 'SHA-512'], { description: 'signature.tsa.hashAlgorithm: SHA-256, SHA-384 or SHA-512 (the others are refused)' }),
+            ),
+            user: opt(Type.String()),
+            password: opt(Type.String({ description: 'signature.tsa.password; reads "[redacted]", which posted back keeps it' })),
+          },
+          { description: 'the signature service time-stamp authority (signature.tsa.*)' },
+        ),
+      ),
       license: opt(Type.Object({})),
     },
     { $id: 'ApplicationConfig_Application' },

@@ -8,6 +8,7 @@ import { loadSharp } from '../../engines/image/load-sharp.js';
 import { AddressPolicy } from '../../engines/net/address-policy.js';
 import { run } from '../../engines/process/run.js';
 import { PopplerRunner } from '../../engines/poppler/tool.js';
+import { REDACTED } from '../../config/redact.js';
 import { requestTimeStamp } from '../../engines/signature/tsa.js';
 import { trustStoreChanges } from './configuration-truststore.js';
 import type { UserSource } from '../../auth/users.js';
@@ -96,7 +97,8 @@ async function timeStampAuthority(context: CheckContext): Promise<Verdict> {
       url,
       hash: hash === 'SHA-384' || hash === 'SHA-512' || hash === 'SHA-256' ? hash : configured.hashAlgorithm,
       user: posted('user') ?? configured.user,
-      password: posted('password') ?? configured.password,
+      // As read, the password is "[redacted]": that means the configured one.
+      password: posted('password') === REDACTED ? configured.password : (posted('password') ?? configured.password),
       timeoutMs: Math.round(configured.timeout * 1000),
       policy: new AddressPolicy(context.config.network),
     });

@@ -38,7 +38,7 @@ const SECTIONS: Record<ConfigurationType, ConfigurationSection> = {
  * The host name, cluster mode, portal, trust store and key store type change nothing the server does
  * yet: they are live so that a client reads back at once what it wrote.
  */
-const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level', 'server.hostName', 'cluster', 'portal', 'truststore', 'keystore'];
+const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level', 'server.hostName', 'cluster', 'portal', 'truststore', 'keystore', 'signature.keyStore', 'signature.tsa'];
 
 const within = (key: string, prefix: string) => key === prefix || key.startsWith(`${prefix}.`) || key.startsWith(`${prefix}[`);
 
@@ -205,6 +205,9 @@ export class ConfigurationService {
     if (has('portal')) config.portal = next.portal;
     if (has('truststore')) config.truststore = next.truststore;
     if (has('keystore')) config.keystore = next.keystore;
+    // The signature service reads these at each call (a new keyStore object makes it read the store again).
+    if (has('signature.keyStore')) config.signature.keyStore = next.signature.keyStore;
+    if (has('signature.tsa')) config.signature.tsa = next.signature.tsa;
   }
 
   private result(mode: ConfigurationMode, file: string, error: ErrorName | undefined, description: string, extra: Partial<ConfigurationResult>): ConfigurationResult {

@@ -63,6 +63,10 @@ interface ServerStore {
   password: string | undefined;
   /** The alias a call without keyName uses ('' = the first key entry). */
   defaultAlias: string;
+  /** Passwords of single keys (signature.keyStore.entries), by alias in lower case. */
+  keyPasswords: Map<string, string>;
+  /** Whether an alias is offered to sessions (signature.keyStore.filter). */
+  offers(alias: string): boolean;
 }
 
 interface Unlocked {
@@ -81,6 +85,8 @@ const MAX_UNLOCKED_SESSIONS = 10_000;
 
 export class SigningKeyStores {
   private store: Promise<ServerStore> | undefined;
+  /** The settings the store was read with: the administration replaces them (signature.keyStore is live). */
+  private loadedFrom: Config['signature']['keyStore'] | undefined;
   private readonly unlocked = new Map<string, Map<string, Unlocked>>();
   /** The server store opened with its configured or generated password (read once). */
   private serverEntries: SigningEntry[] | undefined;
@@ -93,6 +99,13 @@ export class SigningKeyStores {
    * RSA key generation. A broken configuration shows at that first call.
    */
   private serverStore(): Promise<ServerStore> {
+    if (this.loadedFrom !== this.config.signature.keyStore) {
+      // New settings (a configuration write): read the store again; what sessions unlocked was of the old one.
+      this.loadedFrom = this.config.signature.keyStore;
+      this.store = undefined;
+      this.serverEntries = undefined;
+      this.unlocked.clear();
+    }
     this.store ??= this.load();
     return this.store;
   }
@@ -104,6 +117,7 @@ export class SigningKeyStores {
 
   private async load(): Promise<ServerStore> {
     const { keyStore, defaultKeyName } = this.config.signature;
+    const settings = { keyPasswords: new Map(keyStore.entries.map((e) => [e.alias.toLowerCase(), e.password])), offers: aliasFilter(keyStore.filter) };
     if (keyStore.type === 'NONE') {
       const files = generatedStoreFiles(this.config.dataDir);
       let password: string;
@@ -118,11 +132,11 @@ export class SigningKeyStores {
         await writeFileAtomic(files.password, password, 0o600, { durable: true, dirMode: 0o700 });
         await writeFileAtomic(files.store, content, 0o600, { durable: true, dirMode: 0o700 });
       }
-      return { name: keyStore.name, content, keyContent: undefined, type: 'PKCS12', password, defaultAlias: defaultKeyName || GENERATED_SIGNING_ALIAS };
+      return { name: keyStore.name, content, keyContent: undefined, type: 'PKCS12', password, defaultAlias: defaultKeyName || GENERATED_SIGNING_ALIAS, ...settings };
     }
     const content = await readKeyStoreFile(keyStorePath(this.config.dataDir, keyStore.file));
     const keyContent = keyStore.type === 'PEM' && keyStore.keyFile ? await readKeyStoreFile(keyStorePath(this.config.dataDir, keyStore.keyFile)) : undefined;
-    return { name: keyStore.name, content, keyContent, type: keyStore.type, password: keyStore.password || undefined, defaultAlias: defaultKeyName };
+    return { name: keyStore.name, content, keyContent, type: keyStore.type, password: keyStore.password || undefined, defaultAlias: defaultKeyName, ...settings };
   }
 
   private async server(): Promise<ServerStore> {
@@ -137,10 +151,10 @@ export class SigningKeyStores {
   private async entriesFor(sessionId: string): Promise<{ store: ServerStore; entries: SigningEntry[] | undefined; aliases: Record<string, string> }> {
     const store = await this.server();
     const own = this.unlocked.get(sessionId)?.get(store.name);
-    if (own) return { store, entries: own.entries, aliases: own.aliases };
+    if (own) return { store, entries: own.entries.filter((e) => store.offers(e.alias)), aliases: own.aliases };
     if (store.password === undefined) return { store, entries: undefined, aliases: {} };
     this.serverEntries ??= readSigningKeyStore(store.content, store.type, store.password, store.name, store.keyContent);
-    return { store, entries: this.serverEntries, aliases: {} };
+    return { store, entries: this.serverEntries.filter((e) => store.offers(e.alias)), aliases: {} };
   }
 
   /** `GET authentication/user/certificates`. */
@@ -152,7 +166,7 @@ export class SigningKeyStores {
         aliasName: entry.alias,
         certificate: entry.chain[0]!.toString('base64'),
         hasPrivateKey: entry.hasPrivateKey,
-        isPrivateKeyReadable: entry.hasPrivateKey && opens(entry, aliases[entry.alias]),
+        isPrivateKeyReadable: entry.hasPrivateKey && opens(entry, aliases[entry.alias] ?? store.keyPasswords.get(entry.alias.toLowerCase())),
         keyStoreName: store.name,
         keyStoreOrigin: 'global',
       }),
@@ -200,7 +214,7 @@ export class SigningKeyStores {
     const entry = wanted ? entries.find((e) => e.alias.toLowerCase() === wanted.toLowerCase()) : entries.find((e) => e.hasPrivateKey);
     if (!entry) throw new QuireError('SIGNATURE_KEY', wanted ? `No signing key named "${wanted}" is available to this session.` : 'The signing key store holds no private key.');
     if (!entry.hasPrivateKey) throw new QuireError('SIGNATURE_KEY', `"${entry.alias}" holds a certificate without its private key: it cannot sign.`);
-    const password = keyPassword || aliases[entry.alias] || undefined;
+    const password = keyPassword || aliases[entry.alias] || store.keyPasswords.get(entry.alias.toLowerCase()) || undefined;
     try {
       return { chain: entry.chain, key: entry.openKey(password) };
     } catch (error) {
@@ -208,6 +222,18 @@ export class SigningKeyStores {
       throw new QuireError('SIGNATURE_KEY', `The key "${entry.alias}" cannot be opened.`, { cause: error });
     }
   }
+}
+
+/** signature.keyStore.filter as a test of an alias: a whole, case-insensitive match of one pattern; no pattern = every alias. */
+function aliasFilter(patterns: readonly string[]): (alias: string) => boolean {
+  const compiled = patterns.flatMap((pattern) => {
+    try {
+      return [new RegExp(`^(?:${pattern})$`, 'i')];
+    } catch {
+      return []; // the administration refuses invalid patterns; one written by hand into the file matches nothing
+    }
+  });
+  return (alias) => patterns.length === 0 || compiled.some((re) => re.test(alias));
 }
 
 function opens(entry: SigningEntry, password: string | undefined): boolean {

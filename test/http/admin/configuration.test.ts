@@ -115,7 +115,7 @@ describe('admin configuration', () => {
     expect(at(application.configuration as Json, 'webservices.converter')).toMatchObject({ enabled: true, queueSize: 100, maxLatency: 60 });
     // Every web service of the reference is registered now (ocr since issue 16): each reads as enabled.
     expect(at(application.configuration as Json, 'webservices.ocr')).toEqual({ enabled: true });
-    expect(at(application.configuration as Json, 'keystore')).toEqual({ type: 'NONE' });
+    expect(at(application.configuration as Json, 'keystore')).toEqual({ type: 'NONE', password: '[redacted]', entry: [], filter: [] });
     expect(application.globalKeyStore).toEqual({ keyStoreContent: '', certificates: [] });
 
     expect((await admin.read('log')).configuration).toEqual({ debugMode: 'none', level: 'silent', log4j2Xml: '', updateXml: false });
