@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { postWebService } from '../../helpers/converter.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { qpdfCheck, scratchDir } from '../../helpers/pdf-tools.js';
-import { scanPage, textPdf, wordAccuracy, type Line } from './scans.js';
+import { bboxWords, scanPage, textPdf, wordAccuracy, type Line } from './scans.js';
 
 /**
  * The ocr options that change what the user's pages are made of (imageDpi, jpegQuality) and
@@ -136,5 +136,25 @@ describe('ocr language beyond the reference five', () => {
     const bad = await ocr(missing.documentId, { ocr: { language: '../../etc/passwd' } });
     expect(bad.status).toBe(400);
     expect(bad.error!.errorMessage).toMatch(/language/);
+  });
+});
+
+describe('ocr normalizePageRotation on an image input', () => {
+  it('a PNG scanned upside down becomes a page shown upright (/Rotate 180), its image at imageDpi, the text layer over the words', async () => {
+    const png = await scan300('upside', 'png');
+    const upsideDown = scratch.file('upside-down.png');
+    await sharp(png).rotate(180).withMetadata({ density: 300 }).png().toFile(upsideDown);
+    const uploaded = await upload(readFileSync(upsideDown), 'upside-down.png');
+    const outcome = await ocr(uploaded.documentId, { ocr: { page: PAGE, normalizePageRotation: true } });
+    expect(outcome.status).toBe(303);
+    const result = await download(uploaded.documentId);
+    qpdfCheck(result);
+    expect(execFileSync('pdfinfo', [result], { encoding: 'utf8' })).toMatch(/Page rot:\s+180/);
+    expect(imageList(result)[0]!.xppi).toBeLessThanOrEqual(201);
+    expect(wordAccuracy(words(LINES), execFileSync('pdftotext', [result, '-'], { encoding: 'utf8' }))).toBeGreaterThanOrEqual(0.98);
+    // As displayed (upright), "Searchable" starts 20 pt from the left, its baseline 50 pt from the top.
+    const searchable = bboxWords(result).find((word) => word.text === 'Searchable')!;
+    expect(Math.abs(searchable.xMin - 20)).toBeLessThan(5);
+    expect(Math.abs(searchable.yMax - 50)).toBeLessThan(6);
   });
 });
