@@ -19,13 +19,13 @@ afterAll(async () => {
   await pki.close();
 });
 
-const sign = (rest: string, headers: Record<string, string>, documentId: string, signer: Issued) =>
+const sign = (rest: string, headers: Record<string, string>, documentId: string, signer: Issued, certificationLevel = 'none') =>
   fetch(`${rest}/signature/${documentId}`, {
     method: 'POST',
     redirect: 'manual',
     headers: { ...headers, 'content-type': 'application/json' },
     body: JSON.stringify({
-      signature: { add: { certificationLevel: 'none', signer: { keyPair: { certificate: { value: signer.chainPem }, privateKey: { value: readFileSync(signer.key, 'utf8') } } } } },
+      signature: { add: { certificationLevel, signer: { keyPair: { certificate: { value: signer.chainPem }, privateKey: { value: readFileSync(signer.key, 'utf8') } } } } },
     }),
   });
 
@@ -210,6 +210,18 @@ describe('B-LTA: a document time-stamp after the DSS', () => {
     const report = pdfsig(file);
     expect(report).toContain('Signature is Valid.');
     expect(report.slice(report.indexOf('Signature #2'))).toMatch(/Signature Field Name: DocTimeStamp1[\s\S]*Signer Certificate Common Name: Quire Test TSA[\s\S]*Total document signed/);
+  });
+
+  it('follows a certification with no changes allowed (the default): a DSS and a document time-stamp are no change', async () => {
+    const document = await upload(await realPdf(1), 'lta-certified.pdf');
+    expect((await sign(server.rest, session.headers, document.documentId, pki.issue('Certifying Signer'), 'noChanges')).status).toBe(303);
+    const file = await download(document.documentId, 'pdf');
+    const objects = qpdfObjects(file);
+    const perms = objectDict(objects, catalogOf(objects)['/Perms'])!;
+    expect(perms['/DocMDP']).toBeDefined();
+    expect(catalogOf(objects)['/DSS']).toBeDefined();
+    expect(Object.values(objects).some((entry) => (entry.value as QDict | undefined)?.['/Type'] === '/DocTimeStamp')).toBe(true);
+    expect(pdfsig(file)).toContain('Signature is Valid.');
   });
 });
 
