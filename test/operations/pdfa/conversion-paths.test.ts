@@ -2,10 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Ghostscript } from '../../../src/engines/ghostscript/ghostscript.js';
-import { findSrgbProfile } from '../../../src/engines/ghostscript/pdfa.js';
-import { PdfRewriter } from '../../../src/engines/pdf/rewriter.js';
-import { PdfaService } from '../../../src/operations/pdfa/pdfa-service.js';
-import type { PdfaRequest } from '../../../src/operations/pdfa/pdfa.schema.js';
+import { convertRequest, pdfaService } from './service.js';
 import { openTestStore, qpdfCheck, type TestStore } from '../transaction/store.js';
 import { textImagePdf } from './inputs.js';
 
@@ -16,7 +13,7 @@ import { textImagePdf } from './inputs.js';
  * Ghostscript run: Ghostscript writes a new trailer /ID every run, the fix-ups keep the file's).
  */
 
-const convert = (level: string): PdfaRequest => ({ pdfa: { convert: { level, errorReport: 'none', successReport: 'none', imageQuality: 75, autoTagging: false } } }) as unknown as PdfaRequest;
+const convert = (level: string) => convertRequest(level);
 
 function trailerId(file: string): string {
   const trailer = execFileSync('qpdf', ['--show-object=trailer', file], { encoding: 'utf8' });
@@ -41,15 +38,11 @@ describe('PDF/A conversion paths', () => {
   });
   afterEach(() => store.close());
 
-  function service(): PdfaService {
+  function service() {
     const real = new Ghostscript();
     // The real Ghostscript, counted: which runs happened is what the paths differ in.
     const counted = { pdfa: (input: string, output: string, options: Parameters<Ghostscript['pdfa']>[2]) => (ghostscriptRuns.push(input), real.pdfa(input, output, options)) };
-    return new PdfaService(
-      { documents: store.documents, credentials: store.credentials },
-      { ghostscript: counted as unknown as Ghostscript, rewriter: new PdfRewriter({ timeoutMs: 30_000 }), iccProfile: findSrgbProfile() },
-      60_000,
-    );
+    return pdfaService(store, counted as unknown as Ghostscript);
   }
 
   it("Ghostscript's output gets the fix-ups as an incremental update: two cross-reference sections, qpdf finds no error, the XMP says 3B", async () => {

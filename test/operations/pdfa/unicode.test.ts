@@ -1,10 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Ghostscript } from '../../../src/engines/ghostscript/ghostscript.js';
-import { findSrgbProfile } from '../../../src/engines/ghostscript/pdfa.js';
-import { PdfRewriter } from '../../../src/engines/pdf/rewriter.js';
-import { PdfaService } from '../../../src/operations/pdfa/pdfa-service.js';
-import type { PdfaRequest } from '../../../src/operations/pdfa/pdfa.schema.js';
+import { convertRequest, pdfaService } from './service.js';
 import { openTestStore, sha256, type TestStore } from '../transaction/store.js';
 import { textImagePdf, trueTypeTextPdf, type3TextPdf } from './inputs.js';
 
@@ -14,7 +10,7 @@ import { textImagePdf, trueTypeTextPdf, type3TextPdf } from './inputs.js';
  * what its glyphs mean fails the level with -171 naming the font, and the document stays as it was.
  */
 
-const convert = (level: string): PdfaRequest => ({ pdfa: { convert: { level, errorReport: 'none', successReport: 'none', imageQuality: 75, autoTagging: false } } }) as unknown as PdfaRequest;
+const convert = (level: string) => convertRequest(level);
 
 /** pdffonts' rows: name, type and whether a ToUnicode map is there. */
 function fonts(file: string): { name: string; type: string; unicode: boolean }[] {
@@ -39,13 +35,7 @@ describe('PDF/A u levels: Unicode for every font', () => {
   });
   afterEach(() => store.close());
 
-  function service(): PdfaService {
-    return new PdfaService(
-      { documents: store.documents, credentials: store.credentials },
-      { ghostscript: new Ghostscript(), rewriter: new PdfRewriter({ timeoutMs: 30_000 }), iccProfile: findSrgbProfile() },
-      60_000,
-    );
-  }
+  const service = () => pdfaService(store);
 
   it("2u: Ghostscript's Type1 fonts (WinAnsi, no ToUnicode) get one from their glyph names; the text extracts", async () => {
     const id = (await store.upload(await textImagePdf({ pages: 1, image: false }), 'standard-font.pdf')).id;

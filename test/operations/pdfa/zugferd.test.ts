@@ -3,11 +3,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Ghostscript } from '../../../src/engines/ghostscript/ghostscript.js';
-import { findSrgbProfile } from '../../../src/engines/ghostscript/pdfa.js';
-import { PdfRewriter } from '../../../src/engines/pdf/rewriter.js';
-import { PdfaService } from '../../../src/operations/pdfa/pdfa-service.js';
-import type { PdfaRequest } from '../../../src/operations/pdfa/pdfa.schema.js';
+import { convertRequest, pdfaService } from './service.js';
 import { openTestStore, qpdfCheck, sha256, type TestStore } from '../transaction/store.js';
 import { textImagePdf } from './inputs.js';
 
@@ -24,8 +20,7 @@ const INVOICE = `<?xml version="1.0" encoding="UTF-8"?>
 </rsm:CrossIndustryInvoice>
 `;
 
-const convert = (level: string, zugferd: unknown): PdfaRequest =>
-  ({ pdfa: { convert: { level, errorReport: 'none', successReport: 'none', imageQuality: 75, autoTagging: false, zugferd } } }) as unknown as PdfaRequest;
+const convert = (level: string, zugferd: unknown) => convertRequest(level, { zugferd });
 const xmlFile = (xml: string, version = 'v23EN16931') => ({ xmlFile: { source: 'value', value: Buffer.from(xml).toString('base64'), version } });
 
 describe('PDF/A-3 with a ZUGFeRD/Factur-X invoice', () => {
@@ -40,13 +35,7 @@ describe('PDF/A-3 with a ZUGFeRD/Factur-X invoice', () => {
   });
   afterEach(() => store.close());
 
-  function service(): PdfaService {
-    return new PdfaService(
-      { documents: store.documents, credentials: store.credentials },
-      { ghostscript: new Ghostscript(), rewriter: new PdfRewriter({ timeoutMs: 30_000 }), iccProfile: findSrgbProfile() },
-      60_000,
-    );
-  }
+  const service = () => pdfaService(store);
 
   it('3b: factur-x.xml is an associated file (Alternative, in the catalog /AF) with the same bytes; the XMP has the fx properties and their extension schema', async () => {
     const { warnings } = await service().run(store.session, documentId, convert('3b', xmlFile(INVOICE)), 'json');
