@@ -13,6 +13,7 @@ import type { DocumentService } from './documents/document-service.js';
 import type { DocumentStep, NestedSteps } from './transaction/document-transaction.js';
 import type { PdfStructureTool } from '../engines/contracts.js';
 import type { PopplerRunner } from '../engines/poppler/tool.js';
+import type { BarcodeDetector } from '../engines/barcode/index.js';
 import type { TesseractEngine } from '../engines/tesseract/tesseract-engine.js';
 
 /**
@@ -80,6 +81,8 @@ export interface WebServiceDeps {
     chromium?: UrlEngine;
     /** The Tesseract pool (absent when switched off or not started): the ocr service's engine. */
     tesseract?: TesseractEngine;
+    /** The barcode detector's pool of worker threads. */
+    barcode: BarcodeDetector;
   };
   /** tmpfs scratch for many-small-file intermediates; absent: the disk scratch only. */
   memoryScratch?: MemoryScratch;

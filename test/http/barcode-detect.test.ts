@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { PDFDocument } from '@cantoo/pdf-lib';
 import bwipjs from 'bwip-js';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bearer, json, login } from '../helpers/client.js';
 import { postWebService } from '../helpers/converter.js';
 import { realPdf, sha256 } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
+import { ADMIN_PASSWORD } from '../helpers/server.js';
 import { scratchDir } from '../helpers/pdf-tools.js';
 
 /**
@@ -192,5 +194,19 @@ describe('barcode detect', () => {
     expect(img.status).toBe(400);
     expect(img.error?.errorMessage).toMatch(/inputFormat/);
     expect(sha256(readFileSync(await download(uploaded.documentId)))).toBe(before);
+  });
+});
+
+describe('the detector pool of the server (engines-wiring)', () => {
+  it('admin/server/status lists the barcode engine under the barcode service; after a detection the metrics count its jobs under engine="barcode"', async () => {
+    const admin = bearer((await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);
+    const status = await json(await fetch(`${server.rest}/admin/server/status`, { headers: admin }));
+    expect(status.webservices.barcode.executables.barcode).toEqual({ enabled: true, status: 'ok' });
+    const uploaded = await upload(await pdfWithImages([[{ png: qrencode('counted'), x: 20, y: 30, size: 40 }]]), 'counted.pdf');
+    expect((await barcode(uploaded.documentId, { barcode: { detect: { selection: [{ formats: 'qrcode' }] } } })).status).toBe(303);
+    const metrics = await (await fetch(`${server.rest}/`, { headers: admin })).text();
+    const jobs = /^quire_engine_jobs_total\{engine="barcode",result="ok"\} (\d+)$/m.exec(metrics);
+    expect(Number(jobs?.[1])).toBeGreaterThanOrEqual(1);
+    expect(metrics).toMatch(/^quire_engine_pool_size\{engine="barcode"\} \d+$/m);
   });
 });

@@ -1,4 +1,3 @@
-import { BarcodeDetector } from '../../engines/barcode/index.js';
 import { documentOperation, newDocumentOperation, type WebServiceModule } from '../webservice.js';
 import { Barcode, BarcodeOperation, type BarcodeRequest } from './barcode.schema.js';
 import { BarcodeService } from './barcode-service.js';
@@ -6,19 +5,15 @@ import { BarcodeService } from './barcode-service.js';
 /** The barcode web service (webPDF §10.6): stamp codes onto a stored PDF or a new document (docs/barcode.md). */
 export const barcodeModule: WebServiceModule<BarcodeService> = {
   name: 'barcode',
-  engines: ['qpdf', 'poppler'],
+  engines: ['qpdf', 'poppler', 'barcode'],
   create: ({ documents, credentials, engines, config }) =>
     new BarcodeService(
       { documents, credentials },
       {
         rewriter: engines.converter.rewriter,
         poppler: engines.poppler,
-        detector: new BarcodeDetector({
-          workers: config.barcode.detectWorkers,
-          queueLimit: config.barcode.detectQueue,
-          jobTimeoutMs: config.barcode.detectTimeoutMs,
-          memoryMb: config.barcode.detectMemoryMb,
-        }),
+        // The server's detector pool (engines-wiring.ts: metrics, health, closed on shutdown).
+        detector: engines.barcode,
       },
       { timeoutMs: config.barcode.timeoutMs, toolTimeoutMs: config.documents.toolTimeoutMs },
     ),
