@@ -2,7 +2,7 @@
  * Barcode benchmark (issue 17), in one run:
  *
  *   (a) add: a QR code and an EAN-13 stamped on every page of a 500-page text PDF, next to raw
- *       `qpdf in.pdf out.pdf` copying the same file: the engine alone (load, stamp, save) and the
+ *       `qpdf in.pdf out.pdf` copying the same file: the engine alone (load, stamp, incremental update) and the
  *       whole REST call (POST barcode/{id}: lock, copy, stamp, verify, commit; the upload is not
  *       timed), each as a ratio to qpdf (median of the runs); and the bytes added per page.
  *   (b) detect: a 100-page PDF with a QR code and an EAN-13 on every page (drawn by bwip-js PNGs
@@ -138,7 +138,7 @@ try {
     '| | ms | × qpdf copy |',
     '|---|---|---|',
     `| qpdf in.pdf out.pdf | ${q.toFixed(0)} | 1.00 |`,
-    `| engine (pdf-lib load, stamp, save) | ${median(engineTimes).toFixed(0)} | ${(median(engineTimes) / q).toFixed(2)} |`,
+    `| engine (pdf-lib load, stamp, incremental update) | ${median(engineTimes).toFixed(0)} | ${(median(engineTimes) / q).toFixed(2)} |`,
     `| POST barcode/{id} (whole call) | ${median(restTimes).toFixed(0)} | ${(median(restTimes) / q).toFixed(2)} |`,
     '',
     `Bytes added per stamped page: ${perPageEngine.toFixed(0)} (engine), ${perPageRest.toFixed(0)} (stored result). Target ≤ 1.5 × qpdf, < 2048 B/page.`,
