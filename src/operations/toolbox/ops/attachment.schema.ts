@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, type Options } from '../../option-schema.js';
 
 /**
@@ -45,14 +46,7 @@ const FileAttachment = Type.Object(
   {
     annotation: Type.Optional(FileAnnotation),
     creator: str("who made the file (the annotation's author, and the file's collection item)"),
-    data: Type.Object(
-      {
-        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: defaulted(Type.String({ default: '' })),
-        value: Type.Optional(Type.String({ description: 'Base64 content' })),
-      },
-      { description: 'Operation_AttachmentFileData' },
-    ),
+    data: base64FileData('Operation_AttachmentFileData', Type.Optional(Type.String({ description: 'Base64 content' }))),
     fileName: Type.String({ default: '', maxLength: 255, description: 'required; an attachment of the same name is replaced' }),
     mimeType: str('e.g. "text/plain"; "" = from the file name\'s extension'),
   },

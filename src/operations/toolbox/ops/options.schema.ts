@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, withDefault, type Options } from '../../option-schema.js';
 
 /**
@@ -59,14 +60,7 @@ export const BackgroundSettings = Type.Object(
   { description: 'Operation_BackgroundBaseSettings' },
 );
 
-const FileData = Type.Object(
-  {
-    source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is supported; uri is refused (-104)' })),
-    uri: defaulted(Type.String({ default: '' })),
-    value: opt(Type.String({ description: 'Base64 of a PNG, JPEG, GIF, BMP, TIFF or WebP image (first frame)' })),
-  },
-  { description: 'Operation_BackgroundFileData' },
-);
+const FileData = base64FileData('Operation_BackgroundFileData', opt(Type.String({ description: 'Base64 of a PNG, JPEG, GIF, BMP, TIFF or WebP image (first frame)' })));
 
 const Background = Type.Object(
   {

@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, type Options } from '../../option-schema.js';
 
 /**
@@ -20,14 +21,7 @@ const Selection = Type.Object(
 const PortfolioFile = Type.Object(
   {
     creator: str('who made the file (a Creator column of the portfolio)'),
-    data: Type.Object(
-      {
-        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: defaulted(Type.String({ default: '' })),
-        value: Type.Optional(Type.String({ description: 'Base64 content' })),
-      },
-      { description: 'Operation_PortfolioFileData' },
-    ),
+    data: base64FileData('Operation_PortfolioFileData', Type.Optional(Type.String({ description: 'Base64 content' }))),
     fileName: defaulted(Type.String({ default: '', maxLength: 255, description: 'required; a file of the same name in the same folder is replaced' })),
     mimeType: str('e.g. "application/pdf"; "" = from the file name\'s extension'),
     path: str('the folder to put it in (created when missing)'),

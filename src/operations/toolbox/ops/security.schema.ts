@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, type Options } from '../../option-schema.js';
 
 /**
@@ -55,14 +56,7 @@ const Encrypt = Type.Object(
 const Recipient = Type.Object(
   {
     ...permissions,
-    certificate: Type.Object(
-      {
-        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value is accepted; uri is refused (-104)' })),
-        uri: defaulted(Type.String({ default: '' })),
-        value: defaulted(Type.String({ default: '', description: 'Base64 of the X.509 certificate (PEM or DER) holding an RSA key' })),
-      },
-      { description: 'Operation_CertificateFileData' },
-    ),
+    certificate: base64FileData('Operation_CertificateFileData', defaulted(Type.String({ default: '', description: 'Base64 of the X.509 certificate (PEM or DER) holding an RSA key' }))),
   },
   { description: 'Operation_Recipient: a certificate holder and what they may do' },
 );

@@ -1,4 +1,5 @@
 import Type, { type TSchema } from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, withDefault, type Options } from '../../option-schema.js';
 
 /**
@@ -50,14 +51,7 @@ const Font = Type.Object(
   { description: 'Operation_WatermarkFont' },
 );
 
-const FileData = Type.Object(
-  {
-    source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is supported; uri is refused (-104)' })),
-    uri: defaulted(Type.String({ default: '' })),
-    value: opt(Type.String({ description: 'Base64 of a PNG, JPEG, GIF, BMP, TIFF or WebP image (first frame)' })),
-  },
-  { description: 'Operation_WatermarkFileData' },
-);
+const FileData = base64FileData('Operation_WatermarkFileData', opt(Type.String({ description: 'Base64 of a PNG, JPEG, GIF, BMP, TIFF or WebP image (first frame)' })));
 
 export const watermarkOptions = Type.Object(
   {

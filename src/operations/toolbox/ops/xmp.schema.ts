@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { base64FileData } from './file-data.schema.js';
 import { defaulted, type Options } from '../../option-schema.js';
 
 /**
@@ -9,14 +10,7 @@ import { defaulted, type Options } from '../../option-schema.js';
  */
 export const xmpOptions = Type.Object(
   {
-    data: Type.Object(
-      {
-        source: defaulted(Type.Enum(['value', 'uri'], { default: 'value', description: 'Operation_FileDataSource: only value (Base64) is accepted; uri is refused (-104)' })),
-        uri: defaulted(Type.String({ default: '' })),
-        value: Type.Optional(Type.String({ description: 'Base64 of the JSON property array or of the XMP packet' })),
-      },
-      { description: 'Operation_XmpFileData' },
-    ),
+    data: base64FileData('Operation_XmpFileData', Type.Optional(Type.String({ description: 'Base64 of the JSON property array or of the XMP packet' }))),
     dataFormat: defaulted(Type.Enum(['json', 'xml'], { default: 'json', description: 'Operation_XmpDataFormat' })),
     namespace: Type.Optional(
       Type.Object(
