@@ -64,6 +64,21 @@ export interface AppearanceSpec {
   /** Right area, one entry per line. */
   lines: string[];
   image?: AppearanceImage;
+  /**
+   * The page's /Rotate: the content is turned back by it so that it stands upright as the viewer shows
+   * the page. `width` and `height` are as the viewer sees them; the form's BBox is the widget's /Rect,
+   * whose extents are swapped for 90 and 270.
+   */
+  rotate?: 0 | 90 | 180 | 270;
+}
+
+/** The `cm` from the upright drawing (width × height as seen) into the form's BBox on a page turned by `rotate`. */
+function uprightMatrix(rotate: AppearanceSpec['rotate'], width: number, height: number): string {
+  const n = pdfNumber;
+  if (rotate === 90) return `0 1 -1 0 ${n(height)} 0 cm\n`;
+  if (rotate === 180) return `-1 0 0 -1 ${n(width)} ${n(height)} cm\n`;
+  if (rotate === 270) return `0 -1 1 0 0 ${n(width)} cm\n`;
+  return '';
 }
 
 interface ShapedText {
@@ -250,5 +265,5 @@ export async function buildAppearance(spec: AppearanceSpec): Promise<AppearanceO
     objects.push(...subset.objects(fontBase));
     resources += ` /Font <</F1 {{${fontBase}}}>>`;
   }
-  return { content: Buffer.from(`0 g\n${ops.join('\n')}\n`, 'latin1'), resources: `<<${resources} /ProcSet [/PDF /Text /ImageC]>>`, objects };
+  return { content: Buffer.from(`${uprightMatrix(spec.rotate, width, height)}0 g\n${ops.join('\n')}\n`, 'latin1'), resources: `<<${resources} /ProcSet [/PDF /Text /ImageC]>>`, objects };
 }

@@ -223,3 +223,47 @@ export async function pageBox(doc: SignableDocument, page: number): Promise<[num
   const [a, b, c, d] = box as [number, number, number, number];
   return [Math.min(a, c), Math.min(b, d), Math.max(a, c), Math.max(b, d)];
 }
+
+/** The page's /Rotate (inherited through /Parent): 0, 90, 180 or 270; anything else reads 0, as viewers take it. */
+export async function pageRotation(doc: SignableDocument, page: number): Promise<0 | 90 | 180 | 270> {
+  let node = asDict(await doc.fetcher.resolve(doc.pageRefs[page - 1]));
+  for (let depth = 0; node && depth < 32; depth++) {
+    const rotate = asNumber(await doc.fetcher.resolve(node['/Rotate']));
+    if (rotate !== undefined) {
+      const turned = ((rotate % 360) + 360) % 360;
+      return turned === 90 || turned === 180 || turned === 270 ? turned : 0;
+    }
+    node = asDict(await doc.fetcher.resolve(node['/Parent']));
+  }
+  return 0;
+}
+
+/** Where a visible signature goes, as the viewer sees the page: points from its left and its bottom (`pdf`) or top (`user`). */
+export interface VisiblePosition {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  coordinates: 'user' | 'pdf';
+}
+
+/**
+ * The widget's /Rect in default user space for a position given on the page as the viewer shows it
+ * (turned by /Rotate), and the rotation the appearance must undo to stand upright
+ * (appearance.ts turns its content by it). On a page turned by 90° or 270°, the visible width is the
+ * box's height: the position is measured on the turned page, and the /Rect's extents swap.
+ */
+export async function placeAppearance(doc: SignableDocument, page: number, position: VisiblePosition): Promise<{ rect: [number, number, number, number]; rotate: 0 | 90 | 180 | 270 }> {
+  const [bx0, by0, bx1, by1] = await pageBox(doc, page);
+  const rotate = await pageRotation(doc, page);
+  const [boxWidth, boxHeight] = [bx1 - bx0, by1 - by0];
+  const visibleHeight = rotate === 90 || rotate === 270 ? boxWidth : boxHeight;
+  const { x, width, height } = position;
+  const y = position.coordinates === 'user' ? visibleHeight - position.y - height : position.y;
+  // A point of the turned page (origin at its visible lower left) in the box's own coordinates.
+  const unturn = (vx: number, vy: number): [number, number] =>
+    rotate === 90 ? [boxWidth - vy, vx] : rotate === 180 ? [boxWidth - vx, boxHeight - vy] : rotate === 270 ? [vy, boxHeight - vx] : [vx, vy];
+  const [u1, v1] = unturn(x, y);
+  const [u2, v2] = unturn(x + width, y + height);
+  return { rect: [bx0 + Math.min(u1, u2), by0 + Math.min(v1, v2), bx0 + Math.max(u1, u2), by0 + Math.max(v1, v2)], rotate };
+}

@@ -10,7 +10,7 @@ import { collectValidationData, type RevocationOptions, type ValidationData } fr
 import { vriKey, writeDssUpdate } from '../../engines/signature/dss.js';
 import { buildAppearance, decodeImage } from '../../engines/signature/appearance.js';
 import { clearSignatures } from '../../engines/signature/clear.js';
-import { pageBox, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
+import { placeAppearance, readSignableDocument, uniqueFieldName, type SignableDocument } from '../../engines/signature/document.js';
 import { SignatureEngineError } from '../../engines/signature/errors.js';
 import { DEFAULT_CONTENTS_BYTES, writeSignatureUpdate, type AppearanceObjects } from '../../engines/signature/update-writer.js';
 import type { Session } from '../../sessions/session.js';
@@ -47,20 +47,27 @@ export class SignatureService {
     readonly keyStores: SigningKeyStores,
     private readonly timeoutMs: number,
     /** The time-stamp authority of B-T signatures; undefined: B-B. */
-    private readonly tsa?: TsaOptions,
+    private readonly tsaOf: () => TsaOptions | undefined = () => undefined,
     /** Revocation checking of B-LT signatures; undefined: no DSS. */
     private readonly revocation?: RevocationOptions,
     /** B-LTA: a document time-stamp after the DSS. */
     private readonly documentTimestamp = false,
   ) {}
 
+  /** The time-stamp authority of B-T signatures as configured now; undefined: B-B. */
+  private get tsa(): TsaOptions | undefined {
+    return this.tsaOf();
+  }
+
   /** Builds the service from the configuration (signature.*, network.* for the authority's address). */
   static create(deps: TransactionDeps, engines: SignatureEngines, config: Pick<Config, 'signature' | 'network' | 'dataDir'>): SignatureService {
-    const { tsa, revocation } = config.signature;
+    const { revocation } = config.signature;
     const policy = new AddressPolicy(config.network);
-    const tsaOptions: TsaOptions | undefined = tsa.url
-      ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy }
-      : undefined;
+    // Read at each call: the configuration administration changes signature.tsa live.
+    const tsaOptions = (): TsaOptions | undefined => {
+      const tsa = config.signature.tsa;
+      return tsa.url ? { url: tsa.url, hash: tsa.hashAlgorithm, user: tsa.user, password: tsa.password, timeoutMs: Math.round(tsa.timeout * 1000), policy } : undefined;
+    };
     const revocationOptions: RevocationOptions | undefined =
       revocation.check === 'off' ? undefined : { check: revocation.check, required: revocation.required, timeoutMs: Math.round(revocation.timeout * 1000), policy };
     return new SignatureService(deps, engines, new SigningKeyStores(config), Math.round(config.signature.timeout * 1000), tsaOptions, revocationOptions, config.signature.documentTimestamp);
@@ -204,9 +211,7 @@ export class SignatureService {
     const unit = UNITS[position.metrics];
     const [width, height] = [position.width * unit, position.height * unit];
     if (width <= 0 || height <= 0) return undefined;
-    const box = await pageBox(doc, page);
-    const x = box[0] + position.x * unit;
-    const y = position.coordinates === 'user' ? box[3] - position.y * unit - height : box[1] + position.y * unit;
+    const { rect, rotate } = await placeAppearance(doc, page, { x: position.x * unit, y: position.y * unit, width, height, coordinates: position.coordinates });
     const subject = distinguishedName(certificate.subject);
     const commonName = subject.get('CN') ?? '';
     const name = appearance.name || (appearance.showCommonName ? commonName : '');
@@ -220,8 +225,8 @@ export class SignatureService {
       if (bytes.length > MAX_IMAGE_BYTES) throw new QuireError('PARAMETER', `Invalid parameter signature.add.appearance.image.data.value: the image is larger than ${MAX_IMAGE_BYTES} bytes.`);
       image = await decodeImage(bytes, appearance.image.position, appearance.image.opacity);
     }
-    const objects = await buildAppearance({ width, height, name, lines, ...(image ? { image } : {}) });
-    return { rect: [x, y, x + width, y + height], objects };
+    const objects = await buildAppearance({ width, height, name, lines, rotate, ...(image ? { image } : {}) });
+    return { rect, objects };
   }
 }
 
