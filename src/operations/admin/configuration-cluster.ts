@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { readRows, rowChanges, same, type ConfigurationSection, type FieldRow } from './configuration-fields.js';
+import { rowsSection, same, type FieldRow } from './configuration-fields.js';
 
 /**
  * `Cluster_Settings`: Quire runs as one node, its own coordinator. `mode` is stored (`cluster.mode`)
@@ -17,11 +17,4 @@ const ROWS: FieldRow[] = [
   { field: 'stopOnError', read: () => false },
 ];
 
-export const clusterSection: ConfigurationSection = {
-  read({ shown }) {
-    return { configuration: readRows(ROWS, shown) };
-  },
-  async changes(posted, { shown }) {
-    return rowChanges(ROWS, posted, shown);
-  },
-};
+export const clusterSection = rowsSection(ROWS);

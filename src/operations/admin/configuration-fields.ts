@@ -67,6 +67,14 @@ export function readRows(rows: readonly FieldRow[], config: Config, into: WireOb
   return into;
 }
 
+/** A section that is its rows and nothing else; `fixed` are members shown as they are, never changed. */
+export function rowsSection(rows: readonly FieldRow[], fixed: WireObject = {}): ConfigurationSection {
+  return {
+    read: ({ shown }) => ({ configuration: readRows(rows, shown, { ...fixed }) }),
+    changes: async (posted, { shown }) => rowChanges(rows, posted, shown),
+  };
+}
+
 /** Edits for the posted fields that differ from what the configuration shows now; problems for fixed fields changed. */
 export function rowChanges(rows: readonly FieldRow[], posted: WireObject, shown: Config): SectionChanges {
   const edits: FieldEdit[] = [];

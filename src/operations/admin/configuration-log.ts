@@ -1,4 +1,4 @@
-import { readRows, rowChanges, same, type ConfigurationSection, type FieldRow } from './configuration-fields.js';
+import { rowsSection, same, type FieldRow } from './configuration-fields.js';
 import type { WireScalar } from './configuration-wire.js';
 
 /** webPDF's debug modes against pino levels: request payloads are only logged at trace. */
@@ -23,11 +23,4 @@ const ROWS: FieldRow[] = [
   { field: 'updateXml', read: () => false },
 ];
 
-export const logSection: ConfigurationSection = {
-  read({ shown }) {
-    return { configuration: readRows(ROWS, shown, { log4j2Xml: '' }) };
-  },
-  async changes(posted, { shown }) {
-    return rowChanges(ROWS, posted, shown);
-  },
-};
+export const logSection = rowsSection(ROWS, { log4j2Xml: '' });

@@ -1,4 +1,4 @@
-import { readRows, rowChanges, type ConfigurationSection, type FieldRow } from './configuration-fields.js';
+import { rowsSection, type FieldRow } from './configuration-fields.js';
 
 /** The name of our stores: sessions, documents and the data store live in files of the data dir. */
 const EMBEDDED = 'embedded';
@@ -13,11 +13,4 @@ const ROWS: FieldRow[] = [
   { field: 'fileStorage.name', read: () => EMBEDDED },
 ];
 
-export const providerSection: ConfigurationSection = {
-  read({ shown }) {
-    return { configuration: readRows(ROWS, shown) };
-  },
-  async changes(posted, { shown }) {
-    return rowChanges(ROWS, posted, shown);
-  },
-};
+export const providerSection = rowsSection(ROWS);
