@@ -77,6 +77,28 @@ export function fontsOf(file: string): { name: string; type: string; embedded: b
   });
 }
 
+/** The words of a page with their boxes (points, origin top left of the page as displayed), from pdftotext -bbox. */
+export function wordBoxes(file: string, page: number): { text: string; xMin: number; yMin: number; xMax: number; yMax: number }[] {
+  const html = execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8' });
+  return [...html.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
+    xMin: Number(m[1]),
+    yMin: Number(m[2]),
+    xMax: Number(m[3]),
+    yMax: Number(m[4]),
+    text: m[5]!,
+  }));
+}
+
+/** The pixel size of every image of the file, in pdfimages -list order. */
+export function imageSizes(file: string): { width: number; height: number }[] {
+  return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+    .split('\n')
+    .slice(2)
+    .filter((l) => l.trim() !== '')
+    .map((l) => l.trim().split(/\s+/))
+    .map((cols) => ({ width: Number(cols[3]), height: Number(cols[4]) }));
+}
+
 /** pdfdetach -list: the attachment names poppler sees (document and page level), in its order. */
 export function detachList(file: string): string[] {
   const text = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file], { encoding: 'utf8' });

@@ -8,6 +8,7 @@ import { pageText, pdfFacts } from '../../helpers/converter.js';
 import { info } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
+import { wordBoxes } from '../../helpers/pdf-tools.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-options-'));
 const MM = 72 / 25.4;
@@ -55,17 +56,6 @@ function boxes(file: string, n: number): Record<string, number[]> {
   return Object.fromEntries(
     [...text.matchAll(/^Page\s+\d+\s+(\w+Box):\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)\s+([\d.-]+)/gm)].map((m) => [m[1]!, [Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5])]]),
   );
-}
-
-function words(file: string, n: number): { text: string; xMin: number; yMin: number; xMax: number; yMax: number }[] {
-  const html = execFileSync('pdftotext', ['-bbox', '-f', String(n), '-l', String(n), file, '-'], { encoding: 'utf8' });
-  return [...html.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    xMin: Number(m[1]),
-    yMin: Number(m[2]),
-    xMax: Number(m[3]),
-    yMax: Number(m[4]),
-    text: m[5]!,
-  }));
 }
 
 /** Page n rendered by poppler at 72 dpi (1 pixel = 1 pt), as a pixel reader. */
@@ -210,7 +200,7 @@ describe('toolbox options', () => {
     expect(pixel(file, 1, 5, 5)).toEqual([255, 255, 0]);
     expect(pixel(file, 2, 5, 5)).toEqual([255, 255, 255]);
     // Under the content: the text is still drawn (black) on top of it.
-    const word = words(file, 1).find((w) => w.text === 'PAGE-1')!;
+    const word = wordBoxes(file, 1).find((w) => w.text === 'PAGE-1')!;
     expect(word).toBeDefined();
     const page1 = render(file, 1);
     const dark = (() => {
@@ -318,7 +308,7 @@ describe('toolbox options', () => {
     expect(pageText(file, 3)).toMatch(/Page 7 of 3/);
     expect(pageText(file, 1)).toContain('Printed 24.12.2024');
     expect(pageText(file, 2)).not.toMatch(/Page|Printed/);
-    const found = words(file, 3);
+    const found = wordBoxes(file, 3);
     const left = found.find((w) => w.text === 'Left')!;
     const right = found.find((w) => w.text === 'Right')!;
     const printed = found.find((w) => w.text === 'Printed')!;

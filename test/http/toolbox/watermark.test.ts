@@ -9,6 +9,7 @@ import { fonts, pageText, pdfFacts } from '../../helpers/converter.js';
 import { info } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../../helpers/toolbox.js';
+import { wordBoxes } from '../../helpers/pdf-tools.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-watermark-'));
 const MM = 72 / 25.4;
@@ -50,18 +51,6 @@ function pageXObjects(file: string, page: number): string[] {
   let resources = node['/Resources'] as Record<string, unknown> | string;
   if (typeof resources === 'string') resources = all[`obj:${resources}`]!.value!;
   return Object.keys((resources['/XObject'] as Record<string, unknown> | undefined) ?? {});
-}
-
-/** Words with their boxes (points, origin top-left of the page as displayed), from pdftotext -bbox. */
-function words(file: string, page: number): { text: string; xMin: number; yMin: number; xMax: number; yMax: number }[] {
-  const html = execFileSync('pdftotext', ['-bbox', '-f', String(page), '-l', String(page), file, '-'], { encoding: 'utf8' });
-  return [...html.matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">([^<]*)<\/word>/g)].map((m) => ({
-    xMin: Number(m[1]),
-    yMin: Number(m[2]),
-    xMax: Number(m[3]),
-    yMax: Number(m[4]),
-    text: m[5]!,
-  }));
 }
 
 /** The page rendered by poppler, as RGB pixels. */
@@ -106,7 +95,7 @@ describe('toolbox watermark', () => {
     const file = await download(doc.documentId);
     const states = dictionaries(file).filter((d) => d['/Type'] === '/ExtGState');
     expect(states).toEqual([expect.objectContaining({ '/ca': 0.5, '/CA': 0.5 })]);
-    const [word] = words(file, 1).filter((w) => w.text === 'MMMMMM');
+    const [word] = wordBoxes(file, 1).filter((w) => w.text === 'MMMMMM');
     expect(word).toBeDefined();
     // 72 pt text centred on the A4 page (595 × 842).
     expect((word!.xMin + word!.xMax) / 2).toBeCloseTo(297.5, -1);
@@ -135,7 +124,7 @@ describe('toolbox watermark', () => {
       [1, 595, 842],
       [2, 842, 595],
     ] as const) {
-      const found = Object.fromEntries(words(file, page).map((w) => [w.text, w]));
+      const found = Object.fromEntries(wordBoxes(file, page).map((w) => [w.text, w]));
       expect(found.TopLeft!.xMin, `page ${page}`).toBeCloseTo(10 * MM, 0);
       expect(found.TopLeft!.yMin).toBeGreaterThan(20 * MM - 2);
       expect(found.TopLeft!.yMin).toBeLessThan(20 * MM + 4);
@@ -179,7 +168,7 @@ describe('toolbox watermark', () => {
     ]);
     const file = await download(doc.documentId);
     for (const n of [1, 2]) {
-      const stamp = words(file, n).find((w) => w.text === 'Stamp');
+      const stamp = wordBoxes(file, n).find((w) => w.text === 'Stamp');
       expect(stamp, `page ${n}`).toBeDefined();
       expect(stamp!.xMin).toBeCloseTo(20, 0);
       expect(stamp!.yMin).toBeGreaterThan(28);
