@@ -11,7 +11,7 @@
  * loop every few milliseconds so an in-process caller stays responsive and its AbortSignal can fire.
  */
 import { type CosDocument, type CosInput, type CosLimits, openCosDocument } from './cos/index.js';
-import { DEFAULT_MAX_MODEL_OBJECTS, IMPLEMENTED_TYPES, type ModelWalk, modelObjects, objectPath } from './model/index.js';
+import { DEFAULT_MAX_MODEL_OBJECTS, IMPLEMENTED_TYPES, type ModelWalk, modelObjects, objectPage, objectPath } from './model/index.js';
 import { checkRule } from './profile/check-rule.js';
 import { loadProfile } from './profile/load.js';
 import { type ModelObject, PROFILE_ATTRIBUTION, type PdfaLevel, type Rule } from './profile/model.js';
@@ -38,6 +38,10 @@ export interface ValidateOptions {
 export interface RuleFailure {
   /** Where: `12 0 obj/Resources/Font/F1`, `document`, `trailer`, `3 0 obj/Contents (content)[17]`… (the first object with this message). */
   object: string;
+  /** The page (1-based) of that first object, when the model knows it (content, fonts and glyphs, pages, annotations). */
+  page?: number;
+  /** The pages of all objects that failed with this message, in the order met (at most MAX_PAGES_PER_FAILURE). */
+  pages?: number[];
   message: string;
   /** Objects that failed with this message. */
   count: number;
@@ -79,6 +83,8 @@ export const DEFAULT_TIME_LIMIT_MS = 120_000;
 /** A failure message is cut here (arguments may quote a file's strings). */
 const MAX_MESSAGE_CHARS = 1000;
 const DEFAULT_MAX_DEFERRED = 100_000;
+/** Distinct pages listed per failure message. */
+const MAX_PAGES_PER_FAILURE = 100;
 /** Objects between two looks at the clock. */
 const CLOCK_EVERY = 256;
 /** Longest stretch of work before giving the event loop a turn. */
@@ -104,7 +110,7 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
   const check = (rule: Rule, object: ModelObject): void => {
     const outcome = checkRule(rule, object, variables);
     tally.record(rule, outcome);
-    if (outcome.status === 'failed') failures.add(rule, objectPath(object), outcome.message);
+    if (outcome.status === 'failed') failures.add(rule, objectPath(object), objectPage(object), outcome.message);
   };
 
   // Objects of one kind share their types array: look their rules up once per array, not per object.
@@ -207,7 +213,7 @@ class FailureLog {
 
   constructor(private readonly max: number) {}
 
-  add(rule: Rule, object: string, message: string): void {
+  add(rule: Rule, object: string, page: number | undefined, message: string): void {
     let entries = this.byRule.get(rule);
     if (entries === undefined) {
       entries = new Map();
@@ -215,8 +221,13 @@ class FailureLog {
     }
     const text = message.length > MAX_MESSAGE_CHARS ? `${message.slice(0, MAX_MESSAGE_CHARS)}…` : message;
     const known = entries.get(text);
-    if (known !== undefined) known.count++;
-    else if (entries.size < this.max) entries.set(text, { object, message: text, count: 1 });
+    if (known !== undefined) {
+      known.count++;
+      if (page !== undefined) {
+        known.pages ??= [];
+        if (known.pages.length < MAX_PAGES_PER_FAILURE && !known.pages.includes(page)) known.pages.push(page);
+      }
+    } else if (entries.size < this.max) entries.set(text, { object, ...(page === undefined ? {} : { page, pages: [page] }), message: text, count: 1 });
   }
 
   of(rule: Rule): RuleFailure[] {

@@ -5,7 +5,8 @@ import type { ReportFormat } from './pdfa.schema.js';
 /**
  * The validation report of the pdfa web service (docs/pdfa.md "Reports"), as JSON (default) or XML:
  * the verdict, the counts, and per rule of the level's veraPDF profile its id, clause, description and
- * status `passed` / `failed` / `not-checked`, with the failures (object path, message, count) or why
+ * status `passed` / `failed` / `not-checked`, with the failures (object path, page where the model knows it — the
+ * first object's `page` and every distinct `pages` of that message —, message, count) or why
  * it was not checked. The profiles' attribution (CC BY 4.0) goes with every report.
  */
 
@@ -75,7 +76,15 @@ export function reportXml(report: PdfaReport, context: ReportContext): string {
       [
         text('description', rule.description),
         ...(rule.notCheckedReason !== undefined ? [text('notCheckedReason', rule.notCheckedReason)] : []),
-        ...(rule.status === 'failed' ? rule.failures.map((f) => xmlElement('failure', { object: f.object, count: String(f.count) }, [xmlText(f.message)])) : []),
+        ...(rule.status === 'failed'
+          ? rule.failures.map((f) =>
+              xmlElement(
+                'failure',
+                { object: f.object, ...(f.page === undefined ? {} : { page: String(f.page) }), ...(f.pages === undefined ? {} : { pages: f.pages.join(' ') }), count: String(f.count) },
+                [xmlText(f.message)],
+              ),
+            )
+          : []),
       ],
     ),
   );

@@ -57,4 +57,4 @@ export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: f
   yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS }, walk);
 }
 
-export { objectPath } from './cos/index.js';
+export { objectPage, objectPath } from './cos/index.js';

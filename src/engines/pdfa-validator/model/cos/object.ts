@@ -9,12 +9,15 @@ import type { ModelObject } from '../../profile/model.js';
  */
 export interface LocatedObject extends ModelObject {
   readonly path: string;
+  /** The page (1-based) the object is on or first used on, when the model knows it. */
+  readonly page?: number;
 }
 
-export function modelObject(types: readonly string[], path: string, props: Readonly<Record<string, PropertyValue>>): LocatedObject {
+export function modelObject(types: readonly string[], path: string, props: Readonly<Record<string, PropertyValue>>, page?: number): LocatedObject {
   return {
     types,
     path,
+    ...(page === undefined ? {} : { page }),
     has: (name) => Object.hasOwn(props, name),
     get: (name) => (Object.hasOwn(props, name) ? props[name] : null),
   };
@@ -24,4 +27,10 @@ export function modelObject(types: readonly string[], path: string, props: Reado
 export function objectPath(object: ModelObject): string {
   const path = (object as Partial<LocatedObject>).path;
   return typeof path === 'string' ? path : (object.types[0] ?? 'object');
+}
+
+/** The page (1-based) a model object is on or first used on, when known. */
+export function objectPage(object: ModelObject): number | undefined {
+  const page = (object as Partial<LocatedObject>).page;
+  return typeof page === 'number' ? page : undefined;
 }

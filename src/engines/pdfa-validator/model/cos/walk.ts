@@ -179,8 +179,11 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
       } else if (token.kind === 'inlineImage') {
         const intent = token.dict.entries.get('Intent');
         if (intent?.kind === 'name' && !(yield* emit(modelObject(T.intent, `${at} (inline image)/Intent`, { internalRepresentation: intent.value })))) return;
-        for (const step of filterChain(token.dict, (x) => doc.resolve(x))) {
-          if (!(yield* emit(modelObject(T.iiFilter, `${at} (inline image)`, { internalRepresentation: step.name })))) return;
+        // An inline image names its filters /F (the abbreviation, ISO 32000-1 Table 92) or /Filter.
+        const filters = token.dict.entries.get('F') ?? token.dict.entries.get('Filter');
+        for (const f of filters?.kind === 'array' ? filters.items : filters === undefined ? [] : [filters]) {
+          const name = f.kind === 'name' ? f.value : '';
+          if (!(yield* emit(modelObject(T.iiFilter, `${at} (inline image)`, { internalRepresentation: name })))) return;
         }
         for (const [k, item] of token.dict.entries) if (!(yield* walkValue(item, `${at} (inline image)/${k}`))) return;
       }

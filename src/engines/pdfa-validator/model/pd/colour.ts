@@ -112,6 +112,9 @@ export function* colourSpaceObjects(
       const list = names?.kind === 'array' ? names.items.map((n) => doc.resolve(n)).map((n) => (n?.kind === 'name' ? n.value : null)) : [];
       yield modelObject(T.deviceN, `${path} (DeviceN)`, { nrComponents: list.length, areColorantsPresent: colorantsPresent(doc, v, list) });
       yield* colourSpaceObjects(doc, v.items[2], resources, use, separations, `${path} (DeviceN alternate)`, depth + 1, defaults);
+      // The Separation spaces of an NChannel /Colorants dictionary are part of the space used (ISO 19005-2 6.2.4.4 compares them too).
+      const colorants = dictIn(doc, dictIn(doc, v.items[4])?.entries.get('Colorants'));
+      for (const [k, c] of colorants?.entries ?? []) yield* colourSpaceObjects(doc, c, resources, use, separations, `${path} (Colorants/${k})`, depth + 1, defaults);
       return;
     }
     default:

@@ -20,6 +20,7 @@ import { type CosDict, type CosDocument, type CosStream, type CosValue, contentT
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
 import type { FontUse } from './fonts.js';
+import { newShownCodes, recordShown } from './glyphs.js';
 import type { PageRef } from './pages.js';
 import { inheritedEntry, pathOf } from './pages.js';
 import { boolOf, dictIn, intOf, nameOf } from './values.js';
@@ -72,6 +73,10 @@ interface Job {
   readonly start: ColourState;
   /** Read again only for the colours of a new starting state: no operator objects, no uses. */
   readonly colourOnly?: boolean;
+  /** A page's resources that come from a page tree node, not the page itself (the corpus' 2b 6-2-2-t04-fail-f: veraPDF counts names found there as inherited). */
+  readonly resourcesFromTree?: boolean;
+  /** The page (1-based) whose content, or the first page whose content, reached this stream. */
+  readonly pageNumber?: number;
 }
 
 /** The part of the graphics state colour rules need (ISO 32000-1 8.4): colour spaces, text rendering mode, overprint. */
@@ -87,6 +92,8 @@ export interface ColourState {
 }
 
 const DEVICE_GRAY: CosValue = { kind: 'name', value: 'DeviceGray' };
+/** DeviceGray set by `G` (not the initial state's object: text in fill modes counts a stroke colour only when one was set). */
+const SET_DEVICE_GRAY: CosValue = { kind: 'name', value: 'DeviceGray' };
 /** The initial graphics state (ISO 32000-1 Table 52): DeviceGray, fill text, no overprint. */
 export const INITIAL_COLOUR: ColourState = { fill: DEVICE_GRAY, stroke: DEVICE_GRAY, renderMode: 0, fillOverprint: false, strokeOverprint: false, opm: 0 };
 
@@ -101,6 +108,8 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
   const jobs: Job[] = [];
   // Each stream is read once for its operators and uses, and again only for a new starting colour state.
   const starts = new Map<CosStream, Set<string>>();
+  // The page whose content is being read: what it queues (forms, patterns, glyph procedures) is first used there.
+  let currentPage: number | undefined;
   const queue = (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string, start: ColourState = INITIAL_COLOUR): void => {
     const s = doc.resolve(v);
     if (s?.kind !== 'stream') return;
@@ -108,7 +117,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
     const known = starts.get(s);
     if (known === undefined) {
       starts.set(s, new Set([key]));
-      jobs.push({ streams: [s], own, parent, path, start });
+      jobs.push({ streams: [s], own, parent, path, start, ...(currentPage === undefined ? {} : { pageNumber: currentPage }) });
     } else if (!known.has(key)) {
       if (known.size >= MAX_STARTS) {
         if (known.size === MAX_STARTS) note(uses, `${path} is drawn with more than ${MAX_STARTS} colour states: the colours of the rest were not checked`);
@@ -116,7 +125,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
         return;
       }
       known.add(key);
-      jobs.push({ streams: [s], own, parent, path, start, colourOnly: true });
+      jobs.push({ streams: [s], own, parent, path, start, colourOnly: true, ...(currentPage === undefined ? {} : { pageNumber: currentPage }) });
     }
   };
   const addGroup = (d: CosDict, path: string): void => {
@@ -134,15 +143,24 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
   };
 
   for (const page of pages) {
+    currentPage = page.number;
     addGroup(page.dict, page.path);
     const contents = doc.resolve(page.dict.entries.get('Contents'));
     const streams = contents?.kind === 'array' ? contents.items : contents === undefined ? [] : [page.dict.entries.get('Contents')!];
+    const pageResources = dictIn(doc, inheritedEntry(doc, page.dict, 'Resources'));
+    // A page's transparency group colour space is the blending space of everything on it: a use (the corpus' 2b 6-2-10 t01/t04/t06/t07 fail files).
+    const group = dictIn(doc, page.dict.entries.get('Group'));
+    if (group !== undefined && nameOf(doc, group, 'S') === 'Transparency' && group.entries.has('CS')) {
+      yield* colourSpaceObjects(doc, group.entries.get('CS'), pageResources, { overprint: false, opm: 0 }, separations, `${page.path}/Group/CS`);
+    }
     jobs.push({
       streams,
-      own: dictIn(doc, inheritedEntry(doc, page.dict, 'Resources')),
+      own: pageResources,
       parent: undefined,
       path: `${page.path}/Contents`,
       page: true,
+      pageNumber: page.number,
+      ...(pageResources !== undefined && !page.dict.entries.has('Resources') ? { resourcesFromTree: true } : {}),
       start: INITIAL_COLOUR,
       ...(contents === undefined ? {} : { contents }),
     });
@@ -176,6 +194,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
   const pageReads = new Map<object, Set<CosDict | undefined>>();
   for (let next = 0; next < jobs.length; next++) {
     const job = jobs[next]!;
+    currentPage = job.pageNumber;
     if (job.page === true && job.contents !== undefined) {
       // Content shared by pages with the same resources reads the same: once is enough.
       let withResources = pageReads.get(job.contents);
@@ -205,7 +224,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
       }
       yield* reader.read(decoded.data, `${path} (content)`);
     }
-    if (any && job.colourOnly !== true) yield modelObject(T.contentStream, job.path, { inheritedResourceNames: [...reader.inherited].join('&') });
+    if (any && job.colourOnly !== true) yield modelObject(T.contentStream, job.path, { inheritedResourceNames: [...reader.inherited].join('&') }, job.pageNumber);
   }
 }
 
@@ -215,6 +234,8 @@ class StreamReader {
   private depth = 0;
   private state: ColourState;
   private readonly saved: ColourState[] = [];
+  /** Open marked-content sequences: whether each has an /ActualText (glyphs' actualTextPresent). */
+  private readonly marked: boolean[] = [];
   /** Colour uses already reported from this stream (one object per colour space and overprint state). */
   private readonly reported = new Set<string>();
 
@@ -236,7 +257,10 @@ class StreamReader {
 
   private resource(category: string, name: string, path: string): { value: CosValue | undefined; path: string } {
     const own = dictIn(this.doc, this.job.own?.entries.get(category))?.entries.get(name);
-    if (own !== undefined) return { value: own, path: pathOf(own, `${path}/${category}/${name}`) };
+    if (own !== undefined) {
+      if (this.job.resourcesFromTree === true) this.inherited.add(name);
+      return { value: own, path: pathOf(own, `${path}/${category}/${name}`) };
+    }
     const parent = dictIn(this.doc, this.job.parent?.entries.get(category))?.entries.get(name);
     // A form, pattern, glyph or appearance without /Resources that names a resource has none explicitly associated, found elsewhere or not.
     if (parent !== undefined || (this.job.own === undefined && this.job.page !== true)) this.inherited.add(name);
@@ -299,14 +323,14 @@ class StreamReader {
       operands = [];
       const where = `${path}[${at}]`;
       if (!OPERATORS.has(op)) {
-        if (!quiet) yield modelObject(T.undefinedOp, `${where} (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {});
+        if (!quiet) yield modelObject(T.undefinedOp, `${where} (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {}, this.job.pageNumber);
         continue;
       }
       switch (op) {
         case 'q':
           this.depth++;
           if (this.saved.length < 10_000) this.saved.push(this.state);
-          if (!quiet) yield modelObject(T.q, where, { nestingLevel: this.depth });
+          if (!quiet) yield modelObject(T.q, where, { nestingLevel: this.depth }, this.job.pageNumber);
           break;
         case 'Q':
           if (this.depth > 0) this.depth--;
@@ -316,7 +340,7 @@ class StreamReader {
           this.state = { ...this.state, fill: DEVICE_GRAY };
           break;
         case 'G':
-          this.state = { ...this.state, stroke: DEVICE_GRAY };
+          this.state = { ...this.state, stroke: SET_DEVICE_GRAY };
           break;
         case 'rg':
           this.state = { ...this.state, fill: DEVICE_RGB };
@@ -364,12 +388,17 @@ class StreamReader {
           const mode = this.state.renderMode;
           const font = this.state.font === undefined ? undefined : this.uses.fonts.get(this.state.font);
           if (font !== undefined && font.modes.size < 16) font.modes.add(mode);
+          if (font !== undefined && this.state.font !== undefined) this.show(this.state.font, font, op === 'TJ' ? ops[0] : last, mode);
           // Text rendering modes (ISO 32000-1 Table 106): 3 and 7 paint nothing. In every other mode the fill colour space
           // counts as used, even in the stroke-only modes: the corpus' 1b 6-2-3-3-t01-fail-v and 2b 6-2-4-3-t01-fail-t show
           // text in mode 1 whose DeviceRGB fill colour makes the file fail. The stroke colour space counts where text is stroked
-          // (1, 2, 5, 6); counting it in mode 0 too would fail corpus pass files (e.g. 2b 6-2-11-6-t02-pass-b).
+          // (1, 2, 5, 6), and below.
           if (mode !== 3 && mode !== 7) yield* this.fill(where);
           if (mode === 1 || mode === 2 || mode === 5 || mode === 6) yield* this.stroke(where);
+          // In the fill modes the stroke colour still counts once the content has set one (the corpus' 1b 6-2-3-3-t01-fail-u and
+          // 2b 6-2-4-3-t01-fail-s: DeviceRGB set by RG, text in mode 0); the initial DeviceGray does not (pass files without an
+          // output intent show text in mode 0 with it). An explicit `G` is another object than the initial state's.
+          else if (mode !== 3 && mode !== 7 && this.state.stroke !== DEVICE_GRAY) yield* this.stroke(where);
           break;
         }
         case 'sh':
@@ -392,8 +421,16 @@ class StreamReader {
           if (first !== undefined) this.font(first, where);
           break;
         case 'BDC':
-        case 'DP':
-          if (lastName !== undefined) this.resource('Properties', lastName, where);
+        case 'DP': {
+          const props = last?.kind === 'dict' ? last : lastName !== undefined ? dictIn(doc, this.resource('Properties', lastName, where).value) : undefined;
+          if (op === 'BDC' && this.marked.length < 10_000) this.marked.push(props?.entries.has('ActualText') === true);
+          break;
+        }
+        case 'BMC':
+          if (this.marked.length < 10_000) this.marked.push(false);
+          break;
+        case 'EMC':
+          this.marked.pop();
           break;
         default:
           break;
@@ -436,13 +473,22 @@ class StreamReader {
     }
   }
 
+  /** The codes of a shown string (`Tj ' "`: the string; `TJ`: the array's strings), for the Glyph objects. */
+  private show(fontDict: CosDict, font: FontUse, operand: CosValue | undefined, mode: number): void {
+    font.shown ??= newShownCodes(this.doc, fontDict);
+    const strings = operand?.kind === 'array' ? operand.items : operand === undefined ? [] : [operand];
+    const inActualText = this.marked.includes(true);
+    for (const s of strings) if (s.kind === 'string') recordShown(font.shown, s.bytes, mode, inActualText, this.job.pageNumber);
+  }
+
   private font(name: string, path: string): void {
     const doc = this.doc;
     const r = this.resource('Font', name, path);
     const font = dictIn(doc, r.value);
     if (font === undefined) return;
     this.state = { ...this.state, font };
-    if (this.job.colourOnly !== true && !this.uses.fonts.has(font)) this.uses.fonts.set(font, { path: r.path, modes: new Set() });
+    if (this.job.colourOnly !== true && !this.uses.fonts.has(font))
+      this.uses.fonts.set(font, { path: r.path, modes: new Set(), ...(this.job.pageNumber === undefined ? {} : { page: this.job.pageNumber }) });
     if (nameOf(doc, font, 'Subtype') !== 'Type3') return;
     const procs = dictIn(doc, font.entries.get('CharProcs'));
     // Glyph procedures without the font's /Resources borrow the page's (ISO 32000-1 9.6.5, deprecated); they paint with the text's colours.

@@ -13,13 +13,18 @@
 import type { CosDict, CosDocument, CosStream, CosValue } from '../../cos/index.js';
 import { contentTokens, textString } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
+import { charSetListsAllGlyphs, cidSetListsAllGlyphs, glyphObjects, type ShownCodes, unicodeOfName } from './glyphs.js';
 import { pathOf } from './pages.js';
-import { dictIn, entry, intOf, nameOf, streamOf } from './values.js';
+import { dictIn, entry, intOf, itemsOf, nameOf, streamOf } from './values.js';
 
 export interface FontUse {
   readonly path: string;
   /** Rendering modes text was shown in with this font. */
   readonly modes: Set<number>;
+  /** The codes shown with it (content.ts records them; glyphs.ts makes the Glyph objects). */
+  shown?: ShownCodes;
+  /** The first page (1-based) it is used on, when known. */
+  readonly page?: number;
 }
 
 const T = {
@@ -88,16 +93,24 @@ export function* fontObjects(doc: CosDocument, fonts: ReadonlyMap<CosDict, FontU
       });
       if (descendant !== undefined) {
         const map = entry(doc, descendant, 'CIDToGIDMap');
-        yield modelObject(T.cid, pathOf(descendantRef, `${use.path}/DescendantFonts[0]`), {
-          Type: nameOf(doc, descendant, 'Type'),
-          Subtype: nameOf(doc, descendant, 'Subtype'),
-          fontName: nameOf(doc, descendant, 'BaseFont'),
-          renderingMode,
-          ...fontFile(doc, dd),
-          CIDToGIDMap: map === undefined || map.kind === 'null' ? null : map.kind === 'name' ? map.value : map.kind === 'stream' ? 'Stream' : map.kind,
-          containsCIDSet: streamOf(doc, dd?.entries.get('CIDSet')) !== undefined,
-        });
+        yield modelObject(
+          T.cid,
+          pathOf(descendantRef, `${use.path}/DescendantFonts[0]`),
+          {
+            Type: nameOf(doc, descendant, 'Type'),
+            Subtype: nameOf(doc, descendant, 'Subtype'),
+            fontName: nameOf(doc, descendant, 'BaseFont'),
+            renderingMode,
+            ...fontFile(doc, dd),
+            // A stream, or the name Identity (ISO 32000-1 Table 117); any other value is no CIDToGIDMap (null), as the rules read it.
+            CIDToGIDMap: map?.kind === 'stream' ? 'Stream' : map?.kind === 'name' && map.value === 'Identity' ? 'Identity' : null,
+            containsCIDSet: streamOf(doc, dd?.entries.get('CIDSet')) !== undefined,
+            ...optional('cidSetListsAllGlyphs', cidSetListsAllGlyphs(doc, descendant, dd)),
+          },
+          use.page,
+        );
       }
+      if (use.shown !== undefined) yield* glyphObjects(doc, font, use.shown, use.path, renderingMode);
       yield* cmapObjects(doc, enc, font.entries.get('Encoding'), `${use.path}/Encoding`);
       continue;
     }
@@ -115,17 +128,26 @@ export function* fontObjects(doc: CosDocument, fonts: ReadonlyMap<CosDict, FontU
       const encName = enc?.kind === 'name' ? enc.value : encDict !== undefined ? nameOf(doc, encDict, 'BaseEncoding') : null;
       const differences = encDict !== undefined && entry(doc, encDict, 'Differences')?.kind === 'array';
       const isSymbolic = ((intOf(doc, descriptor, 'Flags') ?? 0) & 4) !== 0;
-      // Whether every glyph name of /Differences is in the Adobe Glyph List is not decided here (no list): known only when there are none.
-      const unicode = differences ? {} : { differencesAreUnicodeCompliant: true };
+      // Every /Differences name has a Unicode value: true when each is in the partial glyph list (font-data.ts) or uniXXXX; a
+      // name outside it may still be in the Adobe Glyph List, so then unknown (absent: the rule is not-checked).
+      const diffNames = differences ? itemsOf(doc, entry(doc, encDict, 'Differences')).flatMap((v) => (v.kind === 'name' ? [v.value] : [])) : [];
+      const unicode = diffNames.every((n) => unicodeOfName(n) !== null) ? { differencesAreUnicodeCompliant: true } : {};
       yield modelObject(T.trueType, use.path, { ...simple, Encoding: encName, containsDifferences: differences, isSymbolic, ...unicode });
       const program = streamOf(doc, descriptor?.entries.get('FontFile2'));
       if (program !== undefined) yield trueTypeProgram(doc, program, isSymbolic, pathOf(descriptor?.entries.get('FontFile2'), `${use.path}/FontDescriptor/FontFile2`));
     } else if (subtype === 'Type1' || subtype === 'MMType1') {
       const charSet = entry(doc, descriptor, 'CharSet');
-      yield modelObject(T.type1, use.path, { ...simple, CharSet: charSet?.kind === 'string' ? charSet.bytes.toString('latin1') : null });
-    } else if (subtype === 'Type3') yield modelObject(T.type3, use.path, simple);
-    else yield modelObject(T.other, use.path, base);
+      const charSetText = charSet?.kind === 'string' ? charSet.bytes.toString('latin1') : null;
+      yield modelObject(T.type1, use.path, { ...simple, CharSet: charSetText, ...optional('charSetListsAllGlyphs', charSetListsAllGlyphs(doc, descriptor, charSetText)) }, use.page);
+    } else if (subtype === 'Type3') yield modelObject(T.type3, use.path, simple, use.page);
+    else yield modelObject(T.other, use.path, base, use.page);
+    if (use.shown !== undefined) yield* glyphObjects(doc, font, use.shown, use.path, renderingMode);
   }
+}
+
+/** A property whose value may be unknown (undefined): left out then, so the rules reading it are not-checked. */
+function optional(name: string, value: boolean | null | undefined): Record<string, boolean | null> {
+  return value === undefined ? {} : { [name]: value };
 }
 
 function textOf(doc: CosDocument, d: CosDict | undefined, key: string): string | null {

@@ -13,7 +13,9 @@ export function cosInfoValues(doc: CosDocument, main: readonly XmpProperty[]): R
   const info = doc.get(doc.trailer, 'Info');
   const text = (key: string): string | null => {
     const v = doc.get(info, key);
-    return v?.kind === 'string' ? textString(v.bytes) : null;
+    if (v === undefined || v.kind === 'null') return null;
+    // An entry that is no text string (the corpus' 1b 6-1-5-t01-fail-j: a stream) equals no XMP value: U+0000 cannot occur in XML.
+    return v.kind === 'string' ? textString(v.bytes) : `\u0000${v.kind}`;
   };
   const prop = (ns: string, name: string): XmpValue | undefined => main.find((p) => p.namespace === ns && p.name === name)?.value;
   const creator = prop(NS.dc, 'creator');

@@ -1,0 +1,105 @@
+/**
+ * Glyph objects against a real font program: DejaVu Sans embedded as a TrueType font (WinAnsiEncoding) in hand-made
+ * files checked by qpdf, its expected widths taken from fontkit (an independent reader of the same font). Widths
+ * that agree pass 6.2.11.5-1, one changed by 50 fails it on page 1; a code without a glyph name is .notdef
+ * (6.2.11.8-1); a truncated program makes the glyph rules not-checked, never passed. Plus the corpus' own verdicts
+ * for the glyph clauses (veraPDF corpus, © veraPDF Consortium, CC BY 4.0).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import * as fontkit from 'fontkit';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type PdfaReport, validatePdfa } from '../../../../../src/engines/pdfa-validator/validate.js';
+import { buildPdf, streamBody } from '../../cos/build-pdf.js';
+
+const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+const CORPUS = '/work/shared/pdfa/corpus';
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pdfa-glyph-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+/** Widths of codes 32…126 as fontkit reads DejaVu Sans (advance × 1000 / unitsPerEm, rounded). */
+function dejavuWidths(): number[] {
+  const font = fontkit.openSync(DEJAVU) as fontkit.Font;
+  const out: number[] = [];
+  for (let code = 32; code <= 126; code++) out.push(Math.round((font.glyphForCodePoint(code).advanceWidth * 1000) / font.unitsPerEm));
+  return out;
+}
+
+function fileWith(program: Buffer, widths: number[], shown: string): string {
+  const content = Buffer.from(`BT /F1 12 Tf 10 10 Td (${shown}) Tj ET`, 'latin1');
+  const bodies = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>',
+    streamBody(`/Length ${content.length}`, content),
+    `<< /Type /Font /Subtype /TrueType /BaseFont /DejaVuSans /FirstChar 32 /LastChar 126 /Widths [${widths.join(' ')}] /Encoding /WinAnsiEncoding /FontDescriptor 6 0 R >>`,
+    '<< /Type /FontDescriptor /FontName /DejaVuSans /Flags 32 /FontBBox [-1021 -463 1793 1232] /ItalicAngle 0 /Ascent 928 /Descent -236 /CapHeight 729 /StemV 80 /FontFile2 7 0 R >>',
+    streamBody(`/Length ${program.length} /Length1 ${program.length}`, program),
+  ];
+  const file = path.join(dir, `g${n++}.pdf`);
+  writeFileSync(file, buildPdf(bodies).bytes);
+  const check = spawnSync('qpdf', ['--check', file], { encoding: 'utf8' });
+  expect(check.status, check.stdout + check.stderr).toBe(0);
+  return file;
+}
+
+function rule(r: PdfaReport, id: string) {
+  const found = r.rules.find((x) => x.id === id);
+  if (found === undefined) throw new Error(`no rule ${id}`);
+  return found;
+}
+
+describe.runIf(existsSync(DEJAVU))('Glyph objects on an embedded TrueType program', () => {
+  const program = readFileSync(DEJAVU);
+  const widths = dejavuWidths();
+
+  it('widths as the program has them pass 6.2.11.5-1; glyphs present pass 6.2.11.4.1-2', async () => {
+    const r = await validatePdfa(fileWith(program, widths, 'Hello'), '2b');
+    expect(rule(r, '6.2.11.5-1').status).toBe('passed');
+    expect(rule(r, '6.2.11.4.1-2').status).toBe('passed');
+    expect(rule(r, '6.2.11.8-1').status).toBe('passed');
+  });
+
+  it('a /Widths entry 50 units off fails 6.2.11.5-1, with the object path and page of the glyph', async () => {
+    const off = [...widths];
+    off['H'.charCodeAt(0) - 32] = (off['H'.charCodeAt(0) - 32] as number) + 50;
+    const r = await validatePdfa(fileWith(program, off, 'Hello'), '2b');
+    const w = rule(r, '6.2.11.5-1');
+    expect(w.status).toBe('failed');
+    expect(w.failedCount).toBe(1);
+    expect(w.failures[0]?.object).toBe('5 0 obj (code 72)');
+    expect(w.failures[0]?.page).toBe(1);
+  });
+
+  it('a code WinAnsiEncoding gives no glyph name selects .notdef: 6.2.11.8-1 fails', async () => {
+    const r = await validatePdfa(fileWith(program, widths, 'A\\001'), '2b');
+    expect(rule(r, '6.2.11.8-1').status).toBe('failed');
+  });
+
+  it('a truncated program leaves the glyph rules not-checked: never compliant', async () => {
+    for (const cut of [0, 12, 100, 4096]) {
+      const r = await validatePdfa(fileWith(program.subarray(0, cut), widths, 'Hello'), '2b');
+      expect(rule(r, '6.2.11.4.1-2').status, `cut at ${cut}`).toBe('not-checked');
+      expect(r.verdict).not.toBe('compliant');
+    }
+  });
+});
+
+describe.runIf(existsSync(CORPUS))('the corpus glyph clauses', () => {
+  it('every 2b font-metrics and .notdef fail file fails its rule; their pass files are compliant', async () => {
+    const fonts = path.join(CORPUS, 'PDF_A-2b/6.2 Graphics/6.2.11 Fonts');
+    for (const [folder, id] of [
+      ['6.2.11.5 Font metrics', '6.2.11.5-1'],
+      ['6.2.11.8 Use of .notdef glyph', '6.2.11.8-1'],
+    ] as const) {
+      for (const name of readdirSync(path.join(fonts, folder))) {
+        const r = await validatePdfa(path.join(fonts, folder, name), '2b');
+        if (name.includes('-fail-')) expect(rule(r, id).status, name).toBe('failed');
+        else expect(r.verdict, name).toBe('compliant');
+      }
+    }
+  });
+});
