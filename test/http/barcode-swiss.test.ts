@@ -79,6 +79,22 @@ describe.skipIf(!javaZxingAvailable)('barcode add qrswiss', () => {
     expect(qrText(file, 1, { x: 67, y: height - 105 + 17 }, 'add-default')).toBe(EXAMPLE_PAYLOAD);
   });
 
+  it('outputFormat png: the image holds the Swiss QR code alone (46 mm at the dpi asked), read back to the payload', async () => {
+    const uploaded = await upload(await realPdf(1), 'image.pdf');
+    const outcome = await barcode(uploaded.documentId, {
+      barcode: { add: { outputFormat: 'png', dpi: 300, qrswiss: [{ content: jsonContent(), format: 'codeOnly', position: { x: 20, y: 20, width: 46, height: 46 } }] } },
+    });
+    expect(outcome.status).toBe(303);
+    const file = await download(uploaded.documentId, 'png');
+    const sharp = (await import('sharp')).default;
+    const meta = await sharp(file).metadata();
+    expect(Math.abs(meta.width! - (46 * 300) / 25.4)).toBeLessThan(3);
+    expect(Math.abs(meta.height! - (46 * 300) / 25.4)).toBeLessThan(3);
+    const padded = scratch.file('image-padded.png');
+    await sharp(file).flatten({ background: '#ffffff' }).extend({ top: 60, bottom: 60, left: 60, right: 60, background: '#ffffff' }).png().toFile(padded);
+    expect(javaZxing(padded)?.text).toBe(EXAMPLE_PAYLOAD);
+  });
+
   it('barcode/new puts the bill on the new A4 page, at its foot', async () => {
     const outcome = await barcode('new?name=bill.pdf', { barcode: { add: { qrswiss: [{ content: jsonContent(), format: 'billOnly' }] } } });
     expect(outcome.status).toBe(303);
