@@ -132,17 +132,29 @@ export function* glyphObjects(doc: CosDocument, font: CosDict, shown: ShownCodes
       Object.assign(props, { name: name ?? '.notdef', isGlyphPresent: null, widthFromFontProgram: null });
     } else if (facts.program.kind === 'read') {
       const p = facts.program.program;
-      const gid = p.format === 'truetype' || p.cmapLookup !== undefined ? trueTypeGid(p, code, name, symbolic, nameOf(doc, font, 'Encoding')) : name === null ? 0 : p.gidOfName(name);
-      if (gid !== null) {
-        const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || name === '.notdef');
-        Object.assign(props, {
-          name: gid === 0 || gid === undefined ? (name ?? '.notdef') : (name ?? null),
-          isGlyphPresent: present,
-          ...widthProp(p, present ? (gid as number) : undefined),
-        });
-      }
+      Object.assign(
+        props,
+        guarded(() => {
+          const gid = p.format === 'truetype' || p.cmapLookup !== undefined ? trueTypeGid(p, code, name, symbolic, nameOf(doc, font, 'Encoding')) : name === null ? 0 : p.gidOfName(name);
+          if (gid === null) return {};
+          const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || name === '.notdef');
+          return { name: gid === 0 || gid === undefined ? (name ?? '.notdef') : (name ?? null), isGlyphPresent: present, ...widthProp(p, present ? (gid as number) : undefined) };
+        }),
+      );
     }
     yield modelObject(T.glyph, `${path} (code ${code})`, props, use.page);
+  }
+}
+
+/**
+ * A glyph's program facts, or none when reading them throws (a hostile program the readers' checks missed: a Buffer
+ * read out of range): the properties stay unknown and their rules not-checked; the validation goes on.
+ */
+function guarded(facts: () => Props): Props {
+  try {
+    return facts();
+  } catch {
+    return {};
   }
 }
 
@@ -320,9 +332,15 @@ function* typeZeroGlyphs(doc: CosDocument, font: CosDict, shown: ShownCodes, pat
       Object.assign(props, { name: null, isGlyphPresent: facts.program.kind === 'absent' ? null : false, widthFromFontProgram: null });
     } else if (facts.program.kind === 'absent') Object.assign(props, { name: cid === 0 ? '.notdef' : null, isGlyphPresent: null, widthFromFontProgram: null });
     else if (facts.program.kind === 'read' && gidOf !== null) {
-      const gid = gidOf(cid);
-      const present = gid !== undefined && gid < facts.program.program.numGlyphs && (gid !== 0 || cid === 0);
-      Object.assign(props, { name: gid === 0 || cid === 0 ? '.notdef' : null, isGlyphPresent: present, ...widthProp(facts.program.program, present ? gid : undefined) });
+      const p = facts.program.program;
+      Object.assign(
+        props,
+        guarded(() => {
+          const gid = gidOf(cid);
+          const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || cid === 0);
+          return { name: gid === 0 || cid === 0 ? '.notdef' : null, isGlyphPresent: present, ...widthProp(p, present ? gid : undefined) };
+        }),
+      );
     }
     yield modelObject(T.glyph, `${path} (code ${code})`, props, use.page);
   }

@@ -11,6 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import * as fontkit from 'fontkit';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readCff } from '../../../../../src/engines/pdfa-validator/model/pd/font-program/cff.js';
+import { FontProgramError } from '../../../../../src/engines/pdfa-validator/model/pd/font-program/program.js';
+import { readTrueType } from '../../../../../src/engines/pdfa-validator/model/pd/font-program/truetype.js';
+import { readType1 } from '../../../../../src/engines/pdfa-validator/model/pd/font-program/type1.js';
 import { type PdfaReport, validatePdfa } from '../../../../../src/engines/pdfa-validator/validate.js';
 import { buildPdf, streamBody } from '../../cos/build-pdf.js';
 
@@ -101,5 +105,42 @@ describe.runIf(existsSync(CORPUS))('the corpus glyph clauses', () => {
         else expect(r.verdict, name).toBe('compliant');
       }
     }
+  });
+});
+
+describe.runIf(existsSync(DEJAVU))('font program readers on hostile bytes', () => {
+  it('a real program with random bytes changed, and random data, reads or fails with an error: no hang, no other outcome', () => {
+    const original = readFileSync(DEJAVU);
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    let read = 0;
+    let refused = 0;
+    for (let round = 0; round < 300; round++) {
+      const data = Buffer.from(round % 3 === 0 ? original.subarray(0, random(original.length)) : original);
+      // Change bytes in the table directory and the first tables, where the counts and offsets are.
+      for (let k = 0; k < 8; k++) data[random(Math.min(data.length, 4096))] = random(256);
+      const noise = Buffer.from(Array.from({ length: random(2048) }, () => random(256)));
+      for (const [reader, bytes] of [
+        [readTrueType, data],
+        [(b: Buffer) => readCff(b), noise],
+        [(b: Buffer) => readType1(b, null), Buffer.concat([Buffer.from('%!PS-AdobeFont-1.0 eexec\n'), noise])],
+      ] as const) {
+        try {
+          const program = reader(bytes);
+          read++;
+          for (let gid = 0; gid < 64; gid++) program.widthOf(gid);
+          program.cmapLookup?.(3, 1, 65);
+        } catch (error) {
+          refused++;
+          // Readers refuse with FontProgramError; a RangeError of a method call is caught by glyphs.ts (guarded) as unknown.
+          expect(error instanceof FontProgramError || error instanceof RangeError, String(error)).toBe(true);
+        }
+      }
+    }
+    expect(read).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
   });
 });
