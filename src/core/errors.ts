@@ -150,6 +150,12 @@ export const Errors = {
     description:
       'pdfa convert: the level cannot be produced from this input by this server (an `a` level from untagged input; a `u` or `a` level with a font for which no Unicode mapping can be derived, named in the message; ZUGFeRD below PDF/A-3). The message says what to do instead. The document is unchanged.',
   },
+  PDFA_EDIT_REFUSED: {
+    errorCode: -173,
+    status: 400,
+    description:
+      'toolbox with settings.pdfa.pdfaEditProfile "generalEditRestrictions": the edit would break the PDF/A conformance the document claims (our validator finds the result failing; the message names the rules). The document is unchanged.',
+  },
   PDFA_VALIDATION_REFUSED: { errorCode: -172, status: 400, description: "The PDF/A validator cannot check the document: it is beyond the validator's limits (file size). Nothing was changed." },
   LOG_NOT_FOUND: { errorCode: -120, status: 404, description: 'The server has no log file for the requested day (none was written, or it is past log.retentionDays).' },
   LOG_RANGE_NOT_SATISFIABLE: { errorCode: -121, status: 416, description: 'The Range of a log request lies outside the log file; Content-Range: bytes */<size> gives its length.' },

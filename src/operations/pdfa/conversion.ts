@@ -1,4 +1,4 @@
-import { copyFile, open } from 'node:fs/promises';
+import { copyFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfaExtras, PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
@@ -8,6 +8,7 @@ import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
 import type { Scratch } from '../transaction/scratch.js';
+import { mentionsPdfaId } from './edit-profile.js';
 import { validateFile } from './validation.js';
 import type { PdfaConvertOptions } from './pdfa.schema.js';
 
@@ -233,27 +234,6 @@ function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
 function unwrap<T>(result: Settled<T>): T {
   if (!result.ok) throw result.error;
   return result.value;
-}
-
-/** Whether the file's bytes name the PDF/A identification schema anywhere (a cheap scan; PDF/A keeps its XMP unfiltered). */
-async function mentionsPdfaId(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const needle = Buffer.from('pdfaid');
-    const chunk = Buffer.alloc(1024 * 1024);
-    let position = 0;
-    let carry = Buffer.alloc(0);
-    for (;;) {
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, position);
-      if (bytesRead === 0) return false;
-      const window = Buffer.concat([carry, chunk.subarray(0, bytesRead)]);
-      if (window.includes(needle)) return true;
-      carry = window.subarray(Math.max(0, window.length - needle.length + 1));
-      position += bytesRead;
-    }
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Ghostscript's diagnostics, deduplicated and cut for a note. */

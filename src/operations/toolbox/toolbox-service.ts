@@ -6,6 +6,7 @@ import type { Session } from '../../sessions/session.js';
 import { activeVersion, type DocumentRecord } from '../../storage/document-store.js';
 import { runAsNew, runInPlace, type DeadlineSpec, type Transaction, type TransactionDeps } from '../transaction/document-transaction.js';
 import type { CallPassword } from '../transaction/password.js';
+import { applyPdfaEditProfile, pdfaEditProfile } from '../pdfa/edit-profile.js';
 import type { ToolboxEngines } from './engines.js';
 import type { ToolboxElement, ToolboxOptions } from './schemas.js';
 import { fromToolboxEngine } from './engine-errors.js';
@@ -16,6 +17,8 @@ import { TOOLBOX_OPERATIONS, type SessionFile, type ToolboxContext, type Toolbox
 export interface ToolboxRequest {
   toolbox: ToolboxElement[];
   password?: CallPassword;
+  /** `settings.pdfa.pdfaEditProfile` is read (operations/pdfa/edit-profile.ts). */
+  settings?: unknown;
 }
 
 /**
@@ -55,6 +58,7 @@ export class ToolboxService {
 
   async run(session: Session, documentId: string, request: ToolboxRequest): Promise<DocumentRecord> {
     const steps = this.steps(request);
+    const editProfile = pdfaEditProfile(request.settings);
     // Damage qpdf recovers from (a page tree root lying about its /Count among it) is repaired
     // once, before any engine sees the file (issue 11): see transaction/protection.ts.
     const { record } = await runInPlace(
@@ -68,7 +72,9 @@ export class ToolboxService {
         plainInput: { tool: this.engines.rewriter, mapError: fromToolboxEngine },
       },
       async (tx, input) => {
-        const result = await this.chain(input, steps, this.context(tx));
+        const chained = await this.chain(input, steps, this.context(tx));
+        // A document that claims PDF/A and is no longer: its claim goes, or the edit is refused (settings.pdfa.pdfaEditProfile).
+        const result = chained.type.key === 'pdf' ? { ...chained, path: await applyPdfaEditProfile(editProfile, input.path, chained.path, tx) } : chained;
         const securityChanged = steps.some((s) => s.name === 'security');
         const credentials = securityChanged ? credentialsAfterSecurity(steps) : undefined;
         return { file: result, securityChanged, ...(credentials ? { credentials } : {}) };
