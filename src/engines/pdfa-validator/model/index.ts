@@ -2,7 +2,7 @@
  * The PDF/A validator's document model: every object the profiles' rules apply to, with veraPDF's
  * types and property names. Parts: cos/ (raw syntax objects), xmp/ (the metadata) and pd/ (document,
  * pages, annotations, actions, output intents, content streams and what they use: graphics states,
- * XObjects, colour spaces, fonts; glyphs and signatures are not built yet, so their rules are not-checked).
+ * XObjects, colour spaces, fonts, glyphs, signatures).
  *
  * Order matters for profile variables: an object whose type a variable is computed over must come
  * before the objects whose rules read the variable (profile/variables.ts). The only variable of the
