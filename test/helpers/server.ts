@@ -6,6 +6,17 @@ import { startServer, type RunningServer } from '../../src/server.js';
 
 export const ADMIN_PASSWORD = 'admin-secret';
 
+/** Two local users: alice (password wonderland) and the administrator root (password toor). */
+export const ALICE_AND_ROOT_YAML = `
+users:
+  - name: alice
+    password: wonderland
+    roles: [user]
+  - name: root
+    password: toor
+    roles: [admin]
+`;
+
 export interface TestServer extends RunningServer {
   /** e.g. http://127.0.0.1:41234/webPDF/rest */
   rest: string;

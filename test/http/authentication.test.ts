@@ -3,21 +3,11 @@ import path from 'node:path';
 import { SignJWT, generateKeyPair, decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
-import { ADMIN_PASSWORD } from '../helpers/server.js';
+import { ADMIN_PASSWORD, ALICE_AND_ROOT_YAML } from '../helpers/server.js';
 import { basic, bearer, expectError, json, login, uploadDocument } from '../helpers/client.js';
 
-const USERS_YAML = `
-users:
-  - name: alice
-    password: wonderland
-    roles: [user]
-  - name: root
-    password: toor
-    roles: [admin]
-`;
-
 describe('login, info, logout', () => {
-  const { server } = useTestServer({ yaml: USERS_YAML, session: false });
+  const { server } = useTestServer({ yaml: ALICE_AND_ROOT_YAML, session: false });
 
   it('opens an anonymous session without credentials', async () => {
     const tokens = await login(server.rest);
@@ -236,7 +226,7 @@ describe('expiry', () => {
 });
 
 describe('administration of sessions', () => {
-  const { server } = useTestServer({ yaml: USERS_YAML, session: false });
+  const { server } = useTestServer({ yaml: ALICE_AND_ROOT_YAML, session: false });
 
   it('needs an administrator', async () => {
     const anonymous = await login(server.rest);

@@ -2,17 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../src/auth/passwords.js';
 import { basic, expectError } from '../helpers/client.js';
 import { loginFrom, requestFrom } from '../helpers/client-address.js';
-import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
-
-const USERS = `
-users:
-  - name: alice
-    password: wonderland
-    roles: [user]
-  - name: root
-    password: toor
-    roles: [admin]
-`;
+import { ADMIN_PASSWORD, ALICE_AND_ROOT_YAML, startTestServer, type TestServer } from '../helpers/server.js';
 
 const ALICE = { name: 'alice', password: 'wonderland' };
 const WRONG = { name: 'alice', password: 'guess' };
@@ -31,7 +21,7 @@ describe('login throttling per client address', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      yaml: `${USERS}
+      yaml: `${ALICE_AND_ROOT_YAML}
 metrics: { public: true }
 security:
   login: { maxFailures: 3, window: 60, lockout: 1, maxLockout: 4, userMaxFailures: 0 }
@@ -120,7 +110,7 @@ describe('login throttling per user name', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      yaml: `${USERS}
+      yaml: `${ALICE_AND_ROOT_YAML}
 security:
   login: { maxFailures: 100, window: 60, lockout: 1, userMaxFailures: 3, userMaxLockout: 2 }
 `,
@@ -161,7 +151,7 @@ describe('the client address behind a trusted proxy', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({
-      yaml: `${USERS}
+      yaml: `${ALICE_AND_ROOT_YAML}
 server: { trustProxy: true }
 security:
   login: { maxFailures: 2, lockout: 5, userMaxFailures: 0 }
