@@ -9,6 +9,7 @@ import { convert, convertOk, downloadToFile, pageText, pdfFacts } from '../helpe
 import { info, uploadFile } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
 import { numberedPdf } from '../helpers/toolbox.js';
+import { imageSizes } from '../helpers/pdf-tools.js';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'quire-converter-pdf-'));
 
@@ -18,15 +19,6 @@ function encrypt(pdf: Buffer, user: string): Buffer {
   writeFileSync(input, pdf);
   execFileSync('qpdf', ['--encrypt', user, `${user}-owner`, '256', '--', input, output]);
   return readFileSync(output);
-}
-
-function pdfImages(file: string): { width: number; height: number }[] {
-  return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
-    .split('\n')
-    .slice(2)
-    .filter((l) => l.trim() !== '')
-    .map((l) => l.trim().split(/\s+/))
-    .map((cols) => ({ width: Number(cols[3]), height: Number(cols[4]) }));
 }
 
 describe('converter: PDF, PostScript input and the finishing options', () => {
@@ -74,7 +66,7 @@ describe('converter: PDF, PostScript input and the finishing options', () => {
     document.addPage([288, 288]).drawImage(image, { x: 0, y: 0, width: 288, height: 288 });
     const uploaded = await uploadFile(server.rest, session.token, Buffer.from(await document.save()), 'photo.pdf');
     await convertOk(server.rest, session.token, uploaded.documentId, { converter: { reduceResolution: true, dpi: 150, jpegQuality: 80 } });
-    const [embedded] = pdfImages(await downloadToFile(server.rest, session.token, uploaded.documentId));
+    const [embedded] = imageSizes(await downloadToFile(server.rest, session.token, uploaded.documentId));
     expect(embedded?.width).toBeLessThanOrEqual(610);
     expect(embedded?.width).toBeGreaterThanOrEqual(590);
   });

@@ -4,21 +4,13 @@ import { downloadToFile, pageText, pdfFacts, postWebService } from '../helpers/c
 import { info, list } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
 import { forwardProxy, listen, page, redPng, type Listener } from '../operations/urlconverter/site.js';
+import { imageSizes } from '../helpers/pdf-tools.js';
 
 /**
  * POST urlconverter against a site the test serves on 127.0.0.1, allowed by `network.allowHosts`
  * in this server's configuration; 127.0.0.2 stays internal (refused), and a listener there proves
  * that nothing reaches it.
  */
-
-function pdfImages(file: string): { width: number; height: number }[] {
-  return execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
-    .split('\n')
-    .slice(2)
-    .filter((l) => l.trim() !== '')
-    .map((l) => l.trim().split(/\s+/))
-    .map((c) => ({ width: Number(c[3]), height: Number(c[4]) }));
-}
 
 /** The left edge (points) of the first word on page 1, by pdftotext -bbox. */
 function firstWordBox(file: string, word: string): { xMin: number; yMin: number } {
@@ -102,7 +94,7 @@ describe('urlconverter: a local site allowed by network.allowHosts', () => {
     expect(pageText(file, 1)).toContain('MARKERONE');
     expect(pageText(file, 1)).not.toContain('MARKERTWO');
     expect(pageText(file, 2)).toContain('MARKERTWO');
-    expect(pdfImages(file)).toContainEqual({ width: 60, height: 40 });
+    expect(imageSizes(file)).toContainEqual({ width: 60, height: 40 });
     // 20 mm = 56.7 pt: the text starts at the left and top margins.
     const box = firstWordBox(file, 'MARKERONE');
     expect(box.xMin).toBeGreaterThan(55);
