@@ -26,7 +26,43 @@ const FONT_FILES = [
   '/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf',
 ];
 
+/**
+ * CJK faces for text the first font cannot show (Debian's fonts-noto-cjk: OpenType with CFF outlines
+ * in a collection). Loaded only when an appearance needs them: the collection is ~20 MB.
+ */
+const CJK_FONT_FILES: [file: string, postscriptName: string][] = [
+  ['/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc', 'NotoSansCJKjp-Regular'],
+  ['/usr/share/fonts/opentype/noto/NotoSerifCJK-Regular.ttc', 'NotoSerifCJKjp-Regular'],
+];
+
 let fontPromise: Promise<Font> | undefined;
+let cjkPromise: Promise<Font | undefined> | undefined;
+
+/** The first installed CJK face; undefined when none is. */
+function loadCjkFont(): Promise<Font | undefined> {
+  cjkPromise ??= (async () => {
+    const fontkit = require('fontkit') as Fontkit;
+    for (const [file, name] of CJK_FONT_FILES) {
+      try {
+        const font = fontkit.create(await readFile(file), name);
+        if ('layout' in font) return font as Font;
+      } catch {
+        // the next one
+      }
+    }
+    return undefined;
+  })();
+  return cjkPromise;
+}
+
+/** The font for the appearance's text: the Latin face, or a CJK face when it shows characters the Latin one lacks. */
+async function fontFor(texts: string[]): Promise<Font> {
+  const font = await loadFont();
+  const missing = [...texts.join('')].map((c) => c.codePointAt(0)!).filter((cp) => cp > 0x20 && !font.hasGlyphForCodePoint(cp));
+  if (missing.length === 0) return font;
+  const cjk = await loadCjkFont();
+  return cjk && missing.filter((cp) => cjk.hasGlyphForCodePoint(cp)).length > 0 ? cjk : font;
+}
 
 async function loadFont(): Promise<Font> {
   fontPromise ??= (async () => {
@@ -120,20 +156,23 @@ class FontSubset {
     const widths = [...this.used.entries()].sort((a, b) => a[0] - b[0]).map(([gid, { width }]) => `${gid} [${pdfNumber(Math.round(width))}]`);
     const fontFile = Buffer.from(this.subset.encode());
     const file = deflateSync(fontFile);
+    // CFF outlines (the CJK faces): fontkit's subset is a bare CFF whose CIDs are the subset's glyph ids,
+    // embedded as CIDFontType0 with FontFile3 /CIDFontType0C (ISO 32000-1 §9.7.4, §9.9); TrueType as CIDFontType2.
+    const cff = (this.font as unknown as { directory?: { tables?: Record<string, unknown> } }).directory?.tables?.['CFF '] !== undefined;
     const cmap = deflateSync(Buffer.from(toUnicodeCMap(this.used), 'latin1'));
     const stream = (dict: string, data: Buffer) => Buffer.concat([Buffer.from(`${dict}\nstream\n`, 'latin1'), data, Buffer.from('\nendstream', 'latin1')]);
     return [
       Buffer.from(`<</Type /Font /Subtype /Type0 /BaseFont /${name} /Encoding /Identity-H /DescendantFonts [${ref(1)}] /ToUnicode ${ref(3)}>>`, 'latin1'),
       Buffer.from(
-        `<</Type /Font /Subtype /CIDFontType2 /BaseFont /${name} /CIDSystemInfo <</Registry (Adobe) /Ordering (Identity) /Supplement 0>> /FontDescriptor ${ref(2)} /CIDToGIDMap /Identity /DW 1000 /W [${widths.join(' ')}]>>`,
+        `<</Type /Font /Subtype /${cff ? 'CIDFontType0' : 'CIDFontType2'} /BaseFont /${name} /CIDSystemInfo <</Registry (Adobe) /Ordering (Identity) /Supplement 0>> /FontDescriptor ${ref(2)}${cff ? '' : ' /CIDToGIDMap /Identity'} /DW 1000 /W [${widths.join(' ')}]>>`,
         'latin1',
       ),
       Buffer.from(
-        `<</Type /FontDescriptor /FontName /${name} /Flags 32 /FontBBox [${[bbox.minX, bbox.minY, bbox.maxX, bbox.maxY].map((n) => Math.round(n * scale)).join(' ')}] /ItalicAngle 0 /Ascent ${Math.round(this.font.ascent * scale)} /Descent ${Math.round(this.font.descent * scale)} /CapHeight ${Math.round((this.font.capHeight || this.font.ascent) * scale)} /StemV 80 /FontFile2 ${ref(4)}>>`,
+        `<</Type /FontDescriptor /FontName /${name} /Flags 32 /FontBBox [${[bbox.minX, bbox.minY, bbox.maxX, bbox.maxY].map((n) => Math.round(n * scale)).join(' ')}] /ItalicAngle 0 /Ascent ${Math.round(this.font.ascent * scale)} /Descent ${Math.round(this.font.descent * scale)} /CapHeight ${Math.round((this.font.capHeight || this.font.ascent) * scale)} /StemV 80 /${cff ? 'FontFile3' : 'FontFile2'} ${ref(4)}>>`,
         'latin1',
       ),
       stream(`<</Filter /FlateDecode /Length ${cmap.length}>>`, cmap),
-      stream(`<</Filter /FlateDecode /Length ${file.length} /Length1 ${fontFile.length}>>`, file),
+      stream(`<</Filter /FlateDecode /Length ${file.length}${cff ? ' /Subtype /CIDFontType0C' : ` /Length1 ${fontFile.length}`}>>`, file),
     ];
   }
 }
@@ -198,7 +237,7 @@ export async function decodeImage(bytes: Buffer, position: AppearanceImage['posi
 
 /** Builds the appearance objects (the XObject's content, resources and the font and image objects). */
 export async function buildAppearance(spec: AppearanceSpec): Promise<AppearanceObjects> {
-  const font = await loadFont();
+  const font = await fontFor([spec.name, ...spec.lines]);
   const subset = new FontSubset(font);
   const { width, height } = spec;
   const pad = Math.min(2, width / 20, height / 20);

@@ -2,12 +2,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { degrees, PDFDocument } from '@cantoo/pdf-lib';
 import { afterAll, describe, expect, it } from 'vitest';
+import { realPdf } from '../helpers/documents.js';
 import { bearer } from '../helpers/client.js';
 import { useTestServer } from '../helpers/fixture.js';
-import { scratchDir } from '../helpers/pdf-tools.js';
+import { fontsOf, scratchDir } from '../helpers/pdf-tools.js';
 
 /**
- * Issue 15: a visible signature on a page with /Rotate stands upright where the viewer sees the page,
+ * Issue 15: Japanese and Chinese text in a visible signature is embedded (a CFF CJK face as
+ * CIDFontType0), renders and extracts. A visible signature on a page with /Rotate stands upright where the viewer sees the page,
  * at the position given on the page as shown. Checked on poppler's rendering (pdftoppm applies
  * /Rotate): where the ink is, and that Tesseract reads the text (it does not read text on its side or
  * upside down).
@@ -52,24 +54,24 @@ function ocr(file: string, box: { left: number; top: number; right: number; bott
   return spawnSync('tesseract', [`${base}.pgm`, '-', '--psm', '6'], { encoding: 'utf8' }).stdout;
 }
 
-describe('visible signatures on turned pages', () => {
+describe('visible signatures', () => {
   const { server, session, upload, download } = useTestServer();
+  const signVisible = (documentId: string, appearance: Record<string, unknown>) =>
+    fetch(`${server.rest}/signature/${documentId}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...bearer(session.token), 'content-type': 'application/json' },
+      body: JSON.stringify({ signature: { add: { certificationLevel: 'none', appearance } } }),
+    });
 
   for (const rotate of [0, 90, 180, 270]) {
     it(`stands upright at the position given on a page turned by ${rotate}°`, async () => {
       const document = await upload(await rotatedPdf(rotate), `rotate-${rotate}.pdf`);
-      const response = await fetch(`${server.rest}/signature/${document.documentId}`, {
-        method: 'POST',
-        redirect: 'manual',
-        headers: { ...bearer(session.token), 'content-type': 'application/json' },
-        body: JSON.stringify({
-          signature: {
-            add: {
-              certificationLevel: 'none',
-              appearance: { page: 1, position: { x: 40, y: 50, width: 300, height: 80, metrics: 'pt', coordinates: 'user' }, name: 'UPRIGHT', identifier: 'QUIRE SIGNED' },
-            },
-          },
-        }),
+      const response = await signVisible(document.documentId, {
+        page: 1,
+        position: { x: 40, y: 50, width: 300, height: 80, metrics: 'pt', coordinates: 'user' },
+        name: 'UPRIGHT',
+        identifier: 'QUIRE SIGNED',
       });
       expect(response.status, await response.text()).toBe(303);
       const file = await download(document.documentId, 'pdf');
@@ -87,4 +89,26 @@ describe('visible signatures on turned pages', () => {
       expect(text).toContain('QUIRE');
     });
   }
+
+  it('embeds a CJK face for text the Latin one lacks: pdffonts shows it embedded, pdftotext extracts the text, poppler draws it', async () => {
+    const document = await upload(await realPdf(1), 'cjk.pdf');
+    const response = await signVisible(document.documentId, {
+      page: 1,
+      position: { x: 40, y: 40, width: 300, height: 80, metrics: 'pt', coordinates: 'user' },
+      name: '山田太郎',
+      identifier: '署名者 東京 中文签名',
+    });
+    expect(response.status, await response.text()).toBe(303);
+    const file = await download(document.documentId, 'pdf');
+    const fonts = fontsOf(file);
+    expect(fonts).toEqual([expect.objectContaining({ type: 'CID Type 0C', embedded: true })]);
+    expect(fonts[0]!.name).toMatch(/^[A-Z]{6}\+NotoS(ans|erif)CJK/);
+    const text = spawnSync('pdftotext', [file, '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, '');
+    for (const word of ['山田太郎', '署名者', '東京', '中文签名']) expect(text).toContain(word);
+    // poppler finds the glyphs (no "Couldn't find" / font errors) and draws ink.
+    const render = spawnSync('pdftoppm', ['-r', '72', '-gray', '-singlefile', file], { encoding: 'latin1' });
+    expect(render.stderr).toBe('');
+    const pgm = Buffer.from(render.stdout, 'latin1');
+    expect(pgm.subarray(20).some((byte) => byte < 100)).toBe(true);
+  });
 });
