@@ -674,6 +674,14 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
     expect(sha256(await downloadBytes(server, probe.token, document.documentId))).toBe(sha256(content));
   }
 
+  /** An upload past the limit: 413 (-71), or the connection cut while the body was still being sent; nothing stored, the server well. */
+  async function expectRefusedUpload(outcome: Outcome, session: TestSession): Promise<void> {
+    if (outcome.response) expectRawError(outcome, 413, -71);
+    else expect(outcome.error?.code).toMatch(/ECONNRESET|EPIPE|ECONNCLOSED/);
+    expect(await expectCleanStorage(server, session)).toEqual([]);
+    await expectHealthy();
+  }
+
   it('accepts an upload of exactly the upload limit', async () => {
     const session = await openSession(server.rest);
     const content = pdfOfSize(1 * MB);
@@ -687,13 +695,10 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
     const total = 64 * MB;
     const outcome = await postDocumentChunked(server.rest, session.token, filler(total), 'huge.pdf');
     // Either the 413 arrived, or the server cut the connection while the body was still being sent.
-    if (outcome.response) expectRawError(outcome, 413, -71);
-    else expect(outcome.error?.code).toMatch(/ECONNRESET|EPIPE|ECONNCLOSED/);
     expect(outcome.completed).toBe(false);
     // 1 MB of file plus what the socket buffers absorb, far from the 64 MB a draining server would take.
     expect(outcome.bytesWritten).toBeLessThan(24 * MB);
-    expect(await expectCleanStorage(server, session)).toEqual([]);
-    await expectHealthy();
+    await expectRefusedUpload(outcome, session);
   });
 
   it('refuses a declared Content-Length far above the limit with 413 (-71) without reading the body', async () => {
@@ -704,22 +709,16 @@ describe('limits (uploadLimit 1MB, maxFiles 3, diskSpaceLimit 2MB)', () => {
       headers: { ...session.headers, 'content-type': STREAM_CONTENT_TYPE, 'content-length': total },
       body: [multipartHead('declared.pdf'), ...filler(total - multipartHead('declared.pdf').length)],
     });
-    if (outcome.response) expectRawError(outcome, 413, -71);
-    else expect(outcome.error?.code).toMatch(/ECONNRESET|EPIPE|ECONNCLOSED/);
     expect(outcome.completed).toBe(false);
     // 1 MB of file plus what the socket buffers absorb, far from the 64 MB a draining server would take.
     expect(outcome.bytesWritten).toBeLessThan(24 * MB);
-    expect(await expectCleanStorage(server, session)).toEqual([]);
-    await expectHealthy();
+    await expectRefusedUpload(outcome, session);
   });
 
   it('refuses a declared upload one byte past the limit with 413 (-71) once the bytes arrive', async () => {
     const session = await openSession(server.rest);
     const outcome = await postDocument(server.rest, session.token, pdfOfSize(1 * MB + 1), 'one-too-many.pdf');
-    if (outcome.response) expectRawError(outcome, 413, -71);
-    else expect(outcome.error?.code).toMatch(/ECONNRESET|EPIPE|ECONNCLOSED/);
-    expect(await expectCleanStorage(server, session)).toEqual([]);
-    await expectHealthy();
+    await expectRefusedUpload(outcome, session);
   });
 
   it('refuses the upload past maxFiles with 409 (-72); deleting one frees the slot', async () => {
