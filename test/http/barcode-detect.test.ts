@@ -200,8 +200,8 @@ describe('barcode detect', () => {
 describe('the detector pool of the server (engines-wiring)', () => {
   it('admin/server/status lists the barcode engine under the barcode service; after a detection the metrics count its jobs under engine="barcode"', async () => {
     const admin = bearer((await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token);
-    const status = await json(await fetch(`${server.rest}/admin/server/status`, { headers: admin }));
-    expect(status.webservices.barcode.executables.barcode).toEqual({ enabled: true, status: 'ok' });
+    const status = (await json(await fetch(`${server.rest}/admin/server/status`, { headers: admin }))) as { webservices: Record<string, { executables: Record<string, unknown> }> };
+    expect(status.webservices.barcode?.executables.barcode).toEqual({ enabled: true, status: 'ok' });
     const uploaded = await upload(await pdfWithImages([[{ png: qrencode('counted'), x: 20, y: 30, size: 40 }]]), 'counted.pdf');
     expect((await barcode(uploaded.documentId, { barcode: { detect: { selection: [{ formats: 'qrcode' }] } } })).status).toBe(303);
     const metrics = await (await fetch(`${server.rest}/`, { headers: admin })).text();
