@@ -54,9 +54,22 @@ export async function writePdfaPrefix(options: PdfaDistilOptions): Promise<void>
     '[/_objdef {OutputIntent_PDFA} /type /dict /OBJ pdfmark',
     '[{OutputIntent_PDFA} << /Type /OutputIntent /S /GTS_PDFA1 /DestOutputProfile {icc_PDFA} /OutputConditionIdentifier (sRGB IEC61966-2.1) /Info (sRGB IEC61966-2.1) /RegistryName (http://www.color.org) >> /PUT pdfmark',
     '[{Catalog} << /OutputIntents [ {OutputIntent_PDFA} ] >> /PUT pdfmark',
+    // The JPEG quality of the images pdfwrite re-encodes: -dJPEGQ is the jpeg device's, pdfwrite reads
+    // the quantisation factor of its image dictionaries (automatic and explicit DCT).
+    `<< ${['ColorACSImageDict', 'GrayACSImageDict', 'ColorImageDict', 'GrayImageDict'].map((d) => `/${d} << /QFactor ${qFactor(options.jpegQuality)} /Blend 1 /HSamples [2 1 1 2] /VSamples [2 1 1 2] >>`).join(' ')} >> setdistillerparams`,
     '',
   ].join('\n');
   await writeFile(options.prefixFile, text, { mode: 0o600 });
+}
+
+/**
+ * A JPEG quality (1–100, IJG's scale) as the DCT encoder's QFactor, the factor on the standard
+ * quantisation tables: 50 → 1, 75 → 0.5, 95 → 0.1, 10 → 5.
+ */
+export function qFactor(quality: number): number {
+  const q = Math.min(100, Math.max(1, Math.round(quality)));
+  const scale = q < 50 ? 5000 / q : 200 - 2 * q;
+  return Math.max(0.01, scale / 100);
 }
 
 /** pdfwrite's arguments for PDF/A part N: colours to RGB (the OutputIntent is sRGB), policy 1 (drop what cannot be kept, go on). */
