@@ -18,6 +18,7 @@
  */
 import { type CosDict, type CosDocument, type CosStream, type CosValue, contentTokens } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
+import { actualTextMcids } from './actual-text.js';
 import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
 import type { FontUse } from './fonts.js';
 import { newShownCodes, recordShown } from './glyphs.js';
@@ -77,6 +78,8 @@ interface Job {
   readonly resourcesFromTree?: boolean;
   /** The page (1-based) whose content, or the first page whose content, reached this stream. */
   readonly pageNumber?: number;
+  /** A page's MCIDs that a structure element's /ActualText covers (actual-text.ts). */
+  readonly actualTextMcids?: ReadonlySet<number>;
 }
 
 /** The part of the graphics state colour rules need (ISO 32000-1 8.4): colour spaces, text rendering mode, overprint. */
@@ -110,6 +113,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
   const starts = new Map<CosStream, Set<string>>();
   // The page whose content is being read: what it queues (forms, patterns, glyph procedures) is first used there.
   let currentPage: number | undefined;
+  const covered = actualTextMcids(doc);
   const queue = (v: CosValue | undefined, own: CosDict | undefined, parent: CosDict | undefined, path: string, start: ColourState = INITIAL_COLOUR): void => {
     const s = doc.resolve(v);
     if (s?.kind !== 'stream') return;
@@ -160,6 +164,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
       path: `${page.path}/Contents`,
       page: true,
       pageNumber: page.number,
+      ...(covered.has(page.dict) ? { actualTextMcids: covered.get(page.dict) } : {}),
       ...(pageResources !== undefined && !page.dict.entries.has('Resources') ? { resourcesFromTree: true } : {}),
       start: INITIAL_COLOUR,
       ...(contents === undefined ? {} : { contents }),
@@ -423,7 +428,9 @@ class StreamReader {
         case 'BDC':
         case 'DP': {
           const props = last?.kind === 'dict' ? last : lastName !== undefined ? dictIn(doc, this.resource('Properties', lastName, where).value) : undefined;
-          if (op === 'BDC' && this.marked.length < 10_000) this.marked.push(props?.entries.has('ActualText') === true);
+          const mcid = props?.entries.get('MCID');
+          const structural = mcid?.kind === 'int' && this.job.actualTextMcids?.has(mcid.value) === true;
+          if (op === 'BDC' && this.marked.length < 10_000) this.marked.push(props?.entries.has('ActualText') === true || structural);
           break;
         }
         case 'BMC':

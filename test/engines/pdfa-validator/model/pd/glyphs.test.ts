@@ -108,6 +108,16 @@ describe.runIf(existsSync(CORPUS))('the corpus glyph clauses', () => {
   });
 });
 
+describe.runIf(existsSync(CORPUS))('replacement text from the structure tree', () => {
+  it('a PUA character inside marked content whose structure element has /ActualText passes 2a 6.2.11.7.3-1', async () => {
+    const folder = path.join(CORPUS, 'PDF_A-2a/6.2 Graphics/6.2.11 Fonts/6.2.11.7 Unicode character maps/6.2.11.7.3 Level A conformance');
+    for (const name of readdirSync(folder)) {
+      const r = await validatePdfa(path.join(folder, name), '2a');
+      expect(rule(r, '6.2.11.7.3-1').status, name).toBe(name.includes('-fail-') ? 'failed' : 'passed');
+    }
+  });
+});
+
 describe.runIf(existsSync(DEJAVU))('font program readers on hostile bytes', () => {
   it('a real program with random bytes changed, and random data, reads or fails with an error: no hang, no other outcome', () => {
     const original = readFileSync(DEJAVU);
