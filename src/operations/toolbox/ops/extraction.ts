@@ -95,28 +95,7 @@ export const extractionOperation: ToolboxOperation<ExtractionOptions> = {
       return { path: output, type: fileTypeByKey('zip') };
     }
 
-    let model: { document: Json };
-    let plain: () => string;
-    switch (kind) {
-      case 'text':
-        ({ model, plain } = await textModel(job));
-        break;
-      case 'words':
-        ({ model, plain } = await wordsModel(job, options.words!));
-        break;
-      case 'paragraphs':
-        ({ model, plain } = await paragraphsModel(job));
-        break;
-      case 'links':
-        ({ model, plain } = await linksModel(job, options.links!));
-        break;
-      case 'images':
-        ({ model, plain } = await imagesModel(job, options.images!));
-        break;
-      case 'info':
-        ({ model, plain } = await infoModel(job));
-        break;
-    }
+    const { model, plain } = await MODELS[kind](job, options);
     const extension = fileFormat === 'text' ? 'txt' : fileFormat;
     const output = context.scratch(extension);
     const content = fileFormat === 'json' ? toJson(model) : fileFormat === 'xml' ? toXml('document', model.document) : plain();
@@ -133,6 +112,16 @@ interface Job {
   limits: ToolLimits;
   field: string;
 }
+
+/** What each kind extracts: the JSON/XML model and its plain-text form. */
+const MODELS: Record<Kind, (job: Job, options: ExtractionOptions) => Promise<{ model: { document: Json }; plain: () => string }>> = {
+  text: (job) => textModel(job),
+  words: (job, options) => wordsModel(job, options.words!),
+  paragraphs: (job) => paragraphsModel(job),
+  links: (job, options) => linksModel(job, options.links!),
+  images: (job, options) => imagesModel(job, options.images!),
+  info: (job) => infoModel(job),
+};
 
 function chosenKind(options: ExtractionOptions, field: string): Kind {
   const present = KINDS.filter((kind) => options[kind] !== undefined && options[kind] !== null);
