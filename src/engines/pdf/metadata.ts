@@ -202,38 +202,30 @@ export function viewerPreferences(dict: QDict | undefined): MetadataViewerPrefer
   };
 }
 
+/** /PageLayout names as the reference's MetadataInformation names them; any other reads as singlePage. */
+const PAGE_LAYOUTS = new Map<string, MetadataInformation['pageLayout']>([
+  ['OneColumn', 'oneColumn'],
+  ['TwoColumnLeft', 'twoColumnLeft'],
+  ['TwoColumnRight', 'twoColumnRight'],
+  ['TwoPageLeft', 'twoPageLeft'],
+  ['TwoPageRight', 'twoPageRight'],
+]);
+
+/** /PageMode names as MetadataInformation names them; any other reads as none. */
+const PAGE_MODES = new Map<string, MetadataInformation['initialView']>([
+  ['UseOutlines', 'outlines'],
+  ['UseThumbs', 'thumbnails'],
+  ['FullScreen', 'fullscreen'],
+  ['UseOC', 'layers'],
+  ['UseAttachments', 'attachments'],
+]);
+
 export function pageLayout(value: QValue | undefined): MetadataInformation['pageLayout'] {
-  switch (asName(value)) {
-    case 'OneColumn':
-      return 'oneColumn';
-    case 'TwoColumnLeft':
-      return 'twoColumnLeft';
-    case 'TwoColumnRight':
-      return 'twoColumnRight';
-    case 'TwoPageLeft':
-      return 'twoPageLeft';
-    case 'TwoPageRight':
-      return 'twoPageRight';
-    default:
-      return 'singlePage';
-  }
+  return PAGE_LAYOUTS.get(asName(value) ?? '') ?? 'singlePage';
 }
 
 export function initialView(value: QValue | undefined): MetadataInformation['initialView'] {
-  switch (asName(value)) {
-    case 'UseOutlines':
-      return 'outlines';
-    case 'UseThumbs':
-      return 'thumbnails';
-    case 'FullScreen':
-      return 'fullscreen';
-    case 'UseOC':
-      return 'layers';
-    case 'UseAttachments':
-      return 'attachments';
-    default:
-      return 'none';
-  }
+  return PAGE_MODES.get(asName(value) ?? '') ?? 'none';
 }
 
 export interface OpenView {
