@@ -12,7 +12,7 @@ import { fromEngine } from '../engine-errors.js';
 import { runInPlace, type TransactionDeps, type Transaction, type NestedSteps } from '../transaction/document-transaction.js';
 import { mergeHocr } from './hocr.js';
 import type { OcrOptions, OcrRequest } from './ocr.schema.js';
-import { analysePages, type PageFacts } from './page-analysis.js';
+import { analysePages, onlyOcrLayer, type PageFacts } from './page-analysis.js';
 import { ocrPage } from './page-ocr.js';
 import { graftTextLayers } from './text-layer.js';
 
@@ -102,7 +102,8 @@ export class OcrService {
       await imageToPdf(input.path, pdf, { page, maintainAspectRatio: true, jpegQuality: jpegQuality(options) });
     }
     const facts = await analysePages(pdf, tx.scratch.file('txt'), limits);
-    const chosen = this.choosePages(facts, options, fromImage, warnings);
+    let chosen = this.choosePages(facts, options, fromImage, warnings);
+    if (options.outputFormat === 'pdf' && options.forceEachPage) chosen = await this.leaveOcrLayers(pdf, chosen, facts, limits, warnings);
     // The pages the user gets: an image above `imageDpi` is re-encoded at imageDpi (Lanczos, JPEG at
     // jpegQuality) on a page of the same geometry, so the text layer from the full-resolution
     // recognition lies over it the same way. A PDF's own pages are never re-encoded.
@@ -196,6 +197,24 @@ export class OcrService {
       warnings.push(`resolution below ${MIN_DPI} dpi: ${list}`);
     }
     return chosen;
+  }
+
+  /**
+   * forceEachPage, output pdf: a page whose only text is an OCR layer already (Tesseract's glyphless
+   * font) is left as it is, with a warning: recognising its scan again would add a second layer over
+   * the same words (the earlier layer is not removed: docs/ocr.md).
+   */
+  private async leaveOcrLayers(
+    pdf: string,
+    chosen: number[],
+    facts: readonly PageFacts[],
+    limits: { deadline: number; toolTimeoutMs: number; poppler: PopplerRunner },
+    warnings: string[],
+  ): Promise<number[]> {
+    const layered = new Set<number>();
+    for (const page of chosen) if (hasText(facts[page - 1]!) && (await onlyOcrLayer(pdf, page, limits))) layered.add(page);
+    if (layered.size > 0) warnings.push(`pages with an OCR text layer already were not recognised again: ${[...layered].join(', ')}`);
+    return chosen.filter((page) => !layered.has(page));
   }
 
   private failOnWarning(options: OcrOptions, warnings: readonly string[]): void {

@@ -54,3 +54,19 @@ async function imageResolutions(file: string, limits: ToolLimits): Promise<Map<n
   }
   return lowest;
 }
+
+/**
+ * Whether every font of page `page` is Tesseract's GlyphLessFont (pdffonts): its text is an OCR
+ * layer (Quire's or another Tesseract-based tool's) over a scan, not text of its own. Recognising
+ * such a page again (forceEachPage) would lay a second layer over the same words.
+ */
+export async function onlyOcrLayer(file: string, page: number, limits: ToolLimits): Promise<boolean> {
+  const result = await runTool('pdffonts', ['-f', String(page), '-l', String(page), file], { ...limits, maxOutputBytes: 256 * 1024 });
+  const names = result.stdout
+    .toString('utf8')
+    .split('\n')
+    .slice(2)
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean);
+  return names.length > 0 && names.every((name) => /(^|\+)GlyphLessFont$/.test(name));
+}

@@ -118,6 +118,29 @@ describe('ocr forceEachPage on a page that has text', () => {
   });
 });
 
+describe("ocr forceEachPage on a page OCR'd before", () => {
+  it('leaves a page whose text is an OCR layer already as it is (a Warning names it): every word once', async () => {
+    const source = await textPdf(scratch.file('again-source.pdf'), [LINES]);
+    const png = await scanPage(source, 1, 300, scratch.file('again.png'));
+    const uploaded = await upload(readFileSync(png), 'again.png');
+    expect((await ocr(uploaded.documentId, { ocr: { page: PAGE } })).status).toBe(303);
+    const first = execFileSync('pdftotext', [await download(uploaded.documentId), '-'], { encoding: 'utf8' });
+    expect(wordAccuracy(words(LINES), first)).toBeGreaterThanOrEqual(0.98);
+    const response = await fetch(`${server.rest}/ocr/${uploaded.documentId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${session.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ ocr: { forceEachPage: true } }),
+      redirect: 'manual',
+    });
+    expect(response.status).toBe(303);
+    expect(response.headers.get('warning')).toMatch(/OCR text layer already.*1/);
+    const again = execFileSync('pdftotext', [await download(uploaded.documentId), '-'], { encoding: 'utf8' })
+      .split(/\s+/)
+      .filter(Boolean);
+    for (const word of ['Searchable', 'quick', 'lazy']) expect(again.filter((found) => found === word)).toHaveLength(1);
+  });
+});
+
 describe('ocr language beyond the reference five', () => {
   it('takes Tesseract codes joined by +; a code whose data is missing is -203 naming its Debian package; a non-code is 400', async () => {
     const png = await scan300('languages', 'png');
