@@ -49,6 +49,15 @@ export class PdfSyntaxError extends PdfEngineError {
 
 const MAX_DEPTH = 64;
 
+/** The one-letter escapes of a literal string: \n \r \t \b \f (PDF 32000-1, 7.3.4.2). */
+const ESCAPES = new Map<number, number>([
+  [0x6e, 0x0a],
+  [0x72, 0x0d],
+  [0x74, 0x09],
+  [0x62, 0x08],
+  [0x66, 0x0c],
+]);
+
 function isWhite(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
 }
@@ -203,22 +212,12 @@ export class PdfParser {
       if (byte === 0x5c) {
         if (this.position >= bytes.length) break;
         const next = bytes[this.position++]!;
+        const escaped = ESCAPES.get(next);
+        if (escaped !== undefined) {
+          out.push(escaped);
+          continue;
+        }
         switch (next) {
-          case 0x6e:
-            out.push(0x0a);
-            break; // n
-          case 0x72:
-            out.push(0x0d);
-            break; // r
-          case 0x74:
-            out.push(0x09);
-            break; // t
-          case 0x62:
-            out.push(0x08);
-            break; // b
-          case 0x66:
-            out.push(0x0c);
-            break; // f
           case 0x0d: // line continuation
             if (bytes[this.position] === 0x0a) this.position++;
             break;
