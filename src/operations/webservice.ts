@@ -156,8 +156,8 @@ interface OperationRoute<S, B, Q extends TSchema, A> {
   summary: string;
   /** The body: the group's `Operation_<Name>Operation` component. */
   component: string;
-  /** The OpenAPI description of the 303 answer (its Location). */
-  seeOther: string;
+  /** The OpenAPI description of the 303 answer (its Location); default: the changed or the new document. */
+  seeOther?: string;
   querystring?: Q;
   run(service: S, session: Session, target: A, body: B, query: Static<Q>): Promise<Outcome>;
 }
@@ -165,7 +165,7 @@ interface OperationRoute<S, B, Q extends TSchema, A> {
 /** `POST <name>/{documentId}`: the group's operation on a stored document; answers 303 to the document it changed or made. */
 export function documentOperation<S, B, Q extends TSchema = TSchema>(spec: OperationRoute<S, B, Q, string>): WebServiceRoute<S> {
   return route<S>()({
-    ...routeHeader(spec),
+    ...routeHeader({ seeOther: 'Location: the DocumentFile of the changed document', ...spec }),
     path: '/:documentId',
     params: DocumentIdParams,
     async run(service, session, { params, query, body }) {
@@ -189,7 +189,7 @@ export interface NewDocument {
 /** `POST <name>/new`: the group's operation on a new document; answers 303 to it. */
 export function newDocumentOperation<S, B>(spec: Omit<OperationRoute<S, B, typeof NewDocumentQuery, NewDocument>, 'querystring'>): WebServiceRoute<S> {
   return route<S>()({
-    ...routeHeader({ ...spec, querystring: NewDocumentQuery }),
+    ...routeHeader({ seeOther: 'Location: the DocumentFile of the new document', ...spec, querystring: NewDocumentQuery }),
     path: '/new',
     async run(service, session, { query, body }) {
       return answer(await spec.run(service, session, { name: query.name ?? 'empty.pdf', history: query.history ?? false }, body as B, query));
@@ -197,7 +197,7 @@ export function newDocumentOperation<S, B>(spec: Omit<OperationRoute<S, B, typeo
   });
 }
 
-function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unknown, Q, unknown>, 'operationId' | 'summary' | 'component' | 'seeOther' | 'querystring'>) {
+function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unknown, Q, unknown>, 'operationId' | 'summary' | 'component' | 'querystring'> & { seeOther: string }) {
   return {
     method: 'POST' as const,
     operationId: spec.operationId,

@@ -20,7 +20,6 @@ export const ocrModule: WebServiceModule<OcrService> = {
       summary:
         'Recognise the text of a scanned PDF or an image (Tesseract): outputFormat pdf adds an invisible text layer over the original pages (pages with text are skipped unless forceEachPage), text and hocr replace the document with the recognised text; answers 303. Warnings come as Warning headers (299); a failure leaves the document as it was.',
       component: 'Operation_OcrOperation',
-      seeOther: 'Location: the DocumentFile of the changed document',
       run: (service, session, documentId, body) => service.run(session, documentId, body),
     }),
   ],
