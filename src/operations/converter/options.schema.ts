@@ -155,7 +155,22 @@ export const Pdfa = Type.Object(
           successReport: defaulted(Type.Enum(['none', 'zip', 'linked'], { default: 'none' })),
           imageQuality: defaulted(Type.Integer({ format: 'int32', minimum: 0, maximum: 100, default: 75 })),
           errorCorrection: opt(Type.Object({ enabled: defaulted(Type.Boolean({ default: false })) })),
-          zugferd: opt(Type.Object({}, { description: 'Operation_Zugferd' })),
+          zugferd: opt(
+            Type.Object(
+              {
+                xmlFile: Type.Object(
+                  {
+                    source: opt(FileSource),
+                    uri: defaulted(Type.String({ default: '' })),
+                    value: opt(Type.String({ description: 'Base64 of the ZUGFeRD/Factur-X invoice XML' })),
+                    version: opt(Type.String({ default: 'v10Comfort', description: 'Operation_ZugferdVersion: v10Comfort, v20Minimum … v23XRechnung (operations/pdfa/zugferd.ts)' })),
+                  },
+                  { description: 'Operation_ZugferdFileData' },
+                ),
+              },
+              { description: 'Operation_Zugferd: PDF/A-3 levels only' },
+            ),
+          ),
         },
         { description: 'Operation_ConvertPdfa' },
       ),

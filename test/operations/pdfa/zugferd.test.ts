@@ -3,6 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { postWebService } from '../../helpers/converter.js';
+import { useTestServer } from '../../helpers/fixture.js';
 import { convertRequest, pdfaService } from './service.js';
 import { openTestStore, qpdfCheck, sha256, type TestStore } from '../transaction/store.js';
 import { textImagePdf } from './inputs.js';
@@ -92,5 +94,21 @@ describe('PDF/A-3 with a ZUGFeRD/Factur-X invoice', () => {
       await expect(call).rejects.toThrow(message);
     }
     expect(sha256(store.storedFile(documentId))).toBe(before);
+  });
+});
+
+describe('zugferd over HTTP (the route, its schema and the service)', () => {
+  const { server, session, upload, download } = useTestServer();
+  const pdfa = (documentId: string, body: unknown) => postWebService(`${server.rest}/pdfa/${documentId}`, session.token, body);
+
+  it('3b with the invoice: 303 and factur-x.xml attached; 2b: 400 with -171; a version the reference does not know: 400 with -14', async () => {
+    const uploaded = await upload(await textImagePdf({ pages: 1, image: false }), 'invoice.pdf');
+    const refused = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '2b', zugferd: xmlFile(INVOICE) } } });
+    expect(refused).toMatchObject({ status: 400, error: { errorCode: -171 } });
+    const unknown = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '3b', zugferd: xmlFile(INVOICE, 'v30Gold') } } });
+    expect(unknown).toMatchObject({ status: 400, error: { errorCode: -14 } });
+    const outcome = await pdfa(uploaded.documentId, { pdfa: { convert: { level: '3b', zugferd: xmlFile(INVOICE) } } });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    expect(execFileSync('qpdf', ['--list-attachments', await download(uploaded.documentId)], { encoding: 'utf8' })).toMatch(/^factur-x\.xml ->/m);
   });
 });
