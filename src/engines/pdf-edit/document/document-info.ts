@@ -113,25 +113,24 @@ function applyToXmp(packet: XmpPacket, key: string, value: InfoValue | undefined
         }
       }
       return;
-    case 'Creator':
-      simple(NS.xmp, 'xmp', 'CreatorTool');
-      return;
-    case 'Producer':
-      simple(NS.pdf, 'pdf', 'Producer');
-      return;
-    case 'Trapped':
-      simple(NS.pdf, 'pdf', 'Trapped');
-      return;
-    case 'CreationDate':
-      simple(NS.xmp, 'xmp', 'CreateDate');
-      return;
-    case 'ModDate':
-      simple(NS.xmp, 'xmp', 'ModifyDate');
-      simple(NS.xmp, 'xmp', 'MetadataDate');
-      return;
     default:
-      // Custom entries have no predefined XMP property; adding one under a private namespace would
-      // need a PDF/A extension schema, so they live in the information dictionary only.
-      return;
+      // The entries of SIMPLE_XMP. Custom entries have no predefined XMP property (adding one under a
+      // private namespace would need a PDF/A extension schema), so they live in the information dictionary only.
+      for (const [prefix, property] of SIMPLE_XMP.get(key) ?? []) simple(NS[prefix], prefix, property);
   }
 }
+
+/** The information entries whose XMP counterparts are simple values (ModDate has two). */
+const SIMPLE_XMP = new Map<string, readonly (readonly ['xmp' | 'pdf', string])[]>([
+  ['Creator', [['xmp', 'CreatorTool']]],
+  ['Producer', [['pdf', 'Producer']]],
+  ['Trapped', [['pdf', 'Trapped']]],
+  ['CreationDate', [['xmp', 'CreateDate']]],
+  [
+    'ModDate',
+    [
+      ['xmp', 'ModifyDate'],
+      ['xmp', 'MetadataDate'],
+    ],
+  ],
+]);
