@@ -31,3 +31,17 @@ export const REFERENCE_TAGS: readonly { name: WebserviceName; description: strin
 export function referenceTag(name: WebserviceName): { name: string; description: string } {
   return REFERENCE_TAGS.find((tag) => tag.name === name)!;
 }
+
+/**
+ * The body of each web service's operations: its `Operation_<Name>Operation` component (reference
+ * §10), e.g. `{"ocr": {...}, "password": {...}}` for `POST ocr/{documentId}`.
+ */
+export const OPERATION_COMPONENTS: Readonly<Record<WebserviceName, string>> = {
+  converter: 'Operation_ConverterOperation',
+  pdfa: 'Operation_PdfaOperation',
+  ocr: 'Operation_OcrOperation',
+  signature: 'Operation_SignatureOperation',
+  toolbox: 'Operation_ToolboxOperation',
+  urlconverter: 'Operation_UrlConverterOperation',
+  barcode: 'Operation_BarcodeOperation',
+};

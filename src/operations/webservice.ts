@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import Type from 'typebox';
 import type { Config } from '../config/load.js';
-import type { WebserviceName } from '../core/webservices.js';
+import { OPERATION_COMPONENTS, type WebserviceName } from '../core/webservices.js';
 import type { Session } from '../sessions/session.js';
 import type { CallPassword } from './transaction/password.js';
 import type { MemoryScratch } from '../storage/memory-scratch.js';
@@ -117,6 +117,8 @@ export interface WebServiceRoute<S, P extends TSchema = TSchema, Q extends TSche
   params?: P;
   querystring?: Q;
   body?: B;
+  /** Instead of `body`: the group's own operation component (`OPERATION_COMPONENTS`), as its standard routes take. */
+  operationBody?: true;
   /** The OpenAPI description of the 303 answer (its Location); none: the 303 is documented bare. */
   seeOther?: string;
   run(service: S, session: Session, input: RouteInput<P, Q, B>): Promise<RouteAnswer>;
@@ -150,12 +152,13 @@ function answer(outcome: Outcome): RouteAnswer {
   return outcome.warnings ? { documentId: outcome.record.id, warnings: outcome.warnings } : { documentId: outcome.record.id };
 }
 
-/** What a group's standard routes declare; the rest (method, path, parameters, body schema) is the same for every group. */
+/**
+ * What a group's standard routes declare; the rest (method, path, parameters, and the body: the group's
+ * `Operation_<Name>Operation` component) is the same for every group.
+ */
 interface OperationRoute<S, B, Q extends TSchema, A> {
   operationId: string;
   summary: string;
-  /** The body: the group's `Operation_<Name>Operation` component. */
-  component: string;
   /** The OpenAPI description of the 303 answer (its Location); default: the changed or the new document. */
   seeOther?: string;
   querystring?: Q;
@@ -197,13 +200,13 @@ export function newDocumentOperation<S, B>(spec: Omit<OperationRoute<S, B, typeo
   });
 }
 
-function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unknown, Q, unknown>, 'operationId' | 'summary' | 'component' | 'querystring'> & { seeOther: string }) {
+function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unknown, Q, unknown>, 'operationId' | 'summary' | 'querystring'> & { seeOther: string }) {
   return {
     method: 'POST' as const,
     operationId: spec.operationId,
     summary: spec.summary,
     ...(spec.querystring ? { querystring: spec.querystring } : {}),
-    body: componentRef<unknown>(spec.component),
+    operationBody: true as const,
     seeOther: spec.seeOther,
   };
 }
@@ -212,7 +215,7 @@ function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unkno
  * `Operation_<Name>Operation` (reference §10): the group's options under its key, and the password,
  * billing and settings members every web service shares (components the HTTP layer registers).
  */
-export function operationEnvelope<O>(key: string, optionsId: string, id: string) {
+export function operationEnvelope<O>(key: WebserviceName, optionsId: string) {
   return Type.Object(
     {
       [key]: componentRef<O>(optionsId),
@@ -220,6 +223,6 @@ export function operationEnvelope<O>(key: string, optionsId: string, id: string)
       billing: Type.Optional(componentRef<Record<string, unknown>>('Operation_Billing')),
       settings: Type.Optional(componentRef<Record<string, unknown>>('Operation_Settings')),
     },
-    { $id: id },
+    { $id: OPERATION_COMPONENTS[key] },
   );
 }

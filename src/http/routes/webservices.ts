@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifySchema } from 'fastify';
 import Type from 'typebox';
+import { OPERATION_COMPONENTS } from '../../core/webservices.js';
+import { componentRef } from '../../operations/webservice.js';
 import { REGISTERED, type WebServices } from '../../operations/webservices.js';
 import { seeDocumentInfo } from '../replies.js';
 // The request components the modules reference by name (Operation_ConverterOperation,
@@ -29,7 +31,7 @@ export const webServiceRoutes: FastifyPluginAsyncTypebox<WebServiceRoutes> = asy
         summary: route.summary,
         ...(route.params ? { params: route.params } : {}),
         ...(route.querystring ? { querystring: route.querystring } : {}),
-        ...(route.body ? { body: route.body } : {}),
+        ...(route.operationBody ? { body: componentRef(OPERATION_COMPONENTS[module.name]) } : route.body ? { body: route.body } : {}),
         response: { 303: route.seeOther === undefined ? Type.Null() : Type.Null({ description: route.seeOther }) },
       };
       app.route({

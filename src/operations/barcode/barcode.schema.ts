@@ -161,7 +161,7 @@ export type DetectOptions = NonNullable<BarcodeOptions['detect']>;
 export type SelectionOptions = Options<typeof BarcodeSelection>;
 export type QrSwissOptions = Options<typeof QrSwissItem>;
 
-export const BarcodeOperation = operationEnvelope<BarcodeOptions>('barcode', 'Operation_Barcode', 'Operation_BarcodeOperation');
+export const BarcodeOperation = operationEnvelope<BarcodeOptions>('barcode', 'Operation_Barcode');
 
 export interface BarcodeRequest {
   barcode: BarcodeOptions;

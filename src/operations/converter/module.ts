@@ -32,7 +32,6 @@ export const converterModule: WebServiceModule<ConverterService> = {
       operationId: 'convert',
       summary:
         'Convert a stored document (Office, text, HTML, images, e-mail, PostScript, PDF) to PDF; answers 303 to its information. With report.fontIsMissing / report.fontAliasUsage, findings come as Warning headers (299).',
-      component: 'Operation_ConverterOperation',
       seeOther: 'Location: the DocumentFile of the converted document',
       run: (converter, session, documentId, body) => converter.convert(session, documentId, body),
     }),

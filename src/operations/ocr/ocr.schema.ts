@@ -74,7 +74,7 @@ export const Ocr = Type.Object(
 
 export type OcrOptions = Options<typeof Ocr>;
 
-export const OcrOperation = operationEnvelope<OcrOptions>('ocr', 'Operation_Ocr', 'Operation_OcrOperation');
+export const OcrOperation = operationEnvelope<OcrOptions>('ocr', 'Operation_Ocr');
 
 export interface OcrRequest {
   ocr: OcrOptions;

@@ -21,7 +21,6 @@ export const pdfaModule: WebServiceModule<PdfaService> = {
       operationId: 'executePdfa',
       summary:
         'Convert a stored PDF to PDF/A (pdfa.convert: the result replaces the document when our validator does not find it failing its level) or validate it (pdfa.analyze: the report becomes a new document, JSON or with reportFormat=xml XML); answers 303. The verdict comes as a Warning header (299).',
-      component: 'Operation_PdfaOperation',
       querystring: PdfaQuery,
       seeOther: 'Location: the DocumentFile of the converted document, or of the new report document',
       run: (pdfa, session, documentId, body, query) => pdfa.run(session, documentId, body, query.reportFormat ?? 'json'),

@@ -16,7 +16,7 @@ export type PdfaOptions = Options<typeof Pdfa>;
 export type PdfaConvertOptions = NonNullable<PdfaOptions['convert']>;
 export type PdfaLevelName = NonNullable<PdfaConvertOptions['level']>;
 
-export const PdfaOperation = operationEnvelope<PdfaOptions>('pdfa', 'Operation_Pdfa', 'Operation_PdfaOperation');
+export const PdfaOperation = operationEnvelope<PdfaOptions>('pdfa', 'Operation_Pdfa');
 
 export interface PdfaRequest {
   pdfa: PdfaOptions;

@@ -120,7 +120,7 @@ export const Signature = Type.Object(
 export type SignatureOptions = Options<typeof Signature>;
 export type AddSignatureOptions = Options<typeof AddSignature>;
 
-export const SignatureOperation = operationEnvelope<SignatureOptions>('signature', 'Operation_Signature', 'Operation_SignatureOperation');
+export const SignatureOperation = operationEnvelope<SignatureOptions>('signature', 'Operation_Signature');
 
 export interface SignatureRequest {
   signature: SignatureOptions;

@@ -26,13 +26,11 @@ export const toolboxModule: WebServiceModule<ToolboxService> = {
     newDocumentOperation<ToolboxService, ToolboxRequest>({
       operationId: 'toolboxNew',
       summary: 'Run toolbox operations on a new, empty document named `name`; answers 303 to the new document',
-      component: 'Operation_ToolboxOperation',
       run: (toolbox, session, target, body) => toolbox.runNew(session, body, target),
     }),
     documentOperation<ToolboxService, ToolboxRequest>({
       operationId: 'toolbox',
       summary: 'Run toolbox operations in array order on a stored document, as one transaction; answers 303 to its information',
-      component: 'Operation_ToolboxOperation',
       run: (toolbox, session, documentId, body) => toolbox.run(session, documentId, body),
     }),
   ],
