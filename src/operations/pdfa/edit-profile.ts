@@ -1,5 +1,7 @@
 import { open } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
+import type { PdfStructureTool } from '../../engines/contracts.js';
+import { PdfEngineError } from '../../engines/pdf/errors.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { Transaction } from '../transaction/document-transaction.js';
 import { failedRulesText } from './report.js';
@@ -17,6 +19,11 @@ import { validateFile } from './validation.js';
  * "Breaks" is our validator's verdict on the result at the claimed level: `non-compliant`. An
  * inconclusive verdict (rules it does not check yet) does not count as broken: nothing it found
  * fails. Documents that claim no PDF/A level cost one scan of their bytes for "pdfaid".
+ *
+ * Whatever the profile, the result of an edit of a document that claims PDF/A is first passed
+ * through qpdf with `--newline-before-endstream`: qpdf (rotate, delete, merge... and the XMP
+ * edits) writes `...data endstream` without the end-of-line PDF/A requires before the keyword
+ * (rule 6.1.7.1-2), so without it almost every toolbox edit broke the conformance by itself.
  */
 
 export type PdfaEditProfile = 'generalEditRestrictions' | 'removePdfaMetadata' | 'noEditRestrictions';
@@ -34,10 +41,12 @@ export function pdfaEditProfile(settings: unknown): PdfaEditProfile {
 /**
  * The edit's result as the profile wants it stored: `result` itself, or a copy without the PDF/A
  * claim; throws PDFA_EDIT_REFUSED under generalEditRestrictions. `input` is the document before the
- * edit (plain PDF).
+ * edit (plain PDF), `edited` the edit's result; `qpdf` restores the EOLs before `endstream`.
  */
-export async function applyPdfaEditProfile(profile: PdfaEditProfile, input: string, result: string, tx: Transaction): Promise<string> {
-  if (profile === 'noEditRestrictions' || !(await mentionsPdfaId(input))) return result;
+export async function applyPdfaEditProfile(profile: PdfaEditProfile, input: string, edited: string, tx: Transaction, qpdf: PdfStructureTool): Promise<string> {
+  if (!(await mentionsPdfaId(input))) return edited;
+  const result = await withEolBeforeEndstream(edited, tx, qpdf);
+  if (profile === 'noEditRestrictions') return result;
   const { inspectPdfaInput } = await import('../../engines/pdf-edit/pdfa/fixups.js');
   const claimed = (await inspectPdfaInput(input).catch(() => undefined))?.claimed as PdfaLevel | undefined;
   if (claimed === undefined) return result;
@@ -54,6 +63,21 @@ export async function applyPdfaEditProfile(profile: PdfaEditProfile, input: stri
   const { removePdfaClaim } = await import('../../engines/pdf-edit/pdfa/claim.js');
   const unclaimed = tx.scratch.file('pdf');
   return (await removePdfaClaim(result, unclaimed)) ? unclaimed : result;
+}
+
+/**
+ * `edited` as qpdf rewrites it with an EOL before every `endstream`. A result qpdf cannot open (the
+ * chain's own `security` step set an open password) stays as it is: the validator judges it as it is.
+ */
+async function withEolBeforeEndstream(edited: string, tx: Transaction, qpdf: PdfStructureTool): Promise<string> {
+  const output = tx.scratch.file('pdf');
+  try {
+    await qpdf.run([edited, '--newline-before-endstream', output], { deadline: tx.deadline.at });
+    return output;
+  } catch (error) {
+    if (error instanceof PdfEngineError && (error.kind === 'passwordRequired' || error.kind === 'passwordWrong')) return edited;
+    throw error;
+  }
 }
 
 /** Whether the file's bytes name the PDF/A identification schema anywhere (a cheap scan; PDF/A keeps its XMP unfiltered). */

@@ -74,7 +74,7 @@ export class ToolboxService {
       async (tx, input) => {
         const chained = await this.chain(input, steps, this.context(tx));
         // A document that claims PDF/A and is no longer: its claim goes, or the edit is refused (settings.pdfa.pdfaEditProfile).
-        const result = chained.type.key === 'pdf' ? { ...chained, path: await applyPdfaEditProfile(editProfile, input.path, chained.path, tx) } : chained;
+        const result = chained.type.key === 'pdf' ? { ...chained, path: await applyPdfaEditProfile(editProfile, input.path, chained.path, tx, this.engines.qpdf) } : chained;
         const securityChanged = steps.some((s) => s.name === 'security');
         const credentials = securityChanged ? credentialsAfterSecurity(steps) : undefined;
         return { file: result, securityChanged, ...(credentials ? { credentials } : {}) };

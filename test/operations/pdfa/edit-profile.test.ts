@@ -5,6 +5,7 @@ import { postWebService } from '../../helpers/converter.js';
 import { sha256 } from '../../helpers/documents.js';
 import { useTestServer } from '../../helpers/fixture.js';
 import { runToolbox } from '../../helpers/toolbox.js';
+import { validatePdfa } from '../../../src/engines/pdfa-validator/validate.js';
 import { textImagePdf } from './inputs.js';
 
 /**
@@ -27,6 +28,15 @@ async function pdfaDocument(level: string): Promise<string> {
 
 const xmp = (file: string) => execFileSync('pdfinfo', ['-meta', file], { encoding: 'utf8' });
 const claims = (file: string) => /pdfaid:part/.test(xmp(file));
+const pdfaid = (file: string) => {
+  const meta = xmp(file);
+  return `${/pdfaid:part(?:>|=")(\d)/.exec(meta)?.[1] ?? ''}${/pdfaid:conformance(?:>|=")([ABU])/.exec(meta)?.[1] ?? ''}`;
+};
+/** Every `endstream` keyword of the raw file preceded by an EOL (PDF/A rule 6.1.7.1-2). */
+const endstreamsWithoutEol = (file: string) =>
+  readFileSync(file)
+    .toString('latin1')
+    .match(/[^\r\n]endstream/g)?.length ?? 0;
 const attachments = (file: string) => execFileSync('pdfdetach', ['-list', file], { encoding: 'utf8' });
 
 describe('settings.pdfa.pdfaEditProfile', () => {
@@ -39,6 +49,28 @@ describe('settings.pdfa.pdfaEditProfile', () => {
     expect(attachments(file)).toMatch(/note\.txt/);
     expect(claims(file)).toBe(false);
     expect(xmp(file)).toMatch(/dc:title|dc:format/); // the rest of the packet stays
+  });
+
+  it('default: a rotation keeps a PDF/A-2b document PDF/A-2b (qpdf writes no EOL before endstream by itself)', async () => {
+    const id = await pdfaDocument('2b');
+    const outcome = await runToolbox(server.rest, session.token, id, [{ rotate: { pages: '1', degrees: 90 } }]);
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    const file = await download(id);
+    expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(/Page rot:\s+90/);
+    expect(endstreamsWithoutEol(file)).toBe(0);
+    expect(pdfaid(file)).toBe('2B');
+    const report = await validatePdfa(file, '2b');
+    expect(report.verdict, JSON.stringify(report.counts)).toBe('compliant');
+  });
+
+  it('generalEditRestrictions: a rotation of a PDF/A-2b corpus pass file is not refused', async () => {
+    const corpus = '/work/shared/pdfa/corpus/PDF_A-2b/6.2 Graphics/6.2.2 Content streams/veraPDF test suite 6-2-2-t01-pass-a.pdf';
+    const { documentId: id } = await upload(readFileSync(corpus), 'pass.pdf');
+    const outcome = await runToolbox(server.rest, session.token, id, [{ rotate: { pages: '1', degrees: 180 } }], { settings: { pdfa: { pdfaEditProfile: 'generalEditRestrictions' } } });
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    const file = await download(id);
+    expect(endstreamsWithoutEol(file)).toBe(0);
+    expect(pdfaid(file)).toBe('2B');
   });
 
   it('generalEditRestrictions: the edit is refused with -173 naming the rule; the document is unchanged', async () => {
