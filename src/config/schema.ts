@@ -78,6 +78,25 @@ export const DEFAULT_DATA_DIR = './data';
 
 export const RoleSchema = Type.Enum(['user', 'admin']);
 
+/** What a signing key store says besides its type and name (signature.keyStore, signature.userKeyStores[]). */
+const signingKeyStoreFields = {
+  file: Type.String({ default: '', description: 'JKS/PKCS12: the key store; PEM: the certificate chain (and the key when keyFile is empty); a relative path is in <dataDir>/keystore' }),
+  keyFile: Type.String({ default: '', description: "PEM: the private key's file when `file` holds only the certificates" }),
+  password: Type.String({
+    default: '',
+    description:
+      "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})",
+  }),
+  entries: Type.Array(Type.Object({ alias: Type.String({ minLength: 1 }), password: Type.String() }, { additionalProperties: false }), {
+    default: [],
+    description: "passwords of single keys (ApplicationConfig_KeystoreEntry): a key's own password when it differs from the store's",
+  }),
+  filter: Type.Array(Type.String(), {
+    default: [],
+    description: 'regular expressions (whole alias, case-insensitive) of the keys offered to sessions (ApplicationConfig_KeystoreFilter); [] = every key',
+  }),
+};
+
 const UserSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, pattern: '^[^:\\s]+$', description: 'login name (no colon, no spaces)' }),
@@ -423,24 +442,23 @@ export const ConfigSchema = Type.Object(
               default: 'NONE',
               description: "the server's signing key store; NONE = the one generated at the first start (<dataDir>/keys/signature.p12, alias 'Generic self-signed certificate')",
             }),
-            file: Type.String({ default: '', description: 'JKS/PKCS12: the key store; PEM: the certificate chain (and the key when keyFile is empty); a relative path is in <dataDir>/keystore' }),
-            keyFile: Type.String({ default: '', description: "PEM: the private key's file when `file` holds only the certificates" }),
-            password: Type.String({
-              default: '',
-              description:
-                "opens the key store (and its keys, unless a call or the session gives a key password); '' = locked until a session unlocks it (PUT authentication/user/certificates/passwords/{name})",
-            }),
+            ...signingKeyStoreFields,
             name: Type.String({ minLength: 1, default: 'global', description: 'the key store name sessions see (keyStoreName) and unlock it by' }),
-            entries: Type.Array(Type.Object({ alias: Type.String({ minLength: 1 }), password: Type.String() }, { additionalProperties: false }), {
-              default: [],
-              description: "passwords of single keys (ApplicationConfig_KeystoreEntry): a key's own password when it differs from the store's",
-            }),
-            filter: Type.Array(Type.String(), {
-              default: [],
-              description: 'regular expressions (whole alias, case-insensitive) of the keys offered to sessions (ApplicationConfig_KeystoreFilter); [] = every key',
-            }),
           },
           { additionalProperties: false, default: {} },
+        ),
+        userKeyStores: Type.Array(
+          Type.Object(
+            {
+              name: Type.String({ minLength: 1, description: 'the key store name its sessions see (keyStoreName) and unlock it by; unique among all signing key stores' }),
+              user: Type.String({ default: '', description: "set: the store of this user only (origin principal); '' = the store of the roles below (origin local)" }),
+              roles: Type.Array(RoleSchema, { default: [], description: 'with user empty: the roles whose sessions may use the store (origin local)' }),
+              type: Type.Enum(['JKS', 'PKCS12', 'PEM']),
+              ...signingKeyStoreFields,
+            },
+            { additionalProperties: false },
+          ),
+          { default: [], description: 'signing key stores of single users (principal) or roles (local), besides signature.keyStore (global, every session)' },
         ),
         defaultKeyName: Type.String({ default: '', description: "alias of the key a call without keyName signs with; '' = the generated key, or the first key entry of the configured store" }),
         tsa: Type.Object(

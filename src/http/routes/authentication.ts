@@ -95,7 +95,7 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
         response: { 200: ref(UserCertificates) },
       },
     },
-    async (request) => (certificates ? certificates.list(request.session!.id) : { certificates: [], keyStores: [] }),
+    async (request) => (certificates ? certificates.list(request.session!) : { certificates: [], keyStores: [] }),
   );
 
   app.put(
@@ -113,7 +113,7 @@ export const authenticationRoutes: FastifyPluginAsyncTypebox<{ sessions: Session
     async (request) => {
       if (!certificates) throw new QuireError('KEYSTORE_NOT_FOUND', `No key store named "${request.params.keyStoreName}" is available to this session.`);
       // Unlocked for this session only, in memory (operations/signature/key-stores.ts).
-      return certificates.unlock(request.session!.id, request.params.keyStoreName, request.body);
+      return certificates.unlock(request.session!, request.params.keyStoreName, request.body);
     },
   );
 };

@@ -117,7 +117,7 @@ export class SignatureService {
   }
 
   private async add(input: string, output: string, add: AddSignatureOptions, tx: Transaction): Promise<void> {
-    const signer = add.signer ? callKey(add.signer.keyPair) : await this.keyStores.signingKey(tx.session.id, add.keyName, add.keyPassword);
+    const signer = add.signer ? callKey(add.signer.keyPair) : await this.keyStores.signingKey(tx.session, add.keyName, add.keyPassword);
     const certificate = new X509Certificate(signer.chain[0]!);
     const commonName = /CN=([^\n]+)/.exec(certificate.subject)?.[1] ?? '';
     try {
