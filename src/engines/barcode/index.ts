@@ -1,4 +1,5 @@
 /** Barcodes: generation (bwip-js, drawn as vector paths into pages) and detection (zxing-wasm). */
+export { CleanInputTool } from './clean-input.js';
 export type { CodeShape } from './encode.js';
 export { BarcodeError, type BarcodeErrorKind, SwissBillDataError } from './errors.js';
 export type { SwissBillData, SwissBillFormat, SwissBillLanguage, SwissBillSeparator, SwissBillSpec } from './swiss-bill.js';

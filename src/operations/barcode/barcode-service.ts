@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../core/errors.js';
 import { describeType, fileTypeByKey, type FileType } from '../../core/file-types.js';
-import { type BarcodeDetector, BarcodeError, type CodeImageFormat, type CodeStamp, loadDrawing } from '../../engines/barcode/index.js';
+import { type BarcodeDetector, BarcodeError, CleanInputTool, type CodeImageFormat, type CodeStamp, loadDrawing } from '../../engines/barcode/index.js';
 import type { PopplerRunner } from '../../engines/poppler/tool.js';
 import { inField } from '../../engines/pdf-edit/content/errors.js';
 import type { PdfRewriter } from '../../engines/pdf/rewriter.js';
@@ -97,9 +97,12 @@ export class BarcodeService {
     return record;
   }
 
-  /** Both operations change the stored document in place; a protected PDF is opened with the call's or the remembered password. */
+  /**
+   * Both operations change the stored document in place; a protected PDF is opened with the call's or
+   * the remembered password. A clean file is not handed to qpdf to be checked for repairs (CleanInputTool).
+   */
   private inPlace(session: Session, documentId: string, request: BarcodeRequest, accepts: (storedType: FileType) => void): InPlaceOptions<void> {
-    const plainInput = { tool: this.engines.rewriter, mapError: fromToolboxEngine };
+    const plainInput = { tool: new CleanInputTool(this.engines.rewriter), mapError: fromToolboxEngine };
     return { session, documentId, operation: 'barcode', password: request.password, deadline: this.deadline, plan: (_record, storedType) => accepts(storedType), plainInput };
   }
 
