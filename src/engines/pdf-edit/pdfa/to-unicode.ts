@@ -1,7 +1,7 @@
-import { readFileSync, readdirSync } from 'node:fs';
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import type { Font } from 'fontkit';
 import { namedEncoding, standardFontFor, standardMetrics, standardEncoding, type EncodingTable } from '../redaction/standard-metrics.js';
+import { adobeGlyphList } from '../../fonts/adobe-glyph-list.js';
 import { decodeBounded } from '../stream-bounds.js';
 import { toUnicodeCMap } from '../to-unicode-cmap.js';
 import { MissingUnicodeError } from './errors.js';
@@ -279,37 +279,6 @@ function symbolicGlyph(font: Font, code: number): number | undefined {
     if (id !== 0) return id;
   }
   return undefined;
-}
-
-let agl: Map<string, number> | undefined;
-
-/** The Adobe Glyph List as Ghostscript ships it (`/name 16#XXXX` lines of Resource/Init/gs_agl.ps). */
-function adobeGlyphList(): Map<string, number> {
-  if (agl) return agl;
-  agl = new Map();
-  for (const file of aglFiles()) {
-    try {
-      for (const line of readFileSync(file, 'latin1').split('\n')) {
-        const entry = /^\/([A-Za-z0-9._]+) 16#([0-9A-Fa-f]{4,6})\s*$/.exec(line);
-        if (entry) agl.set(entry[1]!, Number.parseInt(entry[2]!, 16));
-      }
-      if (agl.size > 0) break;
-    } catch {
-      // The next candidate.
-    }
-  }
-  return agl;
-}
-
-function aglFiles(): string[] {
-  const share = '/usr/share/ghostscript';
-  let versions: string[] = [];
-  try {
-    versions = readdirSync(share).sort().reverse();
-  } catch {
-    return [];
-  }
-  return [`${share}/Resource/Init/gs_agl.ps`, ...versions.map((v) => `${share}/${v}/Resource/Init/gs_agl.ps`)];
 }
 
 /**

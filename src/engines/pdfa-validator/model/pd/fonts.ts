@@ -128,10 +128,11 @@ export function* fontObjects(doc: CosDocument, fonts: ReadonlyMap<CosDict, FontU
       const encName = enc?.kind === 'name' ? enc.value : encDict !== undefined ? nameOf(doc, encDict, 'BaseEncoding') : null;
       const differences = encDict !== undefined && entry(doc, encDict, 'Differences')?.kind === 'array';
       const isSymbolic = ((intOf(doc, descriptor, 'Flags') ?? 0) & 4) !== 0;
-      // Every /Differences name has a Unicode value: true when each is in the partial glyph list (font-data.ts) or uniXXXX; a
-      // name outside it may still be in the Adobe Glyph List, so then unknown (absent: the rule is not-checked).
+      // Every /Differences name has a Unicode value (Adobe Glyph List or uniXXXX): true, false when one has none; unknown
+      // (absent: the rule is not-checked) when a name could not be looked up because no glyph list is on this machine.
       const diffNames = differences ? itemsOf(doc, entry(doc, encDict, 'Differences')).flatMap((v) => (v.kind === 'name' ? [v.value] : [])) : [];
-      const unicode = diffNames.every((n) => unicodeOfName(n) !== null) ? { differencesAreUnicodeCompliant: true } : {};
+      const values = diffNames.map((n) => unicodeOfName(n));
+      const unicode = values.includes(undefined) ? {} : { differencesAreUnicodeCompliant: !values.includes(null) };
       yield modelObject(T.trueType, use.path, { ...simple, Encoding: encName, containsDifferences: differences, isSymbolic, ...unicode });
       const program = streamOf(doc, descriptor?.entries.get('FontFile2'));
       if (program !== undefined) yield trueTypeProgram(doc, program, isSymbolic, pathOf(descriptor?.entries.get('FontFile2'), `${use.path}/FontDescriptor/FontFile2`));

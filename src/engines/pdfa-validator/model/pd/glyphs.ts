@@ -14,12 +14,13 @@
  *   `actualTextPresent` (every showing of the code was inside marked content with /ActualText);
  * - `renderingMode`: 3 when the code was only shown invisibly, else the first other mode.
  * A property this model cannot decide (a program it cannot read, a predefined CMap it has no table for, a glyph
- * name outside the partial glyph list of font-data.ts) is left out, so the rules reading it are not-checked.
+ * name when no Adobe Glyph List is found on the machine) is left out, so the rules reading it are not-checked.
  */
 import type { CosDict, CosDocument, CosValue } from '../../cos/index.js';
 import { contentTokens } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { type ToUnicodeMap, type TypeZeroCMap, toUnicodeMap, typeZeroCMap } from './cmap.js';
+import { adobeGlyphList } from '../../../fonts/adobe-glyph-list.js';
 import { GLYPH_UNICODE, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from './font-data.js';
 import { type FontProgram, fontProgramOf, type ProgramRead } from './font-program/index.js';
 import { dictIn, entry, intOf, nameOf, numberOf, streamOf } from './values.js';
@@ -219,13 +220,13 @@ function trueTypeGid(p: FontProgram, code: number, name: string | null, symbolic
     // Non-symbolic with a (3,1) subtable: code → glyph name → Unicode → glyph; a code without a name selects .notdef.
     if (name === null) return 0;
     const unicode = unicodeOfName(name);
-    if (unicode !== null) {
+    if (typeof unicode === 'string') {
       const g = look(3, 1, unicode.codePointAt(0) as number);
       if (g !== undefined && g !== 0) return g;
     }
     const post = p.gidOfName(name);
     if (post !== undefined) return post;
-    return unicode === null ? null : 0;
+    return unicode === undefined ? null : 0;
   }
   if (has10) {
     if (name === null || encodingName === 'MacRomanEncoding') return look(1, 0, code) ?? 0;
@@ -276,16 +277,20 @@ function simpleWidths(doc: CosDocument, font: CosDict, descriptor: CosDict | und
   };
 }
 
-/** A glyph name's Unicode text: the partial glyph list, or the uniXXXX / uXXXX[XX] forms; null when not known here. */
-export function unicodeOfName(name: string): string | null {
-  const known = GLYPH_UNICODE.get(name);
+/**
+ * A glyph name's Unicode text: the Adobe Glyph List (Ghostscript's copy, read on first use), the Symbol and
+ * ZapfDingbats names of font-data.ts, or the uniXXXX / uXXXX[XX] forms. Null when the name has no Unicode
+ * value; undefined when that is not known here (no glyph list on this machine: only the partial list is).
+ */
+export function unicodeOfName(name: string): string | null | undefined {
+  const known = GLYPH_UNICODE.get(name) ?? adobeGlyphList().get(name);
   if (known !== undefined) return String.fromCodePoint(known);
   const uni = /^uni([0-9A-F]{4})$/.exec(name) ?? /^u([0-9A-F]{4,6})$/.exec(name);
   if (uni !== null) {
     const cp = Number.parseInt(uni[1] as string, 16);
     if (cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff)) return String.fromCodePoint(cp);
   }
-  return null;
+  return adobeGlyphList().size > 0 ? null : undefined;
 }
 
 function isPua(text: string): boolean {
@@ -299,8 +304,9 @@ function isPua(text: string): boolean {
 function unicodeProps(facts: FontFacts, code: number, name: string | null, use: GlyphUse): Props {
   let text = facts.toUnicode?.text(code) ?? null;
   if (text === null && facts.unicodeFromName && name !== null && name !== '.notdef') {
-    text = unicodeOfName(name);
-    if (text === null) return { actualTextPresent: !use.outsideActualText }; // a name the partial glyph list lacks: unknown
+    const fromName = unicodeOfName(name);
+    if (fromName === undefined) return { actualTextPresent: !use.outsideActualText }; // no glyph list here: unknown
+    text = fromName;
   }
   if (text === null && facts.unicodeUnknown) return { actualTextPresent: !use.outsideActualText };
   return { toUnicode: text, unicodePUA: text !== null && isPua(text), actualTextPresent: !use.outsideActualText };
