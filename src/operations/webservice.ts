@@ -162,17 +162,35 @@ interface OperationRoute<S, B, Q extends TSchema, A> {
   /** The OpenAPI description of the 303 answer (its Location); default: the changed or the new document. */
   seeOther?: string;
   querystring?: Q;
-  run(service: S, session: Session, target: A, body: B, query: Static<Q>): Promise<Outcome>;
+  /** What the call does; default: the service's own `run` or `runNew` (below). */
+  run?: Run<S, B, Q, A>;
 }
 
+type Run<S, B, Q extends TSchema, A> = (service: S, session: Session, target: A, body: B, query: Static<Q>) => Promise<Outcome>;
+
+/**
+ * The methods a service's standard routes call unless they say otherwise: `run` for `{documentId}`,
+ * `runNew` for `new`. A route of a service without them must give its own `run` (the compiler asks).
+ */
+export interface RunsOnDocuments<B> {
+  run(session: Session, documentId: string, body: B): Promise<Outcome>;
+}
+export interface RunsOnNewDocuments<B> {
+  runNew(session: Session, body: B, target: NewDocument): Promise<Outcome>;
+}
+
+/** `run` may be left out where the service has the method the route would call. */
+type RunGiven<S, D, R> = S extends D ? unknown : { run: R };
+
 /** `POST <name>/{documentId}`: the group's operation on a stored document; answers 303 to the document it changed or made. */
-export function documentOperation<S, B, Q extends TSchema = TSchema>(spec: OperationRoute<S, B, Q, string>): WebServiceRoute<S> {
+export function documentOperation<S, B, Q extends TSchema = TSchema>(spec: OperationRoute<S, B, Q, string> & RunGiven<S, RunsOnDocuments<B>, Run<S, B, Q, string>>): WebServiceRoute<S> {
+  const run: Run<S, B, Q, string> = spec.run ?? ((service, session, documentId, body) => (service as RunsOnDocuments<B>).run(session, documentId, body));
   return route<S>()({
     ...routeHeader({ seeOther: 'Location: the DocumentFile of the changed document', ...spec }),
     path: '/:documentId',
     params: DocumentIdParams,
     async run(service, session, { params, query, body }) {
-      return answer(await spec.run(service, session, params.documentId, body as B, query as Static<Q>));
+      return answer(await run(service, session, params.documentId, body as B, query as Static<Q>));
     },
   });
 }
@@ -190,12 +208,15 @@ export interface NewDocument {
 }
 
 /** `POST <name>/new`: the group's operation on a new document; answers 303 to it. */
-export function newDocumentOperation<S, B>(spec: Omit<OperationRoute<S, B, typeof NewDocumentQuery, NewDocument>, 'querystring'>): WebServiceRoute<S> {
+export function newDocumentOperation<S, B>(
+  spec: Omit<OperationRoute<S, B, typeof NewDocumentQuery, NewDocument>, 'querystring'> & RunGiven<S, RunsOnNewDocuments<B>, Run<S, B, typeof NewDocumentQuery, NewDocument>>,
+): WebServiceRoute<S> {
+  const run: Run<S, B, typeof NewDocumentQuery, NewDocument> = spec.run ?? ((service, session, target, body) => (service as RunsOnNewDocuments<B>).runNew(session, body, target));
   return route<S>()({
     ...routeHeader({ seeOther: 'Location: the DocumentFile of the new document', ...spec, querystring: NewDocumentQuery }),
     path: '/new',
     async run(service, session, { query, body }) {
-      return answer(await spec.run(service, session, { name: query.name ?? 'empty.pdf', history: query.history ?? false }, body as B, query));
+      return answer(await run(service, session, { name: query.name ?? 'empty.pdf', history: query.history ?? false }, body as B, query));
     },
   });
 }
@@ -210,6 +231,9 @@ function routeHeader<Q extends TSchema>(spec: Pick<OperationRoute<unknown, unkno
     seeOther: spec.seeOther,
   };
 }
+
+/** A call's body as the service receives it: its options under the group's key, and the call's password. */
+export type OperationRequest<K extends WebserviceName, O> = { [P in K]: O } & { password?: CallPassword };
 
 /**
  * `Operation_<Name>Operation` (reference §10): the group's options under its key, and the password,

@@ -1,8 +1,7 @@
 import Type, { type TProperties } from 'typebox';
 import { defaulted, type Options } from '../option-schema.js';
 import { bool, int, opt, Rectangle, str } from '../toolbox/schema-types.js';
-import type { CallPassword } from '../transaction/password.js';
-import { operationEnvelope } from '../webservice.js';
+import { operationEnvelope, type OperationRequest } from '../webservice.js';
 
 /**
  * `Operation_BarcodeOperation` (reference §10.6): `POST barcode/{documentId}` and `POST barcode/new`
@@ -163,7 +162,4 @@ export type QrSwissOptions = Options<typeof QrSwissItem>;
 
 export const BarcodeOperation = operationEnvelope<BarcodeOptions>('barcode', 'Operation_Barcode');
 
-export interface BarcodeRequest {
-  barcode: BarcodeOptions;
-  password?: CallPassword;
-}
+export type BarcodeRequest = OperationRequest<'barcode', BarcodeOptions>;

@@ -22,13 +22,11 @@ export const barcodeModule: WebServiceModule<BarcodeService> = {
     newDocumentOperation<BarcodeService, BarcodeRequest>({
       operationId: 'newBarcode',
       summary: 'Create a new document (one A4 portrait page) with the codes of barcode.add on it; answers 303 to its information.',
-      run: (service, session, target, body) => service.runNew(session, body, target),
     }),
     documentOperation<BarcodeService, BarcodeRequest>({
       operationId: 'executeBarcode',
       summary:
         'Stamp the codes of barcode.add as vector graphics onto the selected pages of a stored PDF; answers 303 to its information. Every value is checked first (-190 names the item and the rule); a failure leaves the document as it was.',
-      run: (service, session, documentId, body) => service.run(session, documentId, body),
     }),
   ],
 };

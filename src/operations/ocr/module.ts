@@ -19,7 +19,6 @@ export const ocrModule: WebServiceModule<OcrService> = {
       operationId: 'executeOcr',
       summary:
         'Recognise the text of a scanned PDF or an image (Tesseract): outputFormat pdf adds an invisible text layer over the original pages (pages with text are skipped unless forceEachPage), text and hocr replace the document with the recognised text; answers 303. Warnings come as Warning headers (299); a failure leaves the document as it was.',
-      run: (service, session, documentId, body) => service.run(session, documentId, body),
     }),
   ],
 };

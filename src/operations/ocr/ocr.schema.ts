@@ -2,8 +2,7 @@ import Type from 'typebox';
 import type { PdfaOptions } from '../pdfa/pdfa.schema.js';
 import { defaulted, type Options } from '../option-schema.js';
 import { bool, int, Metrics, opt } from '../toolbox/schema-types.js';
-import type { CallPassword } from '../transaction/password.js';
-import { componentRef, operationEnvelope } from '../webservice.js';
+import { componentRef, operationEnvelope, type OperationRequest } from '../webservice.js';
 
 /**
  * `Operation_OcrOperation` (reference §10.5): `POST ocr/{documentId}` with `{"ocr":{…}}`. Unknown
@@ -76,7 +75,4 @@ export type OcrOptions = Options<typeof Ocr>;
 
 export const OcrOperation = operationEnvelope<OcrOptions>('ocr', 'Operation_Ocr');
 
-export interface OcrRequest {
-  ocr: OcrOptions;
-  password?: CallPassword;
-}
+export type OcrRequest = OperationRequest<'ocr', OcrOptions>;

@@ -1,8 +1,7 @@
 import Type from 'typebox';
 import type { Pdfa } from '../converter/options.schema.js';
 import type { Options } from '../option-schema.js';
-import type { CallPassword } from '../transaction/password.js';
-import { operationEnvelope } from '../webservice.js';
+import { operationEnvelope, type OperationRequest } from '../webservice.js';
 
 /**
  * `Operation_PdfaOperation` (reference §10.2): `POST pdfa/{documentId}` with `{"pdfa":{"convert":…}}`
@@ -18,10 +17,7 @@ export type PdfaLevelName = NonNullable<PdfaConvertOptions['level']>;
 
 export const PdfaOperation = operationEnvelope<PdfaOptions>('pdfa', 'Operation_Pdfa');
 
-export interface PdfaRequest {
-  pdfa: PdfaOptions;
-  password?: CallPassword;
-}
+export type PdfaRequest = OperationRequest<'pdfa', PdfaOptions>;
 
 /** The report's format (a Quire extension: the reference does not fix it). JSON by default. */
 export const PdfaQuery = Type.Object({

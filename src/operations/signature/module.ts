@@ -15,7 +15,6 @@ export const signatureModule: WebServiceModule<SignatureService> = {
       summary:
         'Sign a stored PDF (signature.add: a PAdES signature, ETSI.CAdES.detached with SHA-256, appended as an incremental update so earlier signatures stay valid; certificationLevel sets DocMDP); answers 303 to its information.',
       seeOther: 'Location: the DocumentFile of the signed document',
-      run: (signature, session, documentId, body) => signature.run(session, documentId, body),
     }),
   ],
 };

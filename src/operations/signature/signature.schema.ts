@@ -1,7 +1,6 @@
 import Type from 'typebox';
 import { defaulted, type Options } from '../option-schema.js';
-import type { CallPassword } from '../transaction/password.js';
-import { componentRef, operationEnvelope } from '../webservice.js';
+import { componentRef, operationEnvelope, type OperationRequest } from '../webservice.js';
 
 /**
  * `Operation_SignatureOperation` (reference §10.3): `POST signature/{documentId}` with
@@ -122,10 +121,7 @@ export type AddSignatureOptions = Options<typeof AddSignature>;
 
 export const SignatureOperation = operationEnvelope<SignatureOptions>('signature', 'Operation_Signature');
 
-export interface SignatureRequest {
-  signature: SignatureOptions;
-  password?: CallPassword;
-}
+export type SignatureRequest = OperationRequest<'signature', SignatureOptions>;
 
 /** Every named schema of the signature web service, in the order the HTTP layer registers them. */
 export const SIGNATURE_COMPONENTS = [SignaturePosition, SignatureIdentifier, SignatureImage, AppearanceAdd, KeyPair, AddSignature, ClearSignature, Signature, SignatureOperation];

@@ -26,12 +26,10 @@ export const toolboxModule: WebServiceModule<ToolboxService> = {
     newDocumentOperation<ToolboxService, ToolboxRequest>({
       operationId: 'toolboxNew',
       summary: 'Run toolbox operations on a new, empty document named `name`; answers 303 to the new document',
-      run: (toolbox, session, target, body) => toolbox.runNew(session, body, target),
     }),
     documentOperation<ToolboxService, ToolboxRequest>({
       operationId: 'toolbox',
       summary: 'Run toolbox operations in array order on a stored document, as one transaction; answers 303 to its information',
-      run: (toolbox, session, documentId, body) => toolbox.run(session, documentId, body),
     }),
   ],
 };
