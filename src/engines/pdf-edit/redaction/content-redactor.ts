@@ -70,6 +70,9 @@ const MAX_FORM_DEPTH = 12;
 
 class Fallback extends Error {}
 
+/** The text-state operators that set one number of the text state as given (ISO 32000-1 §9.3; Tz is a percentage). */
+const TEXT_STATE_NUMBERS = { Tc: 'charSpacing', Tw: 'wordSpacing', TL: 'leading', Ts: 'rise' } as const;
+
 export class ContentRedactor {
   private readonly chunks: Uint8Array[] = [];
   private changed = false;
@@ -142,23 +145,14 @@ export class ContentRedactor {
           this.emit(original);
           break;
         case 'Tc':
-          this.gs.charSpacing = num(op.args[0]);
-          this.emit(original);
-          break;
         case 'Tw':
-          this.gs.wordSpacing = num(op.args[0]);
+        case 'TL':
+        case 'Ts':
+          this.gs[TEXT_STATE_NUMBERS[op.op]] = num(op.args[0]);
           this.emit(original);
           break;
         case 'Tz':
           this.gs.hScale = num(op.args[0], 100) / 100;
-          this.emit(original);
-          break;
-        case 'TL':
-          this.gs.leading = num(op.args[0]);
-          this.emit(original);
-          break;
-        case 'Ts':
-          this.gs.rise = num(op.args[0]);
           this.emit(original);
           break;
         case 'Td':
