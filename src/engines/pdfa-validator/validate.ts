@@ -114,11 +114,11 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
   };
 
   // Objects of one kind share their types array: look their rules up once per array, not per object.
-  const rulesByTypes = new Map<readonly string[], { immediate: readonly Rule[]; deferred: boolean }>();
-  const rulesOf = (types: readonly string[]): { immediate: readonly Rule[]; deferred: boolean } => {
+  const rulesByTypes = new Map<readonly string[], { immediate: readonly Rule[]; deferred: readonly Rule[] }>();
+  const rulesOf = (types: readonly string[]): { immediate: readonly Rule[]; deferred: readonly Rule[] } => {
     let entry = rulesByTypes.get(types);
     if (entry === undefined) {
-      entry = { immediate: rulesFor(profile, types, false), deferred: rulesFor(profile, types, true).length > 0 };
+      entry = { immediate: rulesFor(profile, types, false), deferred: rulesFor(profile, types, true) };
       if (rulesByTypes.size < 10_000) rulesByTypes.set(types, entry);
     }
     return entry;
@@ -147,12 +147,12 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
     variables.observe(object);
     const rules = rulesOf(object.types);
     for (const rule of rules.immediate) check(rule, object);
-    if (rules.deferred) {
+    if (rules.deferred.length > 0) {
       if (deferred.length < maxDeferred) deferred.push(object);
       else deferredDropped = true;
     }
   }
-  if (!stoppedByDeadline) for (const object of deferred) for (const rule of rulesFor(profile, object.types, true)) check(rule, object);
+  if (!stoppedByDeadline) for (const object of deferred) for (const rule of rulesOf(object.types).deferred) check(rule, object);
 
   const incomplete = incompleteness(doc, walk, stoppedByDeadline, deferredDropped);
   const result = tally.result();

@@ -12,14 +12,22 @@ import type { Rule } from './model.js';
  */
 export type RuleOutcome = { status: 'passed' } | { status: 'failed'; message: string; arguments: string[] } | { status: 'not-checked'; reason: Exclude<ExpressionErrorKind, 'syntax'>; detail: string };
 
+/** The outcome of almost every check, shared: a validation makes tens of thousands (one object each would be garbage). */
+const PASSED: RuleOutcome = Object.freeze({ status: 'passed' });
+
 /** Shown for an error argument that cannot be evaluated (the failure itself stands). */
 export const UNAVAILABLE_ARGUMENT = '(not available)';
 
 export function checkRule(rule: Rule, object: PropertyScope, variables: VariableScope = NO_VARIABLES): RuleOutcome {
-  const missing = rule.properties.filter((name) => !variables.has(name) && !object.has(name));
-  if (missing.length > 0) return { status: 'not-checked', reason: 'unknownProperty', detail: `not implemented: ${missing.join(', ')}` };
-  const absent = rule.variables.filter((name) => !variables.has(name));
-  if (absent.length > 0) return { status: 'not-checked', reason: 'unknownVariable', detail: `no value for the variable(s) ${absent.join(', ')}` };
+  // Checked for every rule on every object: the lists are built only when a name is missing.
+  if (!rule.properties.every((name) => variables.has(name) || object.has(name))) {
+    const missing = rule.properties.filter((name) => !variables.has(name) && !object.has(name));
+    return { status: 'not-checked', reason: 'unknownProperty', detail: `not implemented: ${missing.join(', ')}` };
+  }
+  if (!rule.variables.every((name) => variables.has(name))) {
+    const absent = rule.variables.filter((name) => !variables.has(name));
+    return { status: 'not-checked', reason: 'unknownVariable', detail: `no value for the variable(s) ${absent.join(', ')}` };
+  }
   let passed: boolean;
   try {
     passed = truthy(evaluate(rule.test, object, variables));
@@ -27,7 +35,7 @@ export function checkRule(rule: Rule, object: PropertyScope, variables: Variable
     if (!(error instanceof ExpressionError) || error.kind === 'syntax') throw error;
     return { status: 'not-checked', reason: error.kind, detail: error.message };
   }
-  if (passed) return { status: 'passed' };
+  if (passed) return PASSED;
   const args = rule.error.arguments.map((arg) => {
     try {
       return valueText(evaluate(arg, object, variables));

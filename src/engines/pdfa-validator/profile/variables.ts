@@ -17,12 +17,16 @@ import type { ModelObject, Variable } from './model.js';
 export class ProfileVariables implements VariableScope {
   private readonly values = new Map<string, Value>();
   private readonly unknown = new Map<string, string>();
+  private readonly names: ReadonlySet<string>;
+  /** The variables computed over each types array: objects of one kind share theirs (one lookup per kind, not per object). */
+  private readonly byTypes = new WeakMap<readonly string[], readonly Variable[]>();
 
   /** `implementsType`: whether the model enumerates every object of a type (false: the variable is unknown from the start). */
   constructor(
     private readonly variables: readonly Variable[],
     implementsType: (type: string) => boolean,
   ) {
+    this.names = new Set(variables.map((variable) => variable.name));
     for (const variable of variables) {
       if (!implementsType(variable.object)) {
         this.unknown.set(variable.name, `the model does not implement ${variable.object}, over which ${variable.name} is computed`);
@@ -34,14 +38,19 @@ export class ProfileVariables implements VariableScope {
 
   /** Updates the variables computed over one of `object`'s types (the last object observed wins). */
   observe(object: ModelObject): void {
-    for (const variable of this.variables) {
-      if (!object.types.includes(variable.object) || this.unknown.has(variable.name)) continue;
+    let variables = this.byTypes.get(object.types);
+    if (variables === undefined) {
+      variables = this.variables.filter((variable) => object.types.includes(variable.object));
+      this.byTypes.set(object.types, variables);
+    }
+    for (const variable of variables) {
+      if (this.unknown.has(variable.name)) continue;
       this.assign(variable, () => evaluate(variable.value, object, this));
     }
   }
 
   has(name: string): boolean {
-    return this.variables.some((variable) => variable.name === name);
+    return this.names.has(name);
   }
 
   get(name: string): Value {
