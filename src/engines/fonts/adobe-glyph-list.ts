@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readDataFileSync } from './read-data-file.js';
 
 /**
  * The Adobe Glyph List (glyph name → Unicode code point) as Ghostscript ships it: the `/name 16#XXXX`
@@ -23,7 +24,7 @@ export function adobeGlyphList(): ReadonlyMap<string, number> {
 function readGlyphList(): Map<string, number> {
   const map = new Map<string, number>();
   for (const file of aglFiles()) {
-    const text = readBounded(file);
+    const text = readDataFileSync(file, MAX_FILE_BYTES)?.toString('latin1');
     if (text === undefined) continue;
     for (const line of text.split('\n')) {
       const entry = /^\/([A-Za-z0-9._]+) 16#([0-9A-Fa-f]{4,6})\s*$/.exec(line);
@@ -33,22 +34,6 @@ function readGlyphList(): Map<string, number> {
     if (map.size > 0) break;
   }
   return map;
-}
-
-function readBounded(file: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(file, 'r');
-    const size = fstatSync(fd).size;
-    if (size > MAX_FILE_BYTES) return undefined;
-    const buf = Buffer.alloc(size);
-    const n = readSync(fd, buf, 0, size, 0);
-    return buf.subarray(0, n).toString('latin1');
-  } catch {
-    return undefined; // the next candidate
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 /** Where Ghostscript keeps it: an unversioned tree first, then the versioned ones, newest first. */

@@ -4,19 +4,19 @@
  * text a ToUnicode CMap gives a code (bfchar/bfrange). Read with the content tokenizer, bounded in entries.
  * A predefined CMap other than Identity-H/V is not tabled here: its codes are unknown (null).
  */
-import type { CosDocument, CosStream, CosValue } from '../../cos/index.js';
+import type { CosDocument, CosStream, CosValue, ParseEnv } from '../../cos/index.js';
 import { contentTokens } from '../../cos/index.js';
 
 /** Entries of all sections of one CMap read at most. */
 const MAX_ENTRIES = 100_000;
 
-interface CodeRange {
+export interface CodeRange {
   readonly length: number;
   readonly lo: number;
   readonly hi: number;
 }
 
-interface Mapping {
+export interface Mapping {
   readonly length: number;
   readonly lo: number;
   readonly hi: number;
@@ -114,7 +114,7 @@ export function toUnicodeMap(doc: CosDocument, value: CosValue | undefined): ToU
 }
 
 /** A bfrange destination for the n-th code: the last UTF-16 unit incremented by n. */
-function increment(text: string, n: number): string {
+export function increment(text: string, n: number): string {
   if (n === 0 || text.length === 0) return text;
   return text.slice(0, -1) + String.fromCharCode((text.charCodeAt(text.length - 1) + n) & 0xffff);
 }
@@ -128,14 +128,18 @@ function utf16(bytes: Buffer): string {
 
 function parseCMap(doc: CosDocument, stream: CosStream): { ranges: CodeRange[]; mappings: Mapping[] } | null {
   const decoded = doc.decodeStream(stream);
-  if (!decoded.ok) return null;
+  return decoded.ok ? parseCMapBytes(decoded.data, doc.env) : null;
+}
+
+/** A CMap's codespace ranges and mappings from its bytes (a stream's, or a predefined CMap file's); null past MAX_ENTRIES. */
+export function parseCMapBytes(data: Buffer, env: ParseEnv): { ranges: CodeRange[]; mappings: Mapping[] } | null {
   const ranges: CodeRange[] = [];
   const mappings: Mapping[] = [];
   let operands: CosValue[] = [];
   let section = '';
   const code = (v: CosValue | undefined): { value: number; length: number } | null =>
     v?.kind === 'string' && v.bytes.length >= 1 && v.bytes.length <= 4 ? { value: v.bytes.readUIntBE(0, v.bytes.length), length: v.bytes.length } : null;
-  for (const token of contentTokens(decoded.data, doc.env)) {
+  for (const token of contentTokens(data, env)) {
     if (ranges.length + mappings.length > MAX_ENTRIES) return null;
     if (token.kind === 'operand') {
       operands.push(token.value);

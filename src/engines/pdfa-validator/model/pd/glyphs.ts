@@ -13,12 +13,14 @@
  * - `toUnicode`: the ToUnicode CMap's text, else (simple fonts) the glyph name's Unicode value; `unicodePUA`,
  *   `actualTextPresent` (every showing of the code was inside marked content with /ActualText);
  * - `renderingMode`: 3 when the code was only shown invisibly, else the first other mode.
+ * Type 0 fonts of the Adobe CJK collections without ToUnicode: the text of Adobe's UCS2 CMap for the CID (adobe-ucs2.ts).
  * A property this model cannot decide (a program it cannot read, a predefined CMap it has no table for, a glyph
  * name when no Adobe Glyph List is found on the machine) is left out, so the rules reading it are not-checked.
  */
 import type { CosDict, CosDocument, CosValue } from '../../cos/index.js';
 import { contentTokens } from '../../cos/index.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
+import { ADOBE_CJK_ORDERINGS, adobeUcs2 } from './adobe-ucs2.js';
 import { type ToUnicodeMap, type TypeZeroCMap, toUnicodeMap, typeZeroCMap } from './cmap.js';
 import { adobeGlyphList } from '../../../fonts/adobe-glyph-list.js';
 import { GLYPH_UNICODE, MAC_ROMAN_ENCODING, STANDARD_ENCODING, WIN_ANSI_ENCODING } from './font-data.js';
@@ -319,14 +321,19 @@ function* typeZeroGlyphs(doc: CosDocument, font: CosDict, shown: ShownCodes, pat
   const cmap = typeZeroCMap(doc, entry(doc, font, 'Encoding')) as TypeZeroCMap;
   const info = dictIn(doc, cidFont?.entries.get('CIDSystemInfo'));
   const ordering = entry(doc, info, 'Ordering');
-  const adobeCollection = ordering?.kind === 'string' && ['GB1', 'CNS1', 'Japan1', 'Korea1'].includes(ordering.bytes.toString('latin1'));
+  const orderingName = ordering?.kind === 'string' ? ordering.bytes.toString('latin1') : '';
+  const adobeCollection = ADOBE_CJK_ORDERINGS.includes(orderingName);
+  // Without a ToUnicode entry (or for a code it leaves out), an Adobe CJK collection's CID has the text of
+  // Adobe's UCS2 CMap; unknown only when that CMap is not on this machine.
+  const ucs2 = adobeCollection ? adobeUcs2(orderingName) : undefined;
+  const fromFont = toUnicodeMap(doc, font.entries.get('ToUnicode'));
   const facts: FontFacts = {
     doc,
     font,
     program: fontProgramOf(doc, descriptor),
-    toUnicode: toUnicodeMap(doc, font.entries.get('ToUnicode')),
+    toUnicode: ucs2 === undefined ? fromFont : { text: (code) => fromFont?.text(code) ?? ucs2.get(cmap.cid(code)) ?? null },
     unicodeFromName: false,
-    unicodeUnknown: adobeCollection,
+    unicodeUnknown: adobeCollection && ucs2 === undefined,
   };
   const widths = cidWidths(doc, cidFont);
   const gidOf = cidToGid(doc, cidFont, facts.program);
