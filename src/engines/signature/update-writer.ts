@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { constants, copyFile, open } from 'node:fs/promises';
 import { asArray, asDict, isRef } from '../pdf/qpdf-json.js';
 import type { SignableDocument } from './document.js';
 import { SignatureEngineError } from './errors.js';
@@ -12,8 +11,10 @@ import { copyDict, pdfText, Raw, serialize } from './pdf-values.js';
  * trailer. The signed byte ranges cover everything but the /Contents hex string, so every earlier
  * signature still covers exactly the bytes it covered.
  *
- * The original is read once, in chunks, into both the digest and the output: a 100 MB file is never
- * held in memory, and signing costs about one hashing pass plus one write.
+ * The kernel copies the original into the output (copy_file_range: no bytes pass through user
+ * space), then the copy is read once, in chunks, into the digest and the update appended: a 100 MB
+ * file is never held in memory, and signing costs about one hashing pass over bytes the page cache
+ * still holds. Hashing the copy, not the original, signs exactly the bytes the output holds.
  */
 
 export interface SignatureFields {
@@ -121,6 +122,9 @@ function pdfDate(date: Date): string {
   const pad = (n: number) => String(n).padStart(2, '0');
   return `D:${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}Z`;
 }
+
+/** The piece of the copy read into the digest at a time (one buffer, reused). */
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 const BYTE_RANGE_WIDTH = '[0 0000000000 0000000000 0000000000]'.length + 12;
 
@@ -266,15 +270,20 @@ export async function writeSignatureUpdate(doc: SignableDocument, output: string
   update.write(byteRange, byteRangeAt - base, 'latin1');
 
   const hash = createHash(fields.documentTimeStamp?.digest ?? 'sha256');
-  const out = await open(output, 'wx', 0o600);
+  // COPYFILE_EXCL: like open(…, 'wx'), an existing output is an error, never overwritten.
+  await copyFile(doc.file, output, constants.COPYFILE_EXCL);
+  const out = await open(output, 'r+');
   try {
-    let copied = 0;
-    for await (const chunk of createReadStream(doc.file, { highWaterMark: 1024 * 1024, end: doc.size - 1 }) as AsyncIterable<Buffer>) {
-      hash.update(chunk);
-      await out.write(chunk);
-      copied += chunk.length;
+    // The copy took the original's mode; the output is the server's own file.
+    await out.chmod(0o600);
+    if ((await out.stat()).size !== doc.size) throw new SignatureEngineError('unreadable', 'the PDF changed while it was signed');
+    const chunk = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, Math.max(doc.size, 1)));
+    for (let position = 0; position < doc.size; ) {
+      const { bytesRead } = await out.read(chunk, 0, Math.min(chunk.length, doc.size - position), position);
+      if (bytesRead === 0) throw new SignatureEngineError('unreadable', 'the PDF changed while it was signed');
+      hash.update(chunk.subarray(0, bytesRead));
+      position += bytesRead;
     }
-    if (copied !== doc.size) throw new SignatureEngineError('unreadable', 'the PDF changed while it was signed');
     const gapStart = contentsStart - base;
     const gapEnd = contentsEnd - base;
     hash.update(update.subarray(0, gapStart));
@@ -282,7 +291,7 @@ export async function writeSignatureUpdate(doc: SignableDocument, output: string
     const cms = await produceCms(hash.digest());
     if (cms.length > contentsBytes) throw new SignatureEngineError('key', `the signature (${cms.length} bytes) is larger than the ${contentsBytes} bytes reserved for it`);
     update.write(cms.toString('hex').toUpperCase(), gapStart + 1, 'latin1');
-    await out.write(update);
+    await out.write(update, 0, update.length, base);
   } finally {
     await out.close();
   }
