@@ -139,7 +139,7 @@ export function* fontObjects(doc: CosDocument, fonts: ReadonlyMap<CosDict, FontU
     } else if (subtype === 'Type1' || subtype === 'MMType1') {
       const charSet = entry(doc, descriptor, 'CharSet');
       const charSetText = charSet?.kind === 'string' ? charSet.bytes.toString('latin1') : null;
-      yield modelObject(T.type1, use.path, { ...simple, CharSet: charSetText, ...optional('charSetListsAllGlyphs', charSetListsAllGlyphs(doc, descriptor, charSetText)) }, use.page);
+      yield modelObject(T.type1, use.path, { ...simple, CharSet: charSetText, ...optional('charSetListsAllGlyphs', charSetListsAllGlyphs(doc, font, descriptor, charSetText, use.shown)) }, use.page);
     } else if (subtype === 'Type3') yield modelObject(T.type3, use.path, simple, use.page);
     else yield modelObject(T.other, use.path, base, use.page);
     if (use.shown !== undefined) yield* glyphObjects(doc, font, use.shown, use.path, renderingMode);

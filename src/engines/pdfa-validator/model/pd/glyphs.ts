@@ -409,19 +409,25 @@ function cidWidths(doc: CosDocument, cidFont: CosDict | undefined): (cid: number
   };
 }
 
-/** PDType1Font `charSetListsAllGlyphs`: the /CharSet names are the program's glyph names (.notdef aside); null without a CharSet or a program; undefined when the program cannot be read. */
-export function charSetListsAllGlyphs(doc: CosDocument, descriptor: CosDict | undefined, charSet: string | null): boolean | null | undefined {
+/**
+ * PDType1Font `charSetListsAllGlyphs`: every glyph of the program that a content stream shows is named in the
+ * /CharSet (.notdef aside). Not the whole program, and extra names are allowed: the veraPDF corpus passes a
+ * subset whose CharSet lacks a glyph its program has but its text never shows (6-3-5-t02-pass-b) and one whose
+ * CharSet names glyphs the program lacks (pass-a), and fails one whose CharSet lacks shown glyphs (fail-c).
+ * Null without a CharSet or a program; undefined when the program cannot be read or the shown codes are unknown.
+ * A font with no shown text is held to the whole program (the stricter reading).
+ */
+export function charSetListsAllGlyphs(doc: CosDocument, font: CosDict, descriptor: CosDict | undefined, charSet: string | null, shown: ShownCodes | undefined): boolean | null | undefined {
   const program = fontProgramOf(doc, descriptor);
   if (charSet === null || program.kind === 'absent') return null;
   if (program.kind !== 'read' || program.program.glyphNames === undefined) return undefined;
-  const listed = new Set(
-    charSet
-      .split('/')
-      .map((s) => s.trim())
-      .filter((s) => s !== '' && s !== '.notdef'),
-  );
-  const names = [...program.program.glyphNames].filter((n) => n !== '.notdef');
-  return names.length === listed.size && names.every((n) => listed.has(n));
+  if (shown !== undefined && (shown.undecodable || shown.truncated)) return undefined;
+  const listed = new Set(charSet.split('/').map((s) => s.trim()));
+  const inProgram = program.program.glyphNames;
+  // No text shown with the font that the content walk saw: every glyph of the program is taken as used (stricter).
+  const encoding = simpleEncoding(doc, font, program.program);
+  const used = shown === undefined ? [...inProgram] : [...shown.codes.keys()].map((code) => encoding(code));
+  return used.every((name) => name === null || name === '.notdef' || !inProgram.has(name) || listed.has(name));
 }
 
 /** PDCIDFont `cidSetListsAllGlyphs`: the /CIDSet bits are exactly the CIDs the program has; null without a CIDSet or a program; undefined when unknown. */
