@@ -60,11 +60,12 @@ export interface SigningKey {
   key: KeyObject;
 }
 
-/** Who asks: the session's id (what it unlocked), user name ('' = anonymous) and roles. */
+/** Who asks: the session's id (what it unlocked), user name ('' = anonymous), roles and provider ('' = Quire's own users). */
 export interface KeyStoreUser {
   id: string;
   userName: string;
   roles: readonly Role[];
+  providerId: string;
 }
 
 /** One configured store: signature.keyStore or an entry of signature.userKeyStores. */
@@ -150,11 +151,14 @@ export class SigningKeyStores {
     return settings;
   }
 
-  /** The stores this user may use: its own (principal), its roles' (local), then the global one. */
+  /**
+   * The stores this user may use: its own (principal), its roles' (local), then the global one. A
+   * principal store is a user of Quire's own (`users`): an external provider's token names its user
+   * as the provider likes, and "alice" there is not alice here.
+   */
   private availableTo(user: KeyStoreUser): StoreSettings[] {
-    return this.configured().filter((s) =>
-      s.origin === 'global' ? true : s.origin === 'principal' ? user.userName !== '' && s.user === user.userName : s.roles.some((role) => user.roles.includes(role)),
-    );
+    const own = (s: StoreSettings) => user.providerId === '' && user.userName !== '' && s.user === user.userName;
+    return this.configured().filter((s) => (s.origin === 'global' ? true : s.origin === 'principal' ? own(s) : s.roles.some((role) => user.roles.includes(role))));
   }
 
   /**
