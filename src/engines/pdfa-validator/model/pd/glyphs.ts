@@ -446,7 +446,8 @@ export function cidSetListsAllGlyphs(doc: CosDocument, cidFont: CosDict, descrip
   if (maxCid > 1 << 20) return undefined;
   for (let cid = 0; cid < maxCid; cid++) {
     const gid = gidOf(cid);
-    const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || cid === 0);
+    // A glyph a TrueType subset has emptied is not present (veraPDF passes 6-3-3-2-t01-pass-a/b, whose CIDSet lists the used CIDs only).
+    const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || cid === 0) && p.hasOutline?.(gid) !== false;
     const bit = cid < bits.length * 8 && ((bits[cid >> 3] as number) & (0x80 >> (cid & 7))) !== 0;
     if (present && !bit) return false;
   }

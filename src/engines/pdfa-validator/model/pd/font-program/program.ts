@@ -16,6 +16,8 @@ export interface FontProgram {
   readonly builtinEncoding?: ReadonlyMap<number, string>;
   /** TrueType: the glyph index of a code in the (platform, encoding) cmap subtable; undefined when there is no such subtable. */
   cmapLookup?(platform: number, encoding: number, code: number): number | undefined;
+  /** TrueType: whether a glyph has outline data ('loca' gives it a non-empty 'glyf' range); a subset keeps the glyph count but empties the glyphs it drops. Undefined when unknown. */
+  hasOutline?(gid: number): boolean | undefined;
   /** CID-keyed CFF: CID → glyph index (from its charset). */
   readonly cidToGid?: ReadonlyMap<number, number>;
 }

@@ -64,6 +64,15 @@ export function readTrueType(data: Buffer): FontProgram {
       const advance = data.readUInt16BE(hmtx.offset + 4 * Math.min(gid, metrics - 1));
       return (advance * 1000) / unitsPerEm;
     },
+    hasOutline: (gid) => {
+      // 'loca' (short: offsets/2 as uint16, long: uint32; head.indexToLocFormat) has numGlyphs + 1 entries.
+      const loca = tables.get('loca');
+      const long = data.readInt16BE(head.offset + 50) === 1;
+      const size = long ? 4 : 2;
+      if (loca === undefined || gid >= numGlyphs || (gid + 2) * size > loca.length) return undefined;
+      const at = loca.offset + gid * size;
+      return long ? data.readUInt32BE(at + 4) > data.readUInt32BE(at) : data.readUInt16BE(at + 2) > data.readUInt16BE(at);
+    },
     cmapLookup: (platform, encoding, code) => {
       const at = subtables.get(`${platform},${encoding}`);
       return at === undefined ? undefined : cmapGlyph(data, at, cmapEnd, code);
