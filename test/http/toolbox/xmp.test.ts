@@ -93,10 +93,18 @@ describe('toolbox xmp', () => {
       { propertyName: 'beta', propertyType: 'Text', propertyCategory: 'external', propertyDescription: 'second', propertyValue: 'two' },
     ];
     const second = [{ propertyName: 'beta', propertyType: 'Integer', propertyCategory: 'external', propertyDescription: 'now a number', propertyValue: 2 }];
-    await toolboxOk(server.rest, session.token, uploaded.documentId, [
-      { xmp: { data: { value: b64(first) }, namespace: NAMESPACE } },
-      { xmp: { data: { value: b64(second) }, dataFormat: 'json', namespace: NAMESPACE } },
-    ]);
+    await toolboxOk(
+      server.rest,
+      session.token,
+      uploaded.documentId,
+      [
+        { xmp: { data: { value: b64(first) }, namespace: NAMESPACE } },
+        { xmp: { data: { value: b64(second) }, dataFormat: 'json', namespace: NAMESPACE } },
+        // The packet claims PDF/A-2 of a document that is not (no OutputIntent...): under the default
+        // pdfaEditProfile (removePdfaMetadata) the edit would drop the claim this test looks for.
+      ],
+      { settings: { pdfa: { pdfaEditProfile: 'noEditRestrictions' } } },
+    );
     const xmp = metadataStream(await download(uploaded.documentId))!;
     expect(xmp).toContain('<pdfaid:part>2</pdfaid:part>');
     expect(xmp).toContain('<rdf:li xml:lang="x-default">Kept title</rdf:li>');
