@@ -140,8 +140,10 @@ export function* glyphObjects(doc: CosDocument, font: CosDict, shown: ShownCodes
         guarded(() => {
           const gid = p.format === 'truetype' || p.cmapLookup !== undefined ? trueTypeGid(p, code, name, symbolic, nameOf(doc, font, 'Encoding')) : name === null ? 0 : p.gidOfName(name);
           if (gid === null) return {};
-          const present = gid !== undefined && gid < p.numGlyphs && (gid !== 0 || name === '.notdef');
-          return { name: gid === 0 || gid === undefined ? (name ?? '.notdef') : (name ?? null), isGlyphPresent: present, ...widthProp(p, present ? (gid as number) : undefined) };
+          // .notdef is glyph 0 in TrueType and CFF; a Type 1 program's glyphs are in CharStrings order, .notdef anywhere (2u 6-2-11-7-2-t01-pass-d has /H first).
+          const notdef = p.format === 'type1' ? p.gidOfName('.notdef') : 0;
+          const present = gid !== undefined && gid < p.numGlyphs && (gid !== notdef || name === '.notdef');
+          return { name: gid === notdef || gid === undefined ? (name ?? '.notdef') : (name ?? null), isGlyphPresent: present, ...widthProp(p, present ? (gid as number) : undefined) };
         }),
       );
     }
