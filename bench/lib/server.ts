@@ -51,7 +51,8 @@ export async function freePort(): Promise<number> {
 
 export async function startBenchServer(options: ServerOptions): Promise<BenchServer> {
   // --dist runs the server exactly as `npm start` does (same node flags); otherwise the sources through tsx.
-  const entry = options.dist ? startScriptArgs(options.root) : ['--import', 'tsx', 'src/main.ts'];
+  const start = startScript(options.root);
+  const entry = options.dist ? start.args : ['--import', 'tsx', 'src/main.ts'];
   if (options.dist && !existsSync(path.join(options.root, 'dist/main.js'))) {
     throw new Error('--dist given but dist/main.js does not exist: run `npm run build` first.');
   }
@@ -64,6 +65,7 @@ export async function startBenchServer(options: ServerOptions): Promise<BenchSer
     cwd: options.root,
     env: {
       ...process.env,
+      ...start.env,
       PORT: String(port),
       QUIRE_DATA_DIR: dataDir,
       QUIRE_SERVER__HOST: '127.0.0.1',
@@ -142,11 +144,16 @@ export async function startBenchServer(options: ServerOptions): Promise<BenchSer
   return server;
 }
 
-/** The node arguments of package.json's start script ("node <flags> dist/main.js"). */
-export function startScriptArgs(root: string): string[] {
+/** package.json's start script ("VAR=value … node <flags> dist/main.js"): its environment assignments and node arguments. */
+export function startScript(root: string): { env: Record<string, string>; args: string[] } {
   const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts?: { start?: string } };
   const words = (pkg.scripts?.start ?? 'node dist/main.js').trim().split(/\s+/);
-  return words[0] === 'node' ? words.slice(1) : ['dist/main.js'];
+  const env: Record<string, string> = {};
+  while (words.length > 0 && /^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  return { env, args: words[0] === 'node' ? words.slice(1) : ['dist/main.js'] };
 }
 
 /**
@@ -182,9 +189,9 @@ export interface BareServer {
  * `body` at the info path of `documentId`.
  */
 export async function startBareFastify(root: string, body: string, documentId: string): Promise<BareServer> {
-  const flags = startScriptArgs(root).slice(0, -1);
-  const args = [...flags, '--import', 'tsx', 'bench/bare-fastify.ts'];
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, BODY: body, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const start = startScript(root);
+  const args = [...start.args.slice(0, -1), '--import', 'tsx', 'bench/bare-fastify.ts'];
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...start.env, BODY: body, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the bare Fastify baseline did not start within 30 s:\n${output}`)), 30_000);
