@@ -3,8 +3,8 @@
  * Adobe TN 5176 Appendix A). Generated once from the MIT-licensed tables of fontkit (StandardEncoding, the
  * 391 CFF strings) and @cantoo/pdf-lib (WinAnsiEncoding, and the glyph names of Windows-1252, Symbol and
  * ZapfDingbats with their Unicode values: a partial Adobe Glyph List, 361 names); MacRomanEncoding from
- * the Mac OS Roman code page (TextDecoder 'macintosh') and those names. A name not in the partial list has
- * no known Unicode value here: whatever needs one is not-checked, never guessed.
+ * the Mac OS Roman code page (TextDecoder 'macintosh') and those names. The full Adobe Glyph List is
+ * Ghostscript's (engines/fonts/adobe-glyph-list.ts); this partial one adds the names it lacks.
  */
 export const STANDARD_ENCODING: readonly string[] = table(
   '. . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . space exclam quotedbl numbersign dollar percent ampersand quoteright parenleft parenright asterisk plus comma hyphen period slash zero one two three four five six seven eight nine colon semicolon less equal greater question at A B C D E F G H I J K L M N O P Q R S T U V W X Y Z bracketleft backslash bracketright asciicircum underscore quoteleft a b c d e f g h i j k l m n o p q r s t u v w x y z braceleft bar braceright asciitilde . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . exclamdown cent sterling fraction yen florin section currency quotesingle quotedblleft guillemotleft guilsinglleft guilsinglright fi fl . endash dagger daggerdbl periodcentered . paragraph bullet quotesinglbase quotedblbase quotedblright guillemotright ellipsis perthousand . questiondown . grave acute circumflex tilde macron breve dotaccent dieresis . ring cedilla . hungarumlaut ogonek caron emdash . . . . . . . . . . . . . . . . AE . ordfeminine . . . . Lslash Oslash OE ordmasculine . . . . . ae . . . dotlessi . . lslash oslash oe germandbls . . . .',
