@@ -6,15 +6,10 @@
  * how veraPDF decides `toUnicode` for such a glyph. Read once per collection on first use, bounded in bytes and
  * entries; undefined when the file is not on this machine (the glyph's Unicode is then unknown, not absent).
  */
-import { readDataFileSync } from '../../../fonts/read-data-file.js';
-import { DEFAULT_COS_LIMITS } from '../../cos/index.js';
-import { newParseEnv } from '../../cos/parser.js';
-import { increment, parseCMapBytes } from './cmap.js';
+import { increment, readCMapFile } from './cmap.js';
 
 export const ADOBE_CJK_ORDERINGS: readonly string[] = ['GB1', 'CNS1', 'Japan1', 'Korea1'];
 
-/** The largest of the four is ~300 KB. */
-const MAX_FILE_BYTES = 2_097_152;
 /** CIDs are 16-bit: a range reaching past 65,535 is cut there. */
 const MAX_CID = 0xffff;
 
@@ -29,9 +24,7 @@ export function adobeUcs2(ordering: string): ReadonlyMap<number, string> | undef
 function readUcs2(ordering: string): ReadonlyMap<number, string> | undefined {
   const name = `Adobe-${ordering}-UCS2`;
   for (const file of [`/usr/share/poppler/cMap/Adobe-${ordering}/${name}`, `/var/lib/ghostscript/CMap/${name}`]) {
-    const data = readDataFileSync(file, MAX_FILE_BYTES);
-    if (data === undefined) continue;
-    const parsed = parseCMapBytes(data, newParseEnv(DEFAULT_COS_LIMITS));
+    const parsed = readCMapFile(file);
     if (parsed === null) continue;
     const map = new Map<number, string>();
     for (const m of parsed.mappings) {

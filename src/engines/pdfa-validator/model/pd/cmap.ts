@@ -2,10 +2,12 @@
  * CMaps as the glyph checks read them (ISO 32000-1 9.7.5, 9.10.3; Adobe TN 5014/5411): how a Type 0 font's
  * strings split into codes (codespace ranges), which CID a code selects (cidrange/cidchar), and what Unicode
  * text a ToUnicode CMap gives a code (bfchar/bfrange). Read with the content tokenizer, bounded in entries.
- * A predefined CMap other than Identity-H/V is not tabled here: its codes are unknown (null).
+ * Predefined CMaps other than Identity-H/V come from poppler-data's files (predefined-cmap.ts); without them, unknown (null).
  */
 import type { CosDocument, CosStream, CosValue, ParseEnv } from '../../cos/index.js';
-import { contentTokens } from '../../cos/index.js';
+import { readDataFileSync } from '../../../fonts/read-data-file.js';
+import { contentTokens, DEFAULT_COS_LIMITS } from '../../cos/index.js';
+import { newParseEnv } from '../../cos/parser.js';
 
 /** Entries of all sections of one CMap read at most. */
 const MAX_ENTRIES = 100_000;
@@ -51,12 +53,27 @@ const IDENTITY: TypeZeroCMap = {
 
 /** A Type 0 font's /Encoding as a CMap, or null when it is not known here. */
 export function typeZeroCMap(doc: CosDocument, encoding: CosValue | undefined): TypeZeroCMap | null {
-  if (encoding?.kind === 'name') return encoding.value === 'Identity-H' || encoding.value === 'Identity-V' ? IDENTITY : null;
+  if (encoding?.kind === 'name') {
+    if (encoding.value === 'Identity-H' || encoding.value === 'Identity-V') return IDENTITY;
+    const predefined = predefinedCMap(encoding.value);
+    return predefined === undefined ? null : cmapOf(predefined.ranges, predefined.mappings);
+  }
   if (encoding?.kind !== 'stream') return null;
-  if (encoding.dict.entries.has('UseCMap')) return null;
   const parsed = parseCMap(doc, encoding);
-  if (parsed === null || parsed.ranges.length === 0) return null;
-  const { ranges, mappings } = parsed;
+  if (parsed === null) return null;
+  // /UseCMap (a predefined CMap's name; a stream is not followed): its ranges and mappings under this one's, which win.
+  const use = doc.resolve(encoding.dict.entries.get('UseCMap'));
+  const useName = use?.kind === 'name' ? use.value : use === undefined || use.kind === 'null' ? parsed.useCMap : null;
+  if (useName === null) return null;
+  const base = useName === undefined ? undefined : predefinedCMap(useName);
+  if (useName !== undefined && base === undefined) return null;
+  const ranges = [...parsed.ranges, ...(base?.ranges ?? [])];
+  if (ranges.length === 0) return null;
+  return cmapOf(ranges, [...parsed.mappings, ...(base?.mappings ?? [])]);
+}
+
+function cmapOf(ranges: readonly CodeRange[], mappings: readonly Mapping[]): TypeZeroCMap {
+  const table = cidTable(mappings);
   return {
     codes: (bytes) => {
       const out: number[] = [];
@@ -81,6 +98,7 @@ export function typeZeroCMap(doc: CosDocument, encoding: CosValue | undefined): 
     },
     cid: (code) => {
       if (code < 0) return code;
+      if (table !== null) return table.get(code) ?? 0;
       for (const m of mappings) if (code >= m.lo && code <= m.hi && m.cid !== undefined) return m.cid + (code - m.lo);
       return 0;
     },
@@ -126,17 +144,25 @@ function utf16(bytes: Buffer): string {
   return s;
 }
 
-function parseCMap(doc: CosDocument, stream: CosStream): { ranges: CodeRange[]; mappings: Mapping[] } | null {
+export interface ParsedCMap {
+  ranges: CodeRange[];
+  mappings: Mapping[];
+  /** The CMap named by `/Name usecmap`, whose ranges and mappings this one extends. */
+  useCMap?: string;
+}
+
+function parseCMap(doc: CosDocument, stream: CosStream): ParsedCMap | null {
   const decoded = doc.decodeStream(stream);
   return decoded.ok ? parseCMapBytes(decoded.data, doc.env) : null;
 }
 
 /** A CMap's codespace ranges and mappings from its bytes (a stream's, or a predefined CMap file's); null past MAX_ENTRIES. */
-export function parseCMapBytes(data: Buffer, env: ParseEnv): { ranges: CodeRange[]; mappings: Mapping[] } | null {
+export function parseCMapBytes(data: Buffer, env: ParseEnv): ParsedCMap | null {
   const ranges: CodeRange[] = [];
   const mappings: Mapping[] = [];
   let operands: CosValue[] = [];
   let section = '';
+  let useCMap: string | undefined;
   const code = (v: CosValue | undefined): { value: number; length: number } | null =>
     v?.kind === 'string' && v.bytes.length >= 1 && v.bytes.length <= 4 ? { value: v.bytes.readUIntBE(0, v.bytes.length), length: v.bytes.length } : null;
   for (const token of contentTokens(data, env)) {
@@ -176,7 +202,52 @@ export function parseCMapBytes(data: Buffer, env: ParseEnv): { ranges: CodeRange
     const op = token.name;
     if (op.startsWith('begin') && op !== 'begin' && op !== 'begincmap') section = op.slice(5);
     else if (op.startsWith('end') && op !== 'end' && op !== 'endcmap') section = '';
+    else if (op === 'usecmap' && operands.at(-1)?.kind === 'name') useCMap = (operands.at(-1) as { value: string }).value;
     operands = [];
   }
-  return { ranges, mappings };
+  return { ranges, mappings, ...(useCMap === undefined ? {} : { useCMap }) };
+}
+
+/** The Adobe collections poppler-data keeps predefined CMaps for (ISO 32000-1 9.7.5.2 Table 118), one folder each. */
+const CMAP_FOLDERS = ['Adobe-GB1', 'Adobe-CNS1', 'Adobe-Japan1', 'Adobe-Korea1'];
+/** The largest predefined CMap is ~300 KB. */
+const MAX_CMAP_BYTES = 2_097_152;
+const predefined = new Map<string, ParsedCMap | undefined>();
+
+/**
+ * A predefined CMap (e.g. 90ms-RKSJ-H) from Debian's poppler-data (Adobe's files, BSD-3-Clause), with what its
+ * `usecmap` chain adds (at most 4 deep); read once per name on first use; undefined when it is not on this machine.
+ */
+export function predefinedCMap(name: string, depth = 0): ParsedCMap | undefined {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name) || name.includes('..') || depth > 4) return undefined;
+  if (predefined.has(name)) return predefined.get(name);
+  let found: ParsedCMap | undefined;
+  for (const folder of CMAP_FOLDERS) {
+    const parsed = readCMapFile(`/usr/share/poppler/cMap/${folder}/${name}`);
+    if (parsed === null) continue;
+    const base = parsed.useCMap === undefined ? undefined : predefinedCMap(parsed.useCMap, depth + 1);
+    if (parsed.useCMap !== undefined && base === undefined) break;
+    found = { ranges: [...parsed.ranges, ...(base?.ranges ?? [])], mappings: [...parsed.mappings, ...(base?.mappings ?? [])] };
+    break;
+  }
+  predefined.set(name, found);
+  return found;
+}
+
+/** A CMap file another package installs, bounded in bytes (and in entries by parseCMapBytes); null when missing or unreadable. */
+export function readCMapFile(file: string): ParsedCMap | null {
+  const data = readDataFileSync(file, MAX_CMAP_BYTES);
+  return data === undefined ? null : parseCMapBytes(data, newParseEnv(DEFAULT_COS_LIMITS));
+}
+
+/** Code → CID for a large CMap (a predefined one has up to ~14,000 entries), the first mapping of a code winning; null when small or too wide to expand. */
+function cidTable(mappings: readonly Mapping[]): Map<number, number> | null {
+  if (mappings.length < 64) return null;
+  const table = new Map<number, number>();
+  for (const m of mappings) {
+    if (m.cid === undefined) continue;
+    if (m.hi - m.lo > 1 << 20 || table.size > 1 << 20) return null;
+    for (let code = m.lo; code <= m.hi; code++) if (!table.has(code)) table.set(code, m.cid + (code - m.lo));
+  }
+  return table;
 }
