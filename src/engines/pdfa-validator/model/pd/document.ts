@@ -82,7 +82,7 @@ export function* outputIntentObjects(doc: CosDocument): Generator<LocatedObject>
     const stream = streamOf(doc, profileRef);
     if (stream === undefined) continue;
     const header = iccHeader(doc, stream);
-    // An undecodable profile: its facts are unknown, so they stay unimplemented (not-checked), never null.
+    // A profile this reader cannot decode (filter, budget): its facts are unknown, so they stay not-checked; corrupt data gives nulls.
     const facts = header === undefined ? {} : { colorSpace: header.colorSpace, deviceClass: header.deviceClass, version: header.version };
     yield modelObject(T.outputProfile, pathOf(profileRef, `${path}/DestOutputProfile`), { S, N: iccComponents(doc, stream), ...facts });
   }

@@ -17,10 +17,12 @@ export interface IccHeader {
 
 const HEADER_BYTES = 128;
 
-/** Properties of the profile stream: null values when it cannot be decoded (then the caller leaves them unimplemented). */
+/** Properties of the profile stream: null values when it is too short or its data is corrupt; undefined when it cannot be decoded here. */
 export function iccHeader(doc: CosDocument, stream: CosStream): IccHeader | undefined {
   const decoded = doc.decodeStream(stream);
-  if (!decoded.ok) return undefined;
+  // Corrupt filtered data (zlib rejects it) is no profile at all: its header facts are null, as for a short one. A filter
+  // this reader lacks, or the decode budget, leaves them unknown (undefined: the caller leaves them not-checked).
+  if (!decoded.ok) return decoded.reason === 'corrupt' ? { deviceClass: null, colorSpace: null, version: null } : undefined;
   const data = decoded.data;
   if (data.length < HEADER_BYTES) return { deviceClass: null, colorSpace: null, version: null };
   return {
