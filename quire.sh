@@ -11,6 +11,9 @@ cd "$(dirname "$0")"
 # Debian packages the server and its tests need (grows with the engines; see docs/ARCHITECTURE.md).
 APT_PACKAGES=(
   qpdf poppler-utils unzip zip ghostscript
+  # The Adobe CMaps (UCS2 and predefined CJK encodings, BSD-3) the PDF/A validator reads for glyph Unicode
+  # values; a Recommends of poppler that --no-install-recommends would leave out.
+  poppler-data
   # Office conversion: the three -nogui LibreOffice applications, driven over UNO by Debian's Python.
   libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno
   # HTML, text and e-mail rendering.
