@@ -1,12 +1,9 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { PdfRewriter } from '../pdf/rewriter.js';
-import { IN_PROCESS_BYTES } from '../signature/document.js';
+import { IN_PROCESS_BYTES, IN_PROCESS_LIMITS } from '../signature/document.js';
 
 /** What the document transaction's protection steps (operations/transaction/protection.ts) ask of the PDF tool. */
 type ProtectionTool = Pick<PdfRewriter, 'isEncrypted' | 'decrypt' | 'repaired' | 'copyEncryption'>;
-
-/** Limits of the in-process read (as the signature engine's): reaching one sends the file to qpdf. */
-const LIMITS = { maxFileBytes: IN_PROCESS_BYTES, maxObjects: 200_000, maxTokens: 5_000_000, maxDecodedStreamBytes: 32 * 1024 * 1024, maxTotalDecodedBytes: 64 * 1024 * 1024 };
 
 /**
  * The PDF tool of the barcode transaction: qpdf's (PdfRewriter), except that `repaired` first asks
@@ -48,7 +45,7 @@ export async function readsCleanly(file: string): Promise<boolean> {
   const [{ openCosBytes, dictOf }, { cleanlyRead, cosPageRefs }] = await Promise.all([import('../pdfa-validator/cos/index.js'), import('../signature/cos-objects.js')]);
   const bytes = await readFile(file);
   if (bytes.length > IN_PROCESS_BYTES) return false;
-  const cos = openCosBytes(bytes, LIMITS);
+  const cos = openCosBytes(bytes, IN_PROCESS_LIMITS);
   if (!cleanlyRead(cos)) return false;
   const pages = cosPageRefs(cos);
   if (!pages) return false;

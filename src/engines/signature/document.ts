@@ -70,7 +70,7 @@ async function readTail(file: string): Promise<{ size: number; startxref: number
 export const IN_PROCESS_BYTES = 8 * 1024 * 1024;
 
 /** Limits of the in-process read: a signable small file needs far less; reaching one sends the file to qpdf. */
-const IN_PROCESS_LIMITS = { maxFileBytes: IN_PROCESS_BYTES, maxObjects: 200_000, maxTokens: 5_000_000, maxDecodedStreamBytes: 32 * 1024 * 1024, maxTotalDecodedBytes: 64 * 1024 * 1024 };
+export const IN_PROCESS_LIMITS = { maxFileBytes: IN_PROCESS_BYTES, maxObjects: 200_000, maxTokens: 5_000_000, maxDecodedStreamBytes: 32 * 1024 * 1024, maxTotalDecodedBytes: 64 * 1024 * 1024 };
 
 /** Reads what `writeSignatureUpdate` needs. `call` carries the deadline and cancellation of the qpdf runs. */
 export async function readSignableDocument(
