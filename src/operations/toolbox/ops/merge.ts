@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { QuireError } from '../../../core/errors.js';
-import { fileTypeByKey } from '../../../core/file-types.js';
+import { describeType, fileTypeByKey } from '../../../core/file-types.js';
 import { ArchiveError } from '../../../engines/archive/index.js';
 import { PdfEngineError } from '../../../engines/pdf/errors.js';
 import { hasXfa } from '../../../engines/pdf/structure/catalog-edit.js';
@@ -48,12 +48,12 @@ export const mergeOperation: ToolboxOperation<MergeOptions> = {
       let base: string;
       if (options.sourceIsZip) {
         if (input.type.key !== 'zip') {
-          throw new QuireError('PARAMETER', `Invalid parameter ${field}.sourceIsZip: the document is ${describe(input)}, not a ZIP archive of PDFs.`);
+          throw new QuireError('PARAMETER', `Invalid parameter ${field}.sourceIsZip: the document is ${describeType(input.type)}, not a ZIP archive of PDFs.`);
         }
         base = await zipAsBase(input, context, field);
       } else {
         if (input.type.key !== 'pdf') {
-          throw new QuireError('INVALID_PDF', `${field}: merge works on PDFs and the document is ${describe(input)} (set sourceIsZip for a ZIP of PDFs).`);
+          throw new QuireError('INVALID_PDF', `${field}: merge works on PDFs and the document is ${describeType(input.type)} (set sourceIsZip for a ZIP of PDFs).`);
         }
         base = input.path;
       }
@@ -183,7 +183,7 @@ async function collectSources(data: MergeFileData, context: ToolboxContext, fiel
   return Promise.all(
     documents.map(async (document, i) => {
       const name = `${label}.value: document ${ids[i]} (${JSON.stringify(document.fileName)})`;
-      if (document.type.key !== 'pdf') throw new QuireError('PARAMETER', `Invalid parameter ${name} is ${document.type.key === 'unknown' ? 'of unknown type' : `a ${document.type.key}`}, not a PDF.`);
+      if (document.type.key !== 'pdf') throw new QuireError('PARAMETER', `Invalid parameter ${name} is ${describeType(document.type)}, not a PDF.`);
       return { ...(await unlock(document.path, document.password ?? '', context, name)), title: document.fileName.replace(/\.pdf$/i, ''), label: name };
     }),
   );
@@ -210,8 +210,4 @@ async function unlock(file: string, password: string, context: ToolboxContext, n
 function archiveLimits(context: ToolboxContext) {
   const bytes = context.maxResultBytes > 0 ? { maxEntryBytes: context.maxResultBytes, maxTotalBytes: context.maxResultBytes } : {};
   return { maxEntries: MAX_SOURCES, ...bytes };
-}
-
-function describe(input: WorkFile): string {
-  return input.type.key === 'unknown' ? 'of unknown type' : `a ${input.type.key}`;
 }
