@@ -32,6 +32,9 @@ APT_PACKAGES=(
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-deu tesseract-ocr-fra tesseract-ocr-ita tesseract-ocr-spa
   # Benchmark only (bench/ocr.ts): OCRmyPDF, the comparison of the ocr web service's throughput.
   ocrmypdf
+  # Cluster mode (docs/cluster.md): Redis holds the shared state and the BullMQ queue; HAProxy balances the
+  # nodes that `./quire.sh cluster` and the cluster tests start on loopback.
+  redis-server haproxy
 )
 
 log() { printf '\033[1m[quire]\033[0m %s\n' "$*" >&2; }
