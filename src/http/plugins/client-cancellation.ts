@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { withCancellation } from '../../core/cancellation.js';
+import { holdCancellationScope, withCancellation } from '../../core/cancellation.js';
 import { QuireError } from '../../core/errors.js';
 import { isWebservice } from '../../core/webservices.js';
 import { INTERNAL_SESSION_HEADER } from './internal-calls.js';
@@ -30,8 +30,16 @@ export function registerClientCancellation(app: FastifyInstance, options: { rest
       if (response.writableFinished) return;
       controller.abort(new QuireError('CALL_CANCELLED', 'The client closed the connection before the answer; the call was cancelled and nothing was changed.'));
     };
-    if (response.destroyed) cancel();
-    else response.once('close', cancel);
+    // The handler goes on after `done` returns: the scope stays open until the response ends. After
+    // an early close the document transaction the handler is in holds its own scope (with the
+    // call's signal, now aborted), so its engines still see the cancellation.
+    const release = holdCancellationScope();
+    response.once('finish', release);
+    response.once('close', release);
+    if (response.destroyed) {
+      cancel();
+      release();
+    } else response.once('close', cancel);
     // The rest of the hook chain and the handler run synchronously from `done`, so inside the scope.
     withCancellation(controller.signal, done);
   });
