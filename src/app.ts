@@ -41,6 +41,7 @@ import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
+import { portalRoutes } from './http/routes/portal.js';
 import type { WebServices } from './operations/webservices.js';
 import type { DocumentArchives } from './operations/documents/archives.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
@@ -106,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandling(app, { debug: config.server.debug });
   registerClientErrors(app, responses);
-  registerSecurityHeaders(app);
+  registerSecurityHeaders(app, { contextPath: config.server.contextPath, restBase: config.server.restBase });
   registerBodyDrain(app, { maxBytes: config.server.drainLimit, timeoutMs: config.server.drainTimeoutMs });
   registerSlowClientGuard(app, {
     requestTimeoutMs: config.server.requestTimeoutMs,
@@ -160,6 +161,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     { prefix: config.server.restBase },
   );
+  if (config.server.portal.enabled) {
+    await app.register(portalRoutes, { contextPath: config.server.contextPath, restBase: config.server.restBase, directory: config.server.portal.directory });
+  }
   return app;
 }
 

@@ -44,6 +44,8 @@ export interface Config {
     uploadRateWindowMs: number;
     drainLimit: number;
     drainTimeoutMs: number;
+    /** The web portal (http/routes/portal.ts); directory absolute, '' = the installation's dist/portal. */
+    portal: { enabled: boolean; directory: string };
   };
   /** The HTTPS listener (server-https.ts); key store paths as configured (relative = in <dataDir>/keystore). */
   https: RawConfig['https'];
@@ -291,6 +293,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       uploadRateWindowMs: Math.round(raw.server.uploadRateWindow * 1000),
       drainLimit: parseSize(raw.server.drainLimit),
       drainTimeoutMs: Math.round(raw.server.drainTimeout * 1000),
+      portal: { enabled: raw.server.portal.enabled, directory: raw.server.portal.directory === '' ? '' : path.resolve(cwd, raw.server.portal.directory) },
     },
     https: raw.https,
     log: { level: raw.log.level, console: raw.log.console, retentionDays: raw.log.retentionDays },

@@ -166,6 +166,13 @@ export const ConfigSchema = Type.Object(
           description: `body bytes read and discarded after an early refusal so the client can read the answer; then the connection is closed; in ${SIZE_FORMAT}`,
         }),
         drainTimeout: Type.Number({ minimum: 0, default: 5, description: 'seconds the discarded body of an early refusal may take before the connection is closed' }),
+        portal: Type.Object(
+          {
+            enabled: Type.Boolean({ default: true, description: 'serve the web portal at <contextPath>/ and Swagger UI at <contextPath>/api-docs/' }),
+            directory: Type.String({ default: '', description: "the built portal (index.html and assets/); '' = dist/portal of this installation (npm run build)" }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

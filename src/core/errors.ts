@@ -280,6 +280,16 @@ export const Errors = {
     status: 503,
     description: "ocr: the language's Tesseract data is not installed on this server (docs/ocr.md names the Debian package). Nothing was changed.",
   },
+  PORTAL_NOT_BUILT: {
+    errorCode: -210,
+    status: 404,
+    description: 'The web portal is not built on this server (npm run build writes dist/portal; server.portal.directory names another folder). The REST interface is unaffected.',
+  },
+  THUMBNAIL_UNSUPPORTED: {
+    errorCode: -211,
+    status: 400,
+    description: 'The document has no page thumbnail: it is not a PDF (the portal shows its type instead).',
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof Errors;
