@@ -90,8 +90,14 @@ export interface Config {
   toolbox: { timeoutMs: number; printCommand: string[]; memoryScratchDir: string; memoryScratchBudget: number };
   users: UserEntry[];
   oauth: { providers: OAuthProviderConfig[] };
-  /** Stored and shown by the administration; the server runs alone whatever it says. */
-  cluster: { mode: 'single' | 'cluster' };
+  /** single: embedded stores; cluster: Redis-backed stores (storage/redis) on `redis`, the data dir shared. */
+  cluster: {
+    mode: 'single' | 'cluster';
+    redis: { url: string; keyPrefix: string; commandTimeoutMs: number };
+    secretKey: string;
+    /** This node (src/cluster): its name, role and address, and its heartbeat. */
+    node: { id: string; role: 'all' | 'api' | 'worker'; address: string; heartbeatIntervalMs: number; missedHeartbeats: number };
+  };
   /** webPDF's portal settings, kept as written (Quire has no portal). */
   portal: PortalConfig;
   /** The trust store (the file is <dataDir>/keys/truststore; `file` is its name as given, '' = none). */
@@ -386,7 +392,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     },
     users: raw.users.map((u) => ({ name: u.name, password: u.password, roles: [...new Set(u.roles)] })),
     oauth: { providers: raw.oauth.providers },
-    cluster: { mode: raw.cluster.mode },
+    cluster: {
+      mode: raw.cluster.mode,
+      redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000) },
+      secretKey: raw.cluster.secretKey,
+      node: { ...raw.cluster.node, heartbeatIntervalMs: Math.round(raw.cluster.node.heartbeatInterval * 1000) },
+    },
     portal: structuredClone(raw.portal),
     truststore: { file: raw.truststore.file, password: raw.truststore.password },
     keystore: { type: raw.keystore.type },

@@ -430,7 +430,34 @@ export const ConfigSchema = Type.Object(
     users: Type.Array(UserSchema, { default: [] }),
     oauth: Type.Object({ providers: Type.Array(OAuthProviderSchema, { default: [] }) }, { additionalProperties: false, default: {} }),
     cluster: Type.Object(
-      { mode: Type.Enum(['single', 'cluster'], { default: 'single', description: 'stored and shown; the server runs alone whatever it says (cluster mode is a later issue)' }) },
+      {
+        mode: Type.Enum(['single', 'cluster'], {
+          default: 'single',
+          description: 'single: the embedded stores in the data dir; cluster: sessions, document index, locks and counters in Redis, the data dir a shared mount',
+        }),
+        redis: Type.Object(
+          {
+            url: Type.String({ minLength: 1, default: 'redis://127.0.0.1:6379', description: 'the Redis every node of the cluster uses (redis:// or rediss://, user and password in the URL)' }),
+            keyPrefix: Type.String({ default: 'quire:', description: 'put in front of every key, so several installations can share one Redis' }),
+            commandTimeout: Type.Number({ minimum: 0.1, default: 5, description: 'seconds a Redis command (and the connection) may take; past it the call gets 503 (-91)' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+        secretKey: Type.String({
+          default: '',
+          description: "encrypts remembered passwords and unlocked key stores kept in Redis (AES-256-GCM); '' = generated once into <dataDir>/keys/cluster-secret on the shared data dir",
+        }),
+        node: Type.Object(
+          {
+            id: Type.String({ default: '', description: "this node's name in the cluster, unique; '' = <host name>:<port>" }),
+            role: Type.Enum(['all', 'api', 'worker'], { default: 'all', description: 'all: API, engines and queue; api: API only, no warm engines, no queue consumers; worker: engines and queue, only health and metrics on HTTP' }),
+            address: Type.String({ default: '', description: "where this node is reached, shown in admin/cluster/status; '' = http://<server.host>:<port>" }),
+            heartbeatInterval: Type.Number({ minimum: 0.1, maximum: 60, default: 2, description: 'seconds between two heartbeats of this node in Redis' }),
+            missedHeartbeats: Type.Integer({ minimum: 2, maximum: 100, default: 3, description: 'heartbeats a node may miss before the others see it as lost (its document locks are released then)' }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
+      },
       { additionalProperties: false, default: {} },
     ),
     portal: PortalSchema,

@@ -110,6 +110,12 @@ export const Errors = {
   PROCESSING_TIMEOUT: { errorCode: -93, status: 400, description: 'Processing the document took longer than the configured time limit; it is too complex or malformed.' },
   UNSUPPORTED_ENCRYPTION: { errorCode: -94, status: 400, description: 'The PDF uses an encryption handler other than passwords or certificates (e.g. a DRM plug-in).' },
   SHUTTING_DOWN: { errorCode: -90, status: 503, description: 'The server is shutting down and accepts no new work.' },
+  STORE_UNAVAILABLE: {
+    errorCode: -91,
+    status: 503,
+    description:
+      'Cluster mode: the shared store (Redis, cluster.redis.url) cannot be reached, is still loading, or did not answer within cluster.redis.commandTimeout; retry after the Retry-After seconds.',
+  },
   CONVERSION_UNSUPPORTED: { errorCode: -101, status: 400, description: 'The converter cannot convert this type of document (the message names the type); `fileExtension` can force another type.' },
   CONVERSION_FAILED: { errorCode: -102, status: 400, description: 'The engine could not convert the document: it is damaged or not what its type claims. The message says what the engine reported.' },
   OFFICE_PASSWORD: { errorCode: -103, status: 400, description: 'The Office document is password protected and `accessPassword` is missing or wrong.' },
