@@ -163,3 +163,13 @@ function watchState(client: RedisClient, options: OpenRedisOptions): void {
     options.log?.info({ redis: options.name }, 'Redis connection restored');
   });
 }
+
+/** Runs a MULTI (connection failures as StoreUnavailableError) and returns its replies; a command's own error is thrown. */
+export async function execMulti(multi: ReturnType<RedisClient['multi']>): Promise<unknown[]> {
+  const replies = await redisCall(() => multi.exec());
+  if (replies === null) throw new Error('Redis discarded the transaction');
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}
