@@ -31,7 +31,7 @@ export class RedisSessionStore implements SessionStore {
 
   async get(id: string): Promise<Session | undefined> {
     const [record, access] = await redisCall(() => this.redis.mget(sessionKey(id), accessKey(id)));
-    return record ? withAccess(record, access) : undefined;
+    return record ? withAccess(record, access ?? null) : undefined;
   }
 
   async put(session: Session): Promise<void> {
