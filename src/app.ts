@@ -39,11 +39,13 @@ import { authenticationRoutes } from './http/routes/authentication.js';
 import type { SignatureService } from './operations/signature/signature-service.js';
 import { documentOperationRoutes } from './http/routes/document-operations.js';
 import { documentRoutes } from './http/routes/documents.js';
+import { documentThumbnailRoutes } from './http/routes/document-thumbnails.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { portalRoutes } from './http/routes/portal.js';
 import type { WebServices } from './operations/webservices.js';
 import type { DocumentArchives } from './operations/documents/archives.js';
+import type { DocumentThumbnails } from './operations/documents/thumbnails.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
 import type { DocumentProtection } from './operations/documents/protection.js';
@@ -58,6 +60,8 @@ export interface AppDeps {
   describer: DocumentDescriber;
   protection: DocumentProtection;
   archives: DocumentArchives;
+  /** Page thumbnails of stored PDFs (the portal's document list). */
+  thumbnails: DocumentThumbnails;
   /** The services of the registered web-service modules (operations/webservices.ts). */
   webservices: WebServices;
   build: BuildInfo;
@@ -147,6 +151,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         archives: deps.archives,
         restBase: config.server.restBase,
       });
+      await rest.register(documentThumbnailRoutes, { thumbnails: deps.thumbnails });
       await rest.register(webServiceRoutes, { services: deps.webservices, restBase: config.server.restBase });
       await rest.register(adminSessionRoutes, { sessions: deps.sessions, documents: deps.documents });
       await rest.register(adminServerRoutes, admin);

@@ -25,6 +25,8 @@ import { Webhooks } from './operations/jobs/webhooks.js';
 import { WorkQueue } from './operations/queue/work-queue.js';
 import { FileQueueStore } from './storage/queue/file-queue-store.js';
 import { DocumentArchives } from './operations/documents/archives.js';
+import { DocumentThumbnails } from './operations/documents/thumbnails.js';
+import { PdfRewriter } from './engines/pdf/rewriter.js';
 import { RememberedCredentials } from './operations/documents/credentials.js';
 import { DocumentDescriber } from './operations/documents/describe.js';
 import { DocumentService } from './operations/documents/document-service.js';
@@ -215,6 +217,13 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   sessions.onEnd((sessionId) => describer.forgetSession(sessionId));
   const protection = new DocumentProtection(documents, describer, pdf, credentials);
   const archives = new DocumentArchives(documents, documentStore, config.documents.archive);
+  const thumbnails = new DocumentThumbnails({
+    documents,
+    credentials,
+    pdf: new PdfRewriter({ qpdf: engines.qpdf, timeoutMs: config.documents.toolTimeoutMs }),
+    poppler: engines.poppler,
+    toolTimeoutMs: config.documents.toolTimeoutMs,
+  });
   const memoryScratch = await MemoryScratch.open({ dir: config.toolbox.memoryScratchDir, budgetBytes: config.toolbox.memoryScratchBudget });
   // Every registered web-service module's service (operations/webservices.ts).
   const webservices = createWebServices({ config, documents, credentials, engines, memoryScratch });
@@ -252,7 +261,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const webhooks = await Webhooks.open(base);
   queue.register(webhooks.handler());
   const internalSecret = randomBytes(32).toString('hex');
-  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, webservices, build, admin, queue, webhooks, internalSecret, draining });
+  const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, thumbnails, webservices, build, admin, queue, webhooks, internalSecret, draining });
   queue.register(jobHandler({ config, documents, queue, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret) }));
   const stopServices = async () => {
     // Running jobs finish first (they need the engines); sessions that expire now queue their deletion for the next start.
