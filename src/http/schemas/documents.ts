@@ -68,6 +68,27 @@ export function toDocumentFile(record: DocumentRecord, locked = false, descripti
   return file;
 }
 
+/** The JSON text of a metadata object, made once: its object is cached per content file and not changed. */
+const metadataText = new WeakMap<object, string>();
+
+/**
+ * `toDocumentFile` as JSON text, byte for byte what `JSON.stringify` makes of it, with the metadata
+ * (the last member, ~90 % of the text for a PDF) serialized once per metadata object instead of on
+ * every `GET info`: that stringify was ~10 % of the most frequent call's CPU.
+ */
+export function documentFileText(record: DocumentRecord, locked = false, description?: DocumentDescription): string {
+  const metadata = description?.metadata;
+  const file = toDocumentFile(record, locked, description === undefined ? undefined : { ...description, metadata: undefined });
+  if (!metadata) return JSON.stringify(file);
+  let text = metadataText.get(metadata);
+  if (text === undefined) {
+    text = JSON.stringify(metadata);
+    metadataText.set(metadata, text);
+  }
+  const head = JSON.stringify(file);
+  return `${head.slice(0, -1)},"metadata":${text}}`;
+}
+
 /** Both client shapes: TS sends Document_FileUpdate {fileName, parentDocumentId}, Java the whole Document_File. */
 export const DocumentRename = Type.Object(
   { fileName: Type.String({ minLength: 1, maxLength: 1024, description: 'the new name, without extension' }) },
