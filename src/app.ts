@@ -23,7 +23,7 @@ import { compileValidatorsOnFirstUse, serializersOnFirstUse } from './http/plugi
 import { adminDlqRoutes } from './http/routes/admin-dlq.js';
 import { jobRoutes } from './http/routes/jobs.js';
 import type { Webhooks } from './operations/jobs/webhooks.js';
-import type { WorkQueue } from './operations/queue/work-queue.js';
+import type { BackgroundQueue } from './operations/queue/background-queue.js';
 import { adminConfigurationRoutes } from './http/routes/admin-configuration.js';
 import { adminDatastoreRoutes } from './http/routes/admin-datastore.js';
 import { adminLogRoutes } from './http/routes/admin-logs.js';
@@ -67,7 +67,7 @@ export interface AppDeps {
   build: BuildInfo;
   admin: AdminServices;
   /** The durable work queue (async jobs, webhooks, the replay queue). */
-  queue: WorkQueue;
+  queue: BackgroundQueue;
   webhooks: Webhooks;
   /** Per-process secret of replayed job calls (see http/plugins/internal-calls.ts). */
   internalSecret: string;

@@ -5,14 +5,14 @@ import type { DocumentService } from '../../operations/documents/document-servic
 import { toJobView } from '../../operations/jobs/job-view.js';
 import { JOB, type JobPayload } from '../../operations/jobs/payloads.js';
 import type { Webhooks } from '../../operations/jobs/webhooks.js';
-import type { WorkQueue } from '../../operations/queue/work-queue.js';
+import type { BackgroundQueue } from '../../operations/queue/background-queue.js';
 import { Job } from '../schemas/jobs.js';
 import { ref } from '../schemas/shared.js';
 import { INTERNAL_SESSION_HEADER } from './internal-calls.js';
 
 export interface AsyncCallsOptions {
   restBase: string;
-  queue: WorkQueue;
+  queue: BackgroundQueue;
   webhooks: Webhooks;
   documents: DocumentService;
 }

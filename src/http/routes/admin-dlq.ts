@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
-import type { WorkQueue } from '../../operations/queue/work-queue.js';
+import type { BackgroundQueue } from '../../operations/queue/background-queue.js';
 import { DLQ_DEFAULTS, DlqCleanUpResponse, DlqEntry, DlqIdParams, DlqListQuery, DlqPurgeQuery, DlqRequeueQuery, toDlqEntry } from '../schemas/admin-dlq.js';
 import { ref } from '../schemas/shared.js';
 
@@ -12,7 +12,7 @@ const tags = ['administration'];
  * deliveries whose attempts are used up, jobs that cannot complete — listed, deleted, purged (with an
  * archive) or put back to PENDING. Admin only.
  */
-export const adminDlqRoutes: FastifyPluginAsyncTypebox<{ queue: WorkQueue; restBase: string }> = async (app, { queue }) => {
+export const adminDlqRoutes: FastifyPluginAsyncTypebox<{ queue: BackgroundQueue; restBase: string }> = async (app, { queue }) => {
   const notFound = (id: string) => new QuireError('DLQ_ENTRY_NOT_FOUND', `The replay queue has no failed entry with id "${id}".`);
 
   app.get(

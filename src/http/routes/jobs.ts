@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
 import { toJobView } from '../../operations/jobs/job-view.js';
 import { JOB, type JobPayload } from '../../operations/jobs/payloads.js';
-import type { WorkQueue } from '../../operations/queue/work-queue.js';
+import type { BackgroundQueue } from '../../operations/queue/background-queue.js';
 import type { Session } from '../../sessions/session.js';
 import type { QueueEntry } from '../../storage/queue/queue-store.js';
 import { Job, JobIdParams, JobListQuery } from '../schemas/jobs.js';
@@ -17,7 +17,7 @@ const tags = ['experimental'];
  * the session's jobs, and cancelling a job that has not started. A job is visible to its session
  * only: any other session gets the same 404 as for an unknown id.
  */
-export const jobRoutes: FastifyPluginAsyncTypebox<{ queue: WorkQueue; restBase: string }> = async (app, { queue }) => {
+export const jobRoutes: FastifyPluginAsyncTypebox<{ queue: BackgroundQueue; restBase: string }> = async (app, { queue }) => {
   const ownJob = async (session: Session, jobId: string): Promise<QueueEntry<JobPayload>> => {
     const entry = await queue.get(jobId);
     if (!entry || entry.kind !== JOB || entry.sessionId !== session.id) {
@@ -38,7 +38,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ queue: WorkQueue; restBase: 
       },
     },
     async (request) => {
-      const entries = await queue.store.list({ kind: JOB, sessionId: request.session!.id });
+      const entries = await queue.list({ kind: JOB, sessionId: request.session!.id });
       return entries
         .reverse()
         .slice(0, request.query.limit)

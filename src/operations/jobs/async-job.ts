@@ -2,7 +2,8 @@ import type { Config } from '../../config/load.js';
 import { Errors, QuireError, type ExceptionBody } from '../../core/errors.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
 import type { DocumentService } from '../documents/document-service.js';
-import { PermanentFailure, type QueueHandler, type RecoveryDecision, type WorkQueue } from '../queue/work-queue.js';
+import type { BackgroundQueue } from '../queue/background-queue.js';
+import { PermanentFailure, type QueueHandler, type RecoveryDecision } from '../queue/work-queue.js';
 import { failureMessage, toJobView, type JobOutcome } from './job-view.js';
 import { JOB, WEBHOOK, type JobPayload, type WebhookPayload } from './payloads.js';
 import type { Webhooks } from './webhooks.js';
@@ -28,7 +29,7 @@ export interface JobHandlerDeps {
   config: Config;
   execute: CallExecutor;
   documents: DocumentService;
-  queue: WorkQueue;
+  queue: BackgroundQueue;
   webhooks: Webhooks;
 }
 

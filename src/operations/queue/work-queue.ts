@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../../core/errors.js';
-import type { QueueEntry, QueueState, QueueStore } from '../../storage/queue/queue-store.js';
+import type { QueueEntry, QueueFilter, QueueState, QueueStore } from '../../storage/queue/queue-store.js';
+import type { BackgroundQueue } from './background-queue.js';
 
 /**
  * Runs the entries of the durable queue: one handler per kind, each with its own concurrency, attempts
@@ -26,10 +27,19 @@ export interface QueueHandler<P = unknown> {
   keepDoneMs: number;
   /** For entries found RUNNING at start: run again, or fail permanently with `reason`. */
   recover(entry: QueueEntry<P>): Promise<RecoveryDecision> | RecoveryDecision;
-  /** Does the work; `progress` reports 0–100 (persisted lazily, at the next state change). */
-  run(entry: QueueEntry<P>, progress: (percent: number) => void): Promise<unknown>;
+  /**
+   * Does the work; `progress` reports 0–100 (persisted lazily, at the next state change). The cluster
+   * queue passes `attempt`: the BullMQ lock this attempt holds (for at-most-once commits).
+   */
+  run(entry: QueueEntry<P>, progress: (percent: number) => void, attempt?: QueueAttempt): Promise<unknown>;
   /** After the entry reached DONE or FAILED_PERMANENT (e.g. to enqueue a webhook delivery). */
   settled?(entry: QueueEntry<P>): Promise<void> | void;
+}
+
+/** A cluster attempt: the token of the BullMQ lock it holds on its job, and that lock's key. */
+export interface QueueAttempt {
+  token: string;
+  lockKey: string;
 }
 
 export type RecoveryDecision = { retry: true } | { retry: false; reason: string };
@@ -63,11 +73,18 @@ export interface EnqueueOptions {
   runAfter?: number;
   /** Housekeeping the server itself needs done (deleting expired storage) is never refused for a full queue. */
   bypassBound?: boolean;
+  /**
+   * The cluster queue stores entries enqueued with the same key once (a settle hook that runs again on
+   * another node after a node died must not enqueue a second webhook delivery). The embedded queue
+   * settles each entry once, in-process, and ignores it.
+   */
+  dedupeKey?: string;
 }
 
 const MAX_HISTORY = 50;
 
-export class WorkQueue {
+export class WorkQueue implements BackgroundQueue {
+  readonly jobPayloads = 'call' as const;
   private readonly handlers = new Map<string, QueueHandler<never>>();
   private readonly running = new Map<string, number>();
   private readonly inFlight = new Set<Promise<void>>();
@@ -168,6 +185,10 @@ export class WorkQueue {
 
   get(id: string): Promise<QueueEntry | undefined> {
     return this.store.get(id);
+  }
+
+  list(filter: QueueFilter): Promise<QueueEntry[]> {
+    return this.store.list(filter);
   }
 
   /**
