@@ -4,6 +4,8 @@ import type { Ghostscript } from '../../engines/ghostscript/ghostscript.js';
 import type { PdfaExtras, PdfaInput, SourceDescription } from '../../engines/pdf-edit/pdfa/fixups.js';
 import { firstLine, isPdfLibFault, PdfLibError } from '../../engines/pdf-edit/pdf-lib-error.js';
 import { MissingUnicodeError } from '../../engines/pdf-edit/pdfa/errors.js';
+import { AutoTagError } from '../../engines/pdf-edit/pdfa/tagging/errors.js';
+import type { AutoTagOptions } from '../../engines/pdf-edit/pdfa/tagging/auto-tag.js';
 import type { PdfaLevel } from '../../engines/pdfa-validator/profile/model.js';
 import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
@@ -18,7 +20,9 @@ import type { PdfaConvertOptions } from './pdfa.schema.js';
  *   b and u levels: Ghostscript's PDF/A output (pdfwrite -dPDFA=N: fonts embedded, colours to sRGB,
  *     transparency flattened for part 1) → our fix-ups (Info and XMP written from the original,
  *     pdfaid, the OutputIntent, no encryption, no JavaScript or forbidden actions, annotation flags)
- *   a levels: tagged input only (Ghostscript would drop the structure tree): our fix-ups alone
+ *   a levels: tagged input → our fix-ups alone (Ghostscript would drop the structure tree); untagged
+ *     input with autoTagging → Ghostscript's output, then our fix-ups with the structure tree built
+ *     from the page content (engines/pdf-edit/pdfa/tagging); untagged without it → refused (-171)
  *
  * and then, always, our validator. Its verdict decides: `non-compliant` → PdfaNotCompliant (nothing
  * is stored); `compliant` or `inconclusive` → the result, with the report (an inconclusive verdict
@@ -64,10 +68,10 @@ export function levelParts(level: PdfaLevel): { part: 1 | 2 | 3; conformance: 'A
 }
 
 /**
- * Options this server does not do yet are refused before any work, so nothing is half done: a linked
- * success report below part 3 or in a nested step, auto-tagging.
+ * Options this server does not do are refused before any work, so nothing is half done: a linked
+ * success report below part 3 or in a nested step.
  */
-export function refuseUnsupported(options: PdfaConvertOptions, field: string, taggingElsewhere = false, linkable = true): void {
+export function refuseUnsupported(options: PdfaConvertOptions, field: string, linkable = true): void {
   const part = (options.level ?? '3b')[0];
   if (options.successReport === 'linked' && (!linkable || part !== '3')) {
     throw new QuireError(
@@ -75,12 +79,6 @@ export function refuseUnsupported(options: PdfaConvertOptions, field: string, ta
       !linkable
         ? `${field}.successReport "linked" is not supported here: convert first, then call pdfa/{documentId} with it.`
         : `${field}.successReport "linked" attaches the XML report as an associated file, which only PDF/A-3 allows (PDF/A-1 forbids embedded files, PDF/A-2 allows only PDF/A ones): use a level 3, or "zip".`,
-    );
-  }
-  if (options.autoTagging && !taggingElsewhere) {
-    throw new QuireError(
-      'OPTION_UNSUPPORTED',
-      `${field}.autoTagging is not supported by this server yet: a levels are produced from input that is already tagged only (Office documents: the converter's tagged export).`,
     );
   }
 }
@@ -156,16 +154,21 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     );
   }
   let fixupInput: string;
-  if (conformance === 'A') {
-    if (!input.tagged) {
-      throw new QuireError(
-        'PDFA_LEVEL_UNSUPPORTED',
-        `PDF/A-${level} needs a tagged PDF (a structure tree and MarkInfo): this document is not tagged, and auto-tagging is not available on this server. Convert to PDF/A-${part}b${part === 1 ? '' : ` or ${part}u`}, or convert the Office original with converter.pdfa (tagged export).`,
-      );
-    }
+  let tagging: AutoTagOptions | undefined;
+  if (conformance === 'A' && input.tagged) {
     fixupInput = job.input;
     notes.push('tagged input: fix-ups only, the structure tree is kept (no Ghostscript run)');
   } else {
+    if (conformance === 'A') {
+      if (!job.options.autoTagging) {
+        throw new QuireError(
+          'PDFA_LEVEL_UNSUPPORTED',
+          `PDF/A-${level} needs a tagged PDF (a structure tree and MarkInfo): this document is not tagged. Set autoTagging: true to build the structure from the page content, convert to PDF/A-${part}b${part === 1 ? '' : ` or ${part}u`}, or convert the Office original with converter.pdfa (tagged export).`,
+        );
+      }
+      // Untagged input has no structure Ghostscript could drop: its PDF/A output, then our tags on it.
+      tagging = { ...(input.lang !== undefined ? { lang: input.lang } : {}), checkpoint: () => job.deadline.check() };
+    }
     job.deadline.check();
     running ??= settled(distil());
     const warnings = unwrap(await running);
@@ -180,9 +183,16 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
     conformance,
     iccProfile: await readIccProfile(icc),
     incremental: fixupInput === distilled,
+    ...(tagging ? { autoTag: tagging } : {}),
     ...(job.extras ? { extras: job.extras } : {}),
     ...(input.description ? { source: input.description } : {}),
   }).catch((error: unknown) => {
+    if (error instanceof AutoTagError) {
+      throw new QuireError(
+        'PDFA_LEVEL_UNSUPPORTED',
+        `PDF/A-${level} auto-tagging cannot structure this document: ${error.message}. Nothing was changed; convert to PDF/A-${part}b, or tag the document with its authoring tool.`,
+      );
+    }
     if (!(error instanceof MissingUnicodeError)) throw error;
     throw new QuireError(
       'PDFA_LEVEL_UNSUPPORTED',

@@ -215,8 +215,8 @@ export class PdfaService {
       run: async (input, output, options, tx) => {
         const convert = (options as PdfaOptions | undefined)?.convert;
         if (!convert) throw new QuireError('PARAMETER', 'Invalid parameter converter.pdfa: give pdfa.convert with the level to produce.');
-        // autoTagging is the converter's to honour (LibreOffice's tagged export); the a-level path checks the result is tagged.
-        refuseUnsupported(convert, 'converter.pdfa.convert', true, false);
+        // autoTagging: the converter asks LibreOffice for its tagged export; what arrives untagged (other inputs) is auto-tagged here.
+        refuseUnsupported(convert, 'converter.pdfa.convert', false);
         const extras = zugferdExtras(convert.zugferd, convert.level ?? '3b', 'converter.pdfa.convert.zugferd');
         if (convert.successReport === 'zip')
           throw new QuireError('OPTION_UNSUPPORTED', 'converter.pdfa.convert.successReport "zip" is not supported: convert first, then call pdfa/{documentId} with it.');

@@ -140,3 +140,38 @@ export async function type3TextPdf(): Promise<Buffer> {
   page.node.set(PDFName.of('Contents'), context.register(context.flateStream('BT /T3 24 Tf 50 760 Td (ABBA) Tj ET')));
   return Buffer.from(await document.save());
 }
+
+/**
+ * An untagged document with a structure a reader sees: a title (24 pt), a section heading (16 pt),
+ * paragraphs of two lines (11 pt), a bulleted and a numbered list, a photo with its caption, a
+ * coloured box (a path: an artifact) and a link annotation; a second page with another heading and
+ * a paragraph. Each line is one text operation, as most writers emit them.
+ */
+export async function structuredTextPdf(): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  const bold = await document.embedFont(StandardFonts.HelveticaBold);
+  const image = await document.embedJpg(await photo(120, 80));
+  const first = document.addPage([595, 842]);
+  first.drawRectangle({ x: 40, y: 790, width: 515, height: 40, color: rgb(0.9, 0.9, 1) });
+  first.drawText('Quarterly report', { x: 50, y: 800, size: 24, font: bold });
+  first.drawText('This report describes the quarter in a few sentences, written as a', { x: 50, y: 760, size: 11, font });
+  first.drawText('paragraph of two lines so that the tagger has to join them.', { x: 50, y: 746, size: 11, font });
+  first.drawText('Results', { x: 50, y: 710, size: 16, font: bold });
+  first.drawText('The results came in three parts, listed here in no particular order.', { x: 50, y: 686, size: 11, font });
+  ['\u2022 Revenue grew in every region', '\u2022 Costs stayed flat', '\u2022 Staff numbers rose slightly'].forEach((text, i) => first.drawText(text, { x: 60, y: 660 - i * 16, size: 11, font }));
+  first.drawText('The next steps follow from them.', { x: 50, y: 600, size: 11, font });
+  ['1. Hire two engineers', '2. Open the new office'].forEach((text, i) => first.drawText(text, { x: 60, y: 576 - i * 16, size: 11, font }));
+  first.drawImage(image, { x: 50, y: 420, width: 180, height: 120 });
+  first.drawText('Figure 1: Revenue by region', { x: 50, y: 400, size: 11, font });
+  const context = document.context;
+  const link = context.obj({ Type: 'Annot', Subtype: 'Link', Rect: [50, 370, 200, 385], Border: [0, 0, 0], F: 4, A: { S: 'URI', URI: PDFString.of('https://example.org/') } });
+  first.node.set(PDFName.of('Annots'), context.obj([context.register(link)]));
+  first.drawText('See example.org for the details.', { x: 50, y: 374, size: 11, font });
+  const second = document.addPage([595, 842]);
+  second.drawText('Outlook', { x: 50, y: 800, size: 16, font: bold });
+  second.drawText('The outlook for the next quarter is good.', { x: 50, y: 776, size: 11, font });
+  document.setTitle('Quarterly report');
+  document.setCreationDate(new Date('2024-03-01T10:00:00Z'));
+  return Buffer.from(await document.save({ useObjectStreams: false }));
+}

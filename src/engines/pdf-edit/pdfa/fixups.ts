@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString, type PDFObject } from '@cantoo/pdf-lib';
+import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from '@cantoo/pdf-lib';
 import { readXmp } from '../../pdf/xmp.js';
 import { MAX_XMP_BYTES } from '../document/document-info.js';
 import { pdfDate, xmpDate } from '../document/pdf-values.js';
@@ -8,6 +8,8 @@ import { NS, XmpPacket } from '../document/xmp-packet.js';
 import { addCustomProperties, type XmpNamespaceDefinition, type XmpPropertyDefinition } from '../document/xmp-schema.js';
 import { firstLine, loadPdf, PdfLibError } from '../pdf-lib-io.js';
 import { checkObjectStreams, decodeBounded } from '../stream-bounds.js';
+import { autoTag, type AutoTagOptions } from './tagging/auto-tag.js';
+import { textString } from './text-string.js';
 import { addMissingToUnicode } from './to-unicode.js';
 
 /**
@@ -48,6 +50,8 @@ export interface PdfaFixupOptions {
   incremental?: boolean;
   /** Associated files and XMP properties the result carries besides the fix-ups (ZUGFeRD, a linked report). */
   extras?: PdfaExtras;
+  /** a levels on untagged input: build the structure tree from the page content (tagging/auto-tag.ts). */
+  autoTag?: AutoTagOptions;
 }
 
 /** What a conversion adds to the PDF/A beyond the fix-ups: associated files (PDF/A-3) and XMP properties with their extension schema. */
@@ -116,6 +120,14 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
     const mapped = await addMissingToUnicode(document);
     if (mapped.length > 0) changes.push(`ToUnicode maps added to ${mapped.length} fonts: ${mapped.slice(0, 10).join(', ')}${mapped.length > 10 ? ', …' : ''}`);
   }
+  if (options.autoTag) {
+    // After the ToUnicode maps: the tagger reads the text through them (list markers, captions).
+    const tagged = await autoTag(document, options.autoTag);
+    changes.push(
+      `auto-tagged (Lang ${tagged.lang}): ${tagged.elements} structure elements on ${tagged.pages} pages — ${tagged.headings} headings, ${tagged.paragraphs} paragraphs, ${tagged.lists} lists, ${tagged.figures} figures` +
+        (tagged.genericAlt > 0 ? ` (${tagged.genericAlt} with the generic alternate text "Figure on page N": no caption found)` : ''),
+    );
+  }
 
   // Part 1 is PDF 1.4: no object or cross-reference streams (and an update keeps the original's classic table).
   if (original) {
@@ -175,15 +187,6 @@ function definedOnly<T extends object>(value: T): T {
 
 function validDate(date: Date | undefined): Date | undefined {
   return date !== undefined && Number.isFinite(date.getTime()) && date.getUTCFullYear() >= 1000 && date.getUTCFullYear() <= 9999 ? date : undefined;
-}
-
-/** A text string: PDFDocEncoding-safe ASCII as a literal, anything else as UTF-16BE (both allowed by PDF/A). */
-function textString(value: string): PDFObject {
-  return /^[\x20-\x7e]*$/.test(value) ? PDFString.of(escapeLiteral(value)) : PDFHexString.fromText(value);
-}
-
-function escapeLiteral(value: string): string {
-  return value.replace(/[\\()]/g, (c) => `\\${c}`);
 }
 
 /** A fresh information dictionary with exactly the entries the XMP packet mirrors. */
@@ -353,6 +356,8 @@ export interface PdfaInput {
   /** A structure tree and MarkInfo /Marked true: what `a` levels build on. */
   tagged: boolean;
   description: SourceDescription;
+  /** The catalog's /Lang (Ghostscript's output does not keep it; auto-tagging writes it). */
+  lang?: string;
 }
 
 export async function inspectPdfaInput(path: string): Promise<PdfaInput> {
@@ -361,7 +366,13 @@ export async function inspectPdfaInput(path: string): Promise<PdfaInput> {
   const markInfo = catalog.lookupMaybe(PDFName.of('MarkInfo'), PDFDict);
   const marked = markInfo?.get(PDFName.of('Marked'));
   const tagged = catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
-  return { claimed: claimedLevel(document), tagged, description: sourceDescription(document) };
+  const lang = catalog.lookup(PDFName.of('Lang'));
+  return {
+    claimed: claimedLevel(document),
+    tagged,
+    description: sourceDescription(document),
+    ...(lang instanceof PDFString || lang instanceof PDFHexString ? { lang: lang.decodeText() } : {}),
+  };
 }
 
 function claimedLevel(document: PDFDocument): string | undefined {

@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
+import { describe, expect, it } from 'vitest';
+import { autoTag, languageTag } from '../../../../src/engines/pdf-edit/pdfa/tagging/auto-tag.js';
+import { AutoTagError } from '../../../../src/engines/pdf-edit/pdfa/tagging/errors.js';
+import { readStructure } from '../../../operations/pdfa/structure.js';
+
+/**
+ * The auto-tagger on hand-made content: hostile or malformed streams end in a clear AutoTagError or
+ * in a well-formed result (qpdf --check, qpdf's reading of the tree), never in a hang; its limits hold.
+ */
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'quire-autotag-engine-'));
+let counter = 0;
+
+/** A one-page document whose content is `content`, with Helvetica as /F1. */
+async function pageWith(content: string | Uint8Array): Promise<PDFDocument> {
+  const document = await PDFDocument.create();
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  const page = document.addPage([595, 842]);
+  const context = document.context;
+  page.node.set(PDFName.of('Resources'), context.obj({ Font: { F1: font.ref } }));
+  page.node.set(PDFName.of('Contents'), context.register(context.flateStream(content)));
+  return document;
+}
+
+async function saved(document: PDFDocument): Promise<string> {
+  const file = path.join(dir, `tagged-${counter++}.pdf`);
+  writeFileSync(file, await document.save({ useObjectStreams: false }));
+  return file;
+}
+
+async function failure(document: PDFDocument, limits = {}): Promise<AutoTagError> {
+  const error = await autoTag(document, { limits }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(AutoTagError);
+  return error as AutoTagError;
+}
+
+describe('autoTag', () => {
+  it('malformed content (unbalanced q/Q, BT without ET, a stray EMC, an unknown font, an unpainted path) still gives a well-formed tagged file', async () => {
+    const document = await pageWith('EMC Q BT /F9 12 Tf 50 700 Td (lost font) Tj ET q BT /F1 11 Tf 50 650 Td (kept) Tj 0 0 m 10 10 l S BT (again) Tj 5 5 m');
+    const text = (file: string) => execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+    const before = text(await saved(document));
+    const summary = await autoTag(document);
+    expect(summary.paragraphs).toBeGreaterThan(0);
+    const file = await saved(document);
+    expect(() => execFileSync('qpdf', ['--check', file], { encoding: 'utf8' })).not.toThrow();
+    const s = readStructure(file);
+    const content = s.pages[0]!.content;
+    expect(content).toMatch(/\/P <<\/MCID 0>> BDC\s+\(lost font\) Tj\s+EMC/);
+    expect(text(file)).toBe(before);
+  });
+
+  it('a page beyond the operation limit: tooLarge, naming the page', async () => {
+    const error = await failure(await pageWith('0 0 m 1 1 l S\n'.repeat(400)), { maxOperations: 1000 });
+    expect(error.kind).toBe('tooLarge');
+    expect(error.message).toMatch(/^page 1: .*1200 operations, more than the 1000/);
+  });
+
+  it('pages beyond the document operation budget: tooLarge', async () => {
+    const document = await pageWith('0 0 m 1 1 l S\n'.repeat(100));
+    const error = await failure(document, { maxDocumentOperations: 200 });
+    expect(error.kind).toBe('tooLarge');
+  });
+
+  it('content beyond the byte limit: tooLarge before it is parsed', async () => {
+    const error = await failure(await pageWith(Buffer.alloc(200_000, 0x20)), { maxContentBytes: 100_000 });
+    expect(error.kind).toBe('tooLarge');
+  });
+
+  it('a bracket bomb (arrays nested 100,000 deep): unsupported, at once', async () => {
+    const error = await failure(await pageWith(`${'['.repeat(100_000)} Tj`));
+    expect(error.kind).toBe('unsupported');
+  });
+
+  it('marked-content identifiers without a structure tree: unsupported (they would clash with the new ones)', async () => {
+    const error = await failure(await pageWith('/P <</MCID 0>> BDC BT /F1 12 Tf (x) Tj ET EMC'));
+    expect(error).toMatchObject({ kind: 'unsupported', message: expect.stringMatching(/MCID/) });
+  });
+
+  it("content inside the input's own /Artifact stays as it is, unmarked", async () => {
+    const document = await pageWith('/Artifact BMC BT /F1 9 Tf 50 20 Td (page 1 of 1) Tj ET EMC BT /F1 12 Tf 50 700 Td (Body text) Tj ET');
+    await autoTag(document);
+    const content = readStructure(await saved(document)).pages[0]!.content;
+    expect(content).toMatch(/\/Artifact BMC BT \/F1 9 Tf 50 20 Td \(page 1 of 1\) Tj ET EMC/);
+    expect(content.match(/MCID/g)).toHaveLength(1);
+  });
+
+  it('languageTag keeps what every part accepts', () => {
+    expect(languageTag('de-DE')).toBe('de-DE');
+    expect(languageTag('de-1996')).toBe('de');
+    expect(languageTag('x')).toBe('x');
+    expect(languageTag('<script>')).toBeUndefined();
+    expect(languageTag('')).toBeUndefined();
+  });
+});
