@@ -11,7 +11,8 @@ import { detectFormat, documentNames, sanitizeClientFileName } from '../../engin
 import type { Session } from '../../sessions/session.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from '../../storage/document-store.js';
 import { discardPartialFile } from '../../storage/atomic.js';
-import { DocumentLocks } from './locks.js';
+import type { DocumentLocks } from '../../storage/document-locks.js';
+import { LocalDocumentLocks } from './locks.js';
 import { QuotaReservations, type Reservation } from './quota.js';
 
 export interface UploadOptions {
@@ -52,6 +53,8 @@ export class DocumentService {
   constructor(
     private readonly store: DocumentStore,
     private readonly gate: SessionGate,
+    /** The embedded locks by default; the cluster's lease in Redis in cluster mode (stores-wiring.ts). */
+    readonly locks: DocumentLocks = new LocalDocumentLocks(),
     private readonly space: SpaceGate = { ensure: async () => undefined },
   ) {}
 

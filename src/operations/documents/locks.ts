@@ -1,25 +1,24 @@
-import { QuireError } from '../../core/errors.js';
+import { documentLocked, type DocumentLease, type DocumentLocks } from '../../storage/document-locks.js';
+
+const LEASE: DocumentLease = Object.freeze({ token: 0 });
 
 /**
- * Documents in use. An operation holds its document's lock from reading the content to storing the
- * result; a second operation, a content replacement or a delete meanwhile is refused with a clear
- * error instead of racing it (webPDF's `isFileLocked`).
+ * The embedded document locks (see storage/document-locks.ts): a set in this process, which is all a
+ * single node needs: the lock ends with the operation, or with the process.
  */
-export class DocumentLocks {
+export class LocalDocumentLocks implements DocumentLocks {
   private readonly held = new Set<string>();
 
   isLocked(sessionId: string, documentId: string): boolean {
     return this.held.has(key(sessionId, documentId));
   }
 
-  async with<T>(sessionId: string, documentId: string, task: () => Promise<T>): Promise<T> {
+  async with<T>(sessionId: string, documentId: string, task: (lease: DocumentLease) => Promise<T>): Promise<T> {
     const k = key(sessionId, documentId);
-    if (this.held.has(k)) {
-      throw new QuireError('DOCUMENT_LOCKED', `The document "${documentId}" is in use by another operation; try again when it has finished.`);
-    }
+    if (this.held.has(k)) throw documentLocked(documentId);
     this.held.add(k);
     try {
-      return await task();
+      return await task(LEASE);
     } finally {
       this.held.delete(k);
     }
