@@ -48,14 +48,13 @@ interface Received {
 export class DocumentService {
   private readonly quota = new QuotaReservations();
   private readonly commits = new KeyedSerializer();
-  readonly locks = new DocumentLocks();
 
   constructor(
     private readonly store: DocumentStore,
     private readonly gate: SessionGate,
+    private readonly space: SpaceGate = { ensure: async () => undefined },
     /** The embedded locks by default; the cluster's lease in Redis in cluster mode (stores-wiring.ts). */
     readonly locks: DocumentLocks = new LocalDocumentLocks(),
-    private readonly space: SpaceGate = { ensure: async () => undefined },
   ) {}
 
   /** Refuses INSUFFICIENT_STORAGE when the data disk is below its floor: operations call it before work whose result is stored. */
