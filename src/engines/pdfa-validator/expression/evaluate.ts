@@ -1,4 +1,4 @@
-import type { Argument as ArgumentNode, Node } from './ast.js';
+import type { Argument as ArgumentNode, BinaryOperator, Node } from './ast.js';
 import { type Argument, type Budget, callMath, callMethod, checkedLength, lengthOf } from './builtins.js';
 import { ExpressionError } from './errors.js';
 import { LIMITS } from './limits.js';
@@ -6,9 +6,11 @@ import { parse } from './parse.js';
 import { NO_VARIABLES, type PropertyScope, type Value, type VariableScope } from './value.js';
 
 /**
- * Compile once, evaluate many times. No `eval`, no `new Function`: the tree of parse.ts is walked by
- * hand, names resolve only to lambda parameters, profile variables and the model object's own
- * properties (through its `has`/`get`), and only the methods of builtins.ts can be called.
+ * Compile once, evaluate many times. No `eval`, no `new Function`: the tree of parse.ts becomes a tree of
+ * closures (one per node, made once per expression: a validation evaluates tens of thousands of tests, and
+ * walking the syntax tree each time cost more than the model objects they read); names resolve only to
+ * lambda parameters, profile variables and the model object's own properties (through its `has`/`get`),
+ * and only the methods of builtins.ts can be called. Each node still costs one step of the budget.
  */
 export interface CompiledExpression {
   readonly source: string;
@@ -17,12 +19,14 @@ export interface CompiledExpression {
   readonly names: readonly string[];
   /** Builtins called (`.split()`, `.length`, `Math.abs()`…), sorted. */
   readonly builtins: readonly string[];
+  /** The tree as closures over an evaluation (closures below). */
+  readonly run: Step;
 }
 
 export function compile(source: string): CompiledExpression {
   const trimmed = source.trim();
   const { ast, names, builtins } = parse(trimmed);
-  return Object.freeze({ source: trimmed, ast, names: Object.freeze(names), builtins: Object.freeze(builtins) });
+  return Object.freeze({ source: trimmed, ast, names: Object.freeze(names), builtins: Object.freeze(builtins), run: closure(ast) });
 }
 
 /**
@@ -31,7 +35,7 @@ export function compile(source: string): CompiledExpression {
  * `unknownProperty` ExpressionError (the caller decides what that means: a rule is then not-checked).
  */
 export function evaluate(compiled: CompiledExpression, scope: PropertyScope, variables: VariableScope = NO_VARIABLES): Value {
-  return new Evaluation(scope, variables).run(compiled.ast);
+  return compiled.run(new Evaluation(scope, variables));
 }
 
 /** JavaScript's truthiness (ToBoolean), which decides a rule's test. */
@@ -39,90 +43,197 @@ export function truthy(value: Value): boolean {
   return Boolean(value);
 }
 
+/** One node of a compiled expression: its value in an evaluation. */
+type Step = (e: Evaluation) => Value;
+
 class Evaluation implements Budget {
   private steps = 0;
   /** Values of the enclosing lambdas' parameters, by nesting level. */
-  private readonly frames: Value[] = [];
+  readonly frames: Value[] = [];
 
   constructor(
     private readonly scope: PropertyScope,
     private readonly variables: VariableScope,
   ) {}
 
-  run(ast: Node): Value {
-    return this.node(ast);
-  }
-
   charge(steps: number): void {
     this.steps += steps;
     if (this.steps > LIMITS.steps) throw new ExpressionError('limit', `the evaluation took more than ${LIMITS.steps} steps`);
   }
 
-  private node(node: Node): Value {
-    this.charge(1);
-    switch (node.kind) {
-      case 'literal':
-        return node.value;
-      case 'regex':
-        return node.regex;
-      case 'param':
-        return this.frames[node.level];
-      case 'identifier':
-        return this.name(node.name);
-      case 'unary':
-        return unary(node.operator, this.node(node.operand));
-      case 'binary':
-        return binary(node.operator, this.node(node.left), this.node(node.right));
-      case 'logical': {
-        // JavaScript's short-circuit: the value of the operand that decided, not a boolean.
-        let result: Value = undefined;
-        for (const operand of node.operands) {
-          result = this.node(operand);
-          if (node.operator === '&&' ? !result : result) return result;
-        }
-        return result;
-      }
-      case 'conditional':
-        return this.node(node.test) ? this.node(node.consequent) : this.node(node.alternate);
-      case 'length':
-        return lengthOf(this.node(node.object));
-      case 'call': {
-        const receiver = this.node(node.object);
-        return callMethod(
-          receiver,
-          node.method,
-          node.args.map((arg) => this.argument(arg)),
-          this,
-        );
-      }
-      case 'math':
-        return callMath(
-          node.method,
-          node.args.map((arg) => this.node(arg)),
-        );
-    }
-  }
-
-  private argument(arg: ArgumentNode): Argument {
-    if (arg.kind !== 'lambda') return this.node(arg);
-    const level = this.frames.length;
-    return (element: Value) => {
-      this.frames[level] = element;
-      try {
-        return this.node(arg.body);
-      } finally {
-        this.frames.length = level;
-      }
-    };
-  }
-
-  private name(name: string): Value {
+  name(name: string): Value {
     if (this.variables.has(name)) return this.variables.get(name);
     if (!this.scope.has(name)) throw new ExpressionError('unknownProperty', `the model does not implement the property ${name}`);
     const value = this.scope.get(name);
     if (value === undefined) return null;
     if (value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
     throw new ExpressionError('type', `the property ${name} holds a ${typeof value}, not a string, number, boolean or null`);
+  }
+}
+
+/**
+ * A node as a closure: each charges its step first, then evaluates its operands left to right, as the
+ * tree walk did. The frequent comparisons get closures of their own (a shared one would switch on the operator each time).
+ */
+function closure(node: Node): Step {
+  switch (node.kind) {
+    case 'literal': {
+      const value = node.value;
+      return (e) => {
+        e.charge(1);
+        return value;
+      };
+    }
+    case 'regex': {
+      const regex = node.regex;
+      return (e) => {
+        e.charge(1);
+        return regex;
+      };
+    }
+    case 'param': {
+      const level = node.level;
+      return (e) => {
+        e.charge(1);
+        return e.frames[level];
+      };
+    }
+    case 'identifier': {
+      const name = node.name;
+      return (e) => {
+        e.charge(1);
+        return e.name(name);
+      };
+    }
+    case 'unary': {
+      const operator = node.operator;
+      const operand = closure(node.operand);
+      return (e) => {
+        e.charge(1);
+        return unary(operator, operand(e));
+      };
+    }
+    case 'binary':
+      return binaryClosure(node.operator, closure(node.left), closure(node.right));
+    case 'logical': {
+      // JavaScript's short-circuit: the value of the operand that decided, not a boolean.
+      const operands = node.operands.map(closure);
+      if (node.operator === '&&') {
+        return (e) => {
+          e.charge(1);
+          let result: Value = undefined;
+          for (const operand of operands) {
+            result = operand(e);
+            if (!result) return result;
+          }
+          return result;
+        };
+      }
+      return (e) => {
+        e.charge(1);
+        let result: Value = undefined;
+        for (const operand of operands) {
+          result = operand(e);
+          if (result) return result;
+        }
+        return result;
+      };
+    }
+    case 'conditional': {
+      const test = closure(node.test);
+      const consequent = closure(node.consequent);
+      const alternate = closure(node.alternate);
+      return (e) => {
+        e.charge(1);
+        return test(e) ? consequent(e) : alternate(e);
+      };
+    }
+    case 'length': {
+      const object = closure(node.object);
+      return (e) => {
+        e.charge(1);
+        return lengthOf(object(e));
+      };
+    }
+    case 'call': {
+      const object = closure(node.object);
+      const method = node.method;
+      const args = node.args.map(argumentClosure);
+      return (e) => {
+        e.charge(1);
+        const receiver = object(e);
+        return callMethod(
+          receiver,
+          method,
+          args.map((arg) => arg(e)),
+          e,
+        );
+      };
+    }
+    case 'math': {
+      const method = node.method;
+      const args = node.args.map(closure);
+      return (e) => {
+        e.charge(1);
+        return callMath(
+          method,
+          args.map((arg) => arg(e)),
+        );
+      };
+    }
+  }
+}
+
+/** A method argument: a value, or a lambda (`elem => body`) as a callback that binds its parameter's frame. */
+function argumentClosure(arg: ArgumentNode): (e: Evaluation) => Argument {
+  if (arg.kind !== 'lambda') return closure(arg);
+  const body = closure(arg.body);
+  return (e) => {
+    const level = e.frames.length;
+    return (element: Value) => {
+      e.frames[level] = element;
+      try {
+        return body(e);
+      } finally {
+        e.frames.length = level;
+      }
+    };
+  };
+}
+
+function binaryClosure(operator: BinaryOperator, left: Step, right: Step): Step {
+  switch (operator) {
+    case '==':
+      // Loose equality on purpose: the profiles are JavaScript (`null == undefined`, `"1" == 1`).
+      return (e) => {
+        e.charge(1);
+        const a = left(e);
+        return a == right(e);
+      };
+    case '!=':
+      return (e) => {
+        e.charge(1);
+        const a = left(e);
+        return a != right(e);
+      };
+    case '<=':
+      return (e) => {
+        e.charge(1);
+        const a = left(e) as number;
+        return a <= (right(e) as number);
+      };
+    case '>=':
+      return (e) => {
+        e.charge(1);
+        const a = left(e) as number;
+        return a >= (right(e) as number);
+      };
+    default:
+      return (e) => {
+        e.charge(1);
+        const a = left(e);
+        return binary(operator, a, right(e));
+      };
   }
 }
 

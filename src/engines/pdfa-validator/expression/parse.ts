@@ -18,38 +18,41 @@ export interface ParsedExpression {
   builtins: string[];
 }
 
-/** Binding power of the binary operators (JavaScript's precedence). */
-const BINARY: Record<string, number> = {
-  '||': 3,
-  '&&': 4,
-  '|': 5,
-  '^': 6,
-  '&': 7,
-  '==': 8,
-  '!=': 8,
-  '===': 8,
-  '!==': 8,
-  '<': 9,
-  '<=': 9,
-  '>': 9,
-  '>=': 9,
-  '<<': 10,
-  '>>': 10,
-  '>>>': 10,
-  '+': 11,
-  '-': 11,
-  '*': 12,
-  '/': 12,
-  '%': 12,
-};
+/**
+ * Binding power of the binary operators (JavaScript's precedence). Maps, not object literals: a name such as
+ * `toString` or `constructor` must not find Object.prototype's members.
+ */
+const BINARY = new Map<string, number>([
+  ['||', 3],
+  ['&&', 4],
+  ['|', 5],
+  ['^', 6],
+  ['&', 7],
+  ['==', 8],
+  ['!=', 8],
+  ['===', 8],
+  ['!==', 8],
+  ['<', 9],
+  ['<=', 9],
+  ['>', 9],
+  ['>=', 9],
+  ['<<', 10],
+  ['>>', 10],
+  ['>>>', 10],
+  ['+', 11],
+  ['-', 11],
+  ['*', 12],
+  ['/', 12],
+  ['%', 12],
+]);
 const CONDITIONAL = 2;
 const UNARY = new Set(['!', '-', '+', '~']);
-const KEYWORDS: Record<string, Node> = {
-  true: { kind: 'literal', value: true },
-  false: { kind: 'literal', value: false },
-  null: { kind: 'literal', value: null },
-  undefined: { kind: 'literal', value: undefined },
-};
+const KEYWORDS = new Map<string, Node>([
+  ['true', { kind: 'literal', value: true }],
+  ['false', { kind: 'literal', value: false }],
+  ['null', { kind: 'literal', value: null }],
+  ['undefined', { kind: 'literal', value: undefined }],
+]);
 
 export function parse(source: string): ParsedExpression {
   if (source.length > LIMITS.sourceLength) throw syntax(`the expression is longer than ${LIMITS.sourceLength} characters`);
@@ -87,7 +90,7 @@ class Parser {
         left = { kind: 'conditional', test: left, consequent, alternate };
         continue;
       }
-      const power = BINARY[token.value];
+      const power = BINARY.get(token.value);
       if (power === undefined || power <= minPower) break;
       this.next();
       const right = this.expression(power);
@@ -136,7 +139,7 @@ class Parser {
   }
 
   private name(token: Token & { type: 'name' }): Node {
-    const keyword = KEYWORDS[token.value];
+    const keyword = KEYWORDS.get(token.value);
     if (keyword !== undefined) return keyword;
     if (token.value === 'Math') {
       this.expect('.');
@@ -196,7 +199,7 @@ class Parser {
     const first = this.peek();
     const second = this.tokens[this.position + 1];
     if (first.type !== 'name' || second?.type !== 'punctuator' || second.value !== '=>') return this.expression(0);
-    if (KEYWORDS[first.value] !== undefined || first.value === 'Math') throw syntax(`${first.value} cannot name a parameter (at ${first.at})`);
+    if (KEYWORDS.has(first.value) || first.value === 'Math') throw syntax(`${first.value} cannot name a parameter (at ${first.at})`);
     this.position += 2;
     this.params.push(first.value);
     this.enter();

@@ -10,6 +10,7 @@
  */
 import type { CosDocument } from '../cos/index.js';
 import type { ModelObject } from '../profile/model.js';
+import { ContentCache } from './content-cache.js';
 import { COS_TYPES, type CosWalkState, cosObjects } from './cos/index.js';
 import { PD_TYPES, pdObjects } from './pd/index.js';
 import { XMP_TYPES, xmpObjects } from './xmp/index.js';
@@ -46,7 +47,8 @@ export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: f
   const max = options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS;
   const pd = { incomplete: walk.incomplete ?? [] };
   walk.incomplete = pd.incomplete;
-  for (const object of pdObjects(doc, pd, options.part ?? 2)) {
+  const content = new ContentCache(doc);
+  for (const object of pdObjects(doc, pd, options.part ?? 2, content)) {
     if (walk.yielded >= max) {
       walk.truncated = true;
       return;
@@ -54,7 +56,7 @@ export function* modelObjects(doc: CosDocument, walk: ModelWalk = { truncated: f
     walk.yielded++;
     yield object;
   }
-  yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS }, walk);
+  yield* cosObjects(doc, { maxObjects: options.maxObjects ?? DEFAULT_MAX_MODEL_OBJECTS, content }, walk);
 }
 
 export { objectPage, objectPath } from './cos/index.js';

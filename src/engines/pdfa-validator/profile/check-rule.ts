@@ -1,6 +1,6 @@
 import { ExpressionError, type ExpressionErrorKind } from '../expression/errors.js';
 import { evaluate, truthy } from '../expression/evaluate.js';
-import { NO_VARIABLES, type PropertyScope, type VariableScope, valueText } from '../expression/value.js';
+import { NO_PROPERTIES, NO_VARIABLES, type PropertyScope, type VariableScope, valueText } from '../expression/value.js';
 import type { Rule } from './model.js';
 
 /**
@@ -19,12 +19,12 @@ const PASSED: RuleOutcome = Object.freeze({ status: 'passed' });
 export const UNAVAILABLE_ARGUMENT = '(not available)';
 
 export function checkRule(rule: Rule, object: PropertyScope, variables: VariableScope = NO_VARIABLES): RuleOutcome {
-  // Checked for every rule on every object: the lists are built only when a name is missing.
-  if (!rule.properties.every((name) => variables.has(name) || object.has(name))) {
+  // Checked for every rule on every object (plain loops: no closure per check); the lists are built only when a name is missing.
+  if (!allKnown(rule.properties, object, variables)) {
     const missing = rule.properties.filter((name) => !variables.has(name) && !object.has(name));
     return { status: 'not-checked', reason: 'unknownProperty', detail: `not implemented: ${missing.join(', ')}` };
   }
-  if (!rule.variables.every((name) => variables.has(name))) {
+  if (!allKnown(rule.variables, NO_PROPERTIES, variables)) {
     const absent = rule.variables.filter((name) => !variables.has(name));
     return { status: 'not-checked', reason: 'unknownVariable', detail: `no value for the variable(s) ${absent.join(', ')}` };
   }
@@ -45,6 +45,15 @@ export function checkRule(rule: Rule, object: PropertyScope, variables: Variable
     }
   });
   return { status: 'failed', message: formatMessage(rule.error.message, args), arguments: args };
+}
+
+/** Every name is a variable or a property `object` implements. */
+function allKnown(names: readonly string[], object: PropertyScope, variables: VariableScope): boolean {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    if (!variables.has(name) && !object.has(name)) return false;
+  }
+  return true;
 }
 
 /** veraPDF's message format: `%1`, `%2`… stand for the arguments; any other `%` is text (`%PDF-1.n`). */

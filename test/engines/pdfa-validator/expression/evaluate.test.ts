@@ -168,6 +168,15 @@ describe('names', () => {
     expect(failure(() => evaluate(compile('x == 1'), scope)).kind).toBe('type');
   });
 
+  it("reads Object.prototype's names (toString, constructor) as names of the model object, never as the prototype's members", () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      expect(compile(name).names).toEqual([name]);
+      expect(failure(() => run(name, { a: 1 })).kind).toBe('unknownProperty');
+      expect(run(`${name} == 2`, { [name]: 2 })).toBe(true);
+    }
+    expect(failure(() => compile('a toString b')).kind).toBe('syntax');
+  });
+
   it('lists the free names and builtins of an expression, not the lambda parameters', () => {
     const compiled = compile("permsContainDocMDP == false || entries.split('&').filter(elem => elem == 'DigestLocation').length == 0");
     expect(compiled.names).toEqual(['entries', 'permsContainDocMDP']);

@@ -13,14 +13,34 @@ export interface LocatedObject extends ModelObject {
   readonly page?: number;
 }
 
-export function modelObject(types: readonly string[], path: string, props: Readonly<Record<string, PropertyValue>>, page?: number): LocatedObject {
-  return {
-    types,
-    path,
-    ...(page === undefined ? {} : { page }),
-    has: (name) => Object.hasOwn(props, name),
-    get: (name) => (Object.hasOwn(props, name) ? props[name] : null),
-  };
+/** The properties of a model object: any object whose own keys hold property values (a getter is read when asked). */
+export type ModelProps<P> = { readonly [K in keyof P]: PropertyValue };
+
+/**
+ * One class for every model object: a 100-page document makes ~10,000 of them (each number and string of the
+ * content streams), so they share `has` and `get` on the prototype instead of two closures each, and keep the
+ * properties object they are given (no copy).
+ */
+class Located implements LocatedObject {
+  constructor(
+    readonly types: readonly string[],
+    readonly path: string,
+    private readonly props: Readonly<Record<string, PropertyValue>>,
+    readonly page: number | undefined,
+  ) {}
+
+  has(name: string): boolean {
+    return Object.hasOwn(this.props, name);
+  }
+
+  get(name: string): PropertyValue {
+    return Object.hasOwn(this.props, name) ? this.props[name] : null;
+  }
+}
+
+/** `props` is kept as it is (not copied): give each object its own. */
+export function modelObject<P extends ModelProps<P>>(types: readonly string[], path: string, props: P, page?: number): LocatedObject {
+  return new Located(types, path, props as Readonly<Record<string, PropertyValue>>, page);
 }
 
 /** Where a model object is, for the report: its own path when it has one, else its type. */

@@ -17,7 +17,6 @@ import {
   type CosDocument,
   type CosStream,
   type CosValue,
-  contentTokens,
   cosDocumentProperties,
   cosFileSpecificationProperties,
   cosBBoxProperties,
@@ -33,11 +32,14 @@ import {
   filterChain,
   isValidUtf8,
 } from '../../cos/index.js';
+import { ContentCache } from '../content-cache.js';
 import { type LocatedObject, modelObject } from './object.js';
 
 export interface CosWalkOptions {
   /** Model objects yielded at most; beyond it the walk stops and `state.truncated` says so. */
   readonly maxObjects: number;
+  /** Content streams the PD walk read already (their tokens are taken from it); default: none. */
+  readonly content?: ContentCache;
 }
 
 export interface CosWalkState {
@@ -91,8 +93,10 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
       contentOf.set(s, path);
     }
   };
+  const contentCache = options.content ?? new ContentCache(doc, 0);
+  const max = options.maxObjects;
   const emit = function* (o: LocatedObject): Generator<LocatedObject, boolean> {
-    if (state.yielded >= options.maxObjects) {
+    if (state.yielded >= max) {
       state.truncated = true;
       return false;
     }
@@ -100,11 +104,14 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
     yield o;
     return true;
   };
+  // The objects of one value, yielded from here: a value tree makes most of the objects, and a generator per object
+  // (emit) would cost more than building the object.
+  const batch: LocatedObject[] = [];
 
-  if (!(yield* emit(modelObject(T.document, 'document', { ...cosDocumentProperties(doc) })))) return;
-  if (!(yield* emit(modelObject(T.trailer, 'trailer', { ...cosTrailerProperties(doc) })))) return;
+  if (!(yield* emit(modelObject(T.document, 'document', cosDocumentProperties(doc))))) return;
+  if (!(yield* emit(modelObject(T.trailer, 'trailer', cosTrailerProperties(doc))))) return;
   for (const [i, section] of doc.xrefSections.entries()) {
-    if (!(yield* emit(modelObject(T.xref, `xref[${i}] at ${section.offset}`, { ...cosXRefProperties(section) })))) return;
+    if (!(yield* emit(modelObject(T.xref, `xref[${i}] at ${section.offset}`, cosXRefProperties(section))))) return;
   }
 
   // A value and everything inside it, depth first, without recursion (the parser bounded the depth).
@@ -112,10 +119,21 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
     const stack: Array<[CosValue, string, string | undefined]> = [[root, rootPath, undefined]];
     while (stack.length > 0) {
       const [v, path, key] = stack.pop() as [CosValue, string, string | undefined];
-      for (const o of valueObjects(doc, ctx, v, path, key)) if (!(yield* emit(o))) return false;
+      valueObjects(doc, ctx, v, path, key, batch);
+      for (let i = 0; i < batch.length; i++) {
+        if (state.yielded >= max) {
+          state.truncated = true;
+          return false;
+        }
+        state.yielded++;
+        yield batch[i] as LocatedObject;
+      }
+      batch.length = 0;
       const dict = v.kind === 'stream' ? v.dict : v.kind === 'dict' ? v : null;
       if (dict !== null) {
-        for (const [k, item] of [...dict.entries].reverse()) stack.push([item, `${path}/${k}`, k]);
+        const start = stack.length;
+        for (const [k, item] of dict.entries) stack.push([item, `${path}/${k}`, k]);
+        reverseFrom(stack, start);
       } else if (v.kind === 'array') {
         for (let i = v.items.length - 1; i >= 0; i--) stack.push([v.items[i] as CosValue, `${path}[${i}]`, undefined]);
       }
@@ -130,7 +148,7 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
 
   for (const indirect of doc.indirectObjects()) {
     const path = `${indirect.num} ${indirect.gen} obj`;
-    if (!(yield* emit(modelObject(T.indirect, path, { ...cosIndirectProperties(indirect) })))) return;
+    if (!(yield* emit(modelObject(T.indirect, path, cosIndirectProperties(indirect))))) return;
     const v = indirect.value;
     if (!(yield* walkValue(v, path))) return;
     // Content streams, found from what refers to them (a content stream carries no type of its own).
@@ -162,12 +180,12 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
   }
 
   for (const stream of content) {
-    const decoded = doc.decodeStream(stream);
-    if (!decoded.ok) continue; // its filters are CosFilter objects already; undecodable content is the PD layer's concern
+    const read = contentCache.take(stream);
+    if (!read.ok) continue; // its filters are CosFilter objects already; undecodable content is the PD layer's concern
     const base = `${contentOf.get(stream) ?? 'stream'} (content)`;
     let i = 0;
     let lastOperand: CosValue | undefined;
-    for (const token of contentTokens(decoded.data, doc.env)) {
+    for (const token of read.tokens) {
       const at = `${base}[${i++}]`;
       if (token.kind === 'operand') {
         lastOperand = token.value;
@@ -191,44 +209,55 @@ export function* cosObjects(doc: CosDocument, options: CosWalkOptions, state: Co
   }
 }
 
-/** The model objects one value is (a stream is a CosStream with its filters; a dictionary's keys are CosNames). */
-function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: string, key: string | undefined): LocatedObject[] {
+/** The objects of a value tree's nodes are pushed in reverse; popping then visits them in order. */
+function reverseFrom<T>(stack: T[], start: number): void {
+  for (let i = start, j = stack.length - 1; i < j; i++, j--) {
+    const t = stack[i] as T;
+    stack[i] = stack[j] as T;
+    stack[j] = t;
+  }
+}
+
+/** The model objects one value is, added to `out` (a stream is a CosStream with its filters; a dictionary's keys are CosNames). */
+function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: string, key: string | undefined, out: LocatedObject[]): void {
   switch (v.kind) {
     case 'stream': {
-      const out = [modelObject(T.stream, path, { ...cosStreamProperties(v), ...cosSizeProperties(v.dict) })];
-      for (const step of filterChain(v.dict, (x) => doc.resolve(x))) out.push(modelObject(T.filter, `${path}/Filter`, { ...cosFilterProperties(step) }));
-      out.push(...keyNames(v.dict, path));
-      out.push(...contextObjects(doc, ctx, v.dict, path));
-      return out;
+      out.push(modelObject(T.stream, path, { ...cosStreamProperties(v), ...cosSizeProperties(v.dict) }));
+      for (const step of filterChain(v.dict, (x) => doc.resolve(x))) out.push(modelObject(T.filter, `${path}/Filter`, cosFilterProperties(step)));
+      keyNames(v.dict, path, out);
+      contextObjects(doc, ctx, v.dict, path, out);
+      return;
     }
     case 'dict': {
-      const out = [isFileSpecification(v) ? fileSpecification(doc, ctx, v, path) : modelObject(T.dict, path, { ...cosSizeProperties(v) })];
-      out.push(...keyNames(v, path));
+      out.push(isFileSpecification(v) ? fileSpecification(doc, ctx, v, path) : modelObject(T.dict, path, cosSizeProperties(v)));
+      keyNames(v, path, out);
       const s = v.entries.get('S');
       if (isStructureElement(v) && s?.kind === 'name') out.push(unicodeName(s.value, `${path}/S`));
       const colorants = v.entries.get('Colorants');
       if (colorants?.kind === 'dict') for (const k of colorants.entries.keys()) out.push(unicodeName(k, `${path}/Colorants`));
-      out.push(...contextObjects(doc, ctx, v, path));
-      return out;
+      contextObjects(doc, ctx, v, path, out);
+      return;
     }
-    case 'array': {
-      const out = [modelObject(T.array, path, { ...cosSizeProperties(v) })];
-      out.push(...colourantNames(v, path));
-      return out;
-    }
+    case 'array':
+      out.push(modelObject(T.array, path, cosSizeProperties(v)));
+      colourantNames(v, path, out);
+      return;
     case 'string':
-      return [modelObject(T.string, path, { ...cosStringProperties(v) })];
+      out.push(modelObject(T.string, path, cosStringProperties(v)));
+      return;
     case 'name':
+      out.push(modelObject(T.name, path, cosNameProperties(v)));
       // A font name is a CosName (length) and a CosUnicodeName (UTF-8) at once.
-      return key !== undefined && TEXT_NAME_KEYS.has(key)
-        ? [modelObject(T.name, path, { ...cosNameProperties(v) }), unicodeName(v.value, path)]
-        : [modelObject(T.name, path, { ...cosNameProperties(v) })];
+      if (key !== undefined && TEXT_NAME_KEYS.has(key)) out.push(unicodeName(v.value, path));
+      return;
     case 'int':
-      return [modelObject(T.int, path, { intValue: v.value })];
+      out.push(modelObject(T.int, path, { intValue: v.value }));
+      return;
     case 'real':
-      return [modelObject(T.real, path, { realValue: v.value })];
+      out.push(modelObject(T.real, path, { realValue: v.value }));
+      return;
     default:
-      return [];
+      return;
   }
 }
 
@@ -237,14 +266,13 @@ function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: str
  * rendering intents of graphics states and images (CosRenderingIntent; an optional content group's
  * /Intent is something else), language tags (CosLang).
  */
-function contextObjects(doc: CosDocument, ctx: WalkContext, d: CosDict, path: string): LocatedObject[] {
-  const out: LocatedObject[] = [];
+function contextObjects(doc: CosDocument, ctx: WalkContext, d: CosDict, path: string, out: LocatedObject[]): void {
   const type = d.entries.get('Type');
   if (type?.kind === 'name' && type.value === 'Page') {
     // The page's own boundaries, MediaBox and CropBox inherited from the page tree when absent: a node's box a page overrides is not one of its boundaries.
     for (const key of BOX_KEYS) {
       const box = doc.resolve(key === 'MediaBox' || key === 'CropBox' ? inherited(doc, d, key) : d.entries.get(key));
-      if (box?.kind === 'array') out.push(modelObject(T.bbox, `${path}/${key}`, { ...cosBBoxProperties(doc, box) }));
+      if (box?.kind === 'array') out.push(modelObject(T.bbox, `${path}/${key}`, cosBBoxProperties(doc, box)));
     }
   }
   for (const [key, raw] of d.entries) {
@@ -267,10 +295,9 @@ function contextObjects(doc: CosDocument, ctx: WalkContext, d: CosDict, path: st
       }
     } else if (key === 'Lang') {
       const lang = doc.resolve(raw);
-      if (lang?.kind === 'string') out.push(modelObject(T.lang, `${path}/Lang`, { ...cosLangProperties(lang) }));
+      if (lang?.kind === 'string') out.push(modelObject(T.lang, `${path}/Lang`, cosLangProperties(lang)));
     }
   }
-  return out;
 }
 
 /** A page attribute from the page or its nearest ancestor that has it (ISO 32000-1 7.7.3.4), at most 64 levels up. */
@@ -285,10 +312,8 @@ function inherited(doc: CosDocument, page: CosDict, key: string): CosValue | und
   return undefined;
 }
 
-function keyNames(dict: CosDict, path: string): LocatedObject[] {
-  const out: LocatedObject[] = [];
+function keyNames(dict: CosDict, path: string, out: LocatedObject[]): void {
   for (const k of dict.entries.keys()) out.push(modelObject(T.name, `${path} (key ${k.length > 40 ? `${k.slice(0, 40)}…` : k})`, { internalRepresentation: k }));
-  return out;
 }
 
 function unicodeName(value: string, path: string): LocatedObject {
@@ -296,15 +321,16 @@ function unicodeName(value: string, path: string): LocatedObject {
 }
 
 /** `[/Separation /name …]` and `[/DeviceN [/n1 /n2] …]`: the colourant names are text (ISO 19005-2 6.1.8). */
-function colourantNames(arr: CosArray, path: string): LocatedObject[] {
+function colourantNames(arr: CosArray, path: string, out: LocatedObject[]): void {
   const family = arr.items[0];
-  if (family?.kind !== 'name') return [];
+  if (family?.kind !== 'name') return;
   const second = arr.items[1];
-  if (family.value === 'Separation' && second?.kind === 'name') return [unicodeName(second.value, `${path}[1]`)];
-  if (family.value === 'DeviceN' && second?.kind === 'array') {
-    return second.items.flatMap((n, i) => (n.kind === 'name' ? [unicodeName(n.value, `${path}[1][${i}]`)] : []));
+  if (family.value === 'Separation' && second?.kind === 'name') out.push(unicodeName(second.value, `${path}[1]`));
+  else if (family.value === 'DeviceN' && second?.kind === 'array') {
+    second.items.forEach((n, i) => {
+      if (n.kind === 'name') out.push(unicodeName(n.value, `${path}[1][${i}]`));
+    });
   }
-  return [];
 }
 
 /**

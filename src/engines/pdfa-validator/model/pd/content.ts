@@ -16,7 +16,8 @@
  * MAX_STREAMS streams; operands kept per operator are capped. A stream that cannot be decoded leaves
  * its uses unknown: `incomplete` says so.
  */
-import { type CosDict, type CosDocument, type CosStream, type CosValue, contentTokens } from '../../cos/index.js';
+import type { ContentToken, CosDict, CosDocument, CosStream, CosValue } from '../../cos/index.js';
+import type { ContentCache } from '../content-cache.js';
 import { type LocatedObject, modelObject } from '../cos/object.js';
 import { actualTextMcids } from './actual-text.js';
 import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
@@ -48,8 +49,6 @@ const OPERATORS = new Set(
 );
 
 const MAX_STREAMS = 100_000;
-/** Decoded content kept for streams read more than once. */
-const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 /** Incompleteness notes kept per document (the rest are counted in one more). */
 const MAX_NOTES = 20;
 
@@ -107,7 +106,8 @@ export function newContentUses(): ContentUses {
   return { xobjects: new Map(), extGStates: new Map(), groups: new Map(), inlineImages: [], fonts: new Map(), incomplete: [] };
 }
 
-export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], uses: ContentUses, separations: SeparationFacts): Generator<LocatedObject> {
+/** `content`: the streams' tokens, read once for this walk and the COS walk after it (content-cache.ts). */
+export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], uses: ContentUses, separations: SeparationFacts, content: ContentCache): Generator<LocatedObject> {
   const jobs: Job[] = [];
   // Each stream is read once for its operators and uses, and again only for a new starting colour state.
   const starts = new Map<CosStream, Set<string>>();
@@ -181,20 +181,7 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
     }
   }
 
-  // A stream read again (shared by pages, or drawn in a new colour state) is decoded once while the cache has room.
-  const decoded = new Map<CosStream, ReturnType<CosDocument['decodeStream']>>();
-  let cached = 0;
-  const decode = (stream: CosStream): ReturnType<CosDocument['decodeStream']> => {
-    const known = decoded.get(stream);
-    if (known !== undefined) return known;
-    const result = doc.decodeStream(stream);
-    const size = result.ok ? result.data.length : 0;
-    if (cached + size <= MAX_CACHED_BYTES) {
-      decoded.set(stream, result);
-      cached += size;
-    }
-    return result;
-  };
+  // A stream read again (shared by pages, or drawn in a new colour state) is decoded and parsed once while the cache has room.
   let streamsRead = 0;
   const pageReads = new Map<object, Set<CosDict | undefined>>();
   for (let next = 0; next < jobs.length; next++) {
@@ -222,12 +209,12 @@ export function* contentObjects(doc: CosDocument, pages: readonly PageRef[], use
       }
       any = true;
       const path = job.streams.length > 1 ? `${job.path}[${si}]` : pathOf(sv, job.path);
-      const decoded = decode(stream);
-      if (!decoded.ok) {
-        if (!job.colourOnly) note(uses, `the content stream ${path} could not be decoded (${decoded.reason}): what it uses was not checked`);
+      const read = content.read(stream);
+      if (!read.ok) {
+        if (!job.colourOnly) note(uses, `the content stream ${path} could not be decoded (${read.reason}): what it uses was not checked`);
         continue;
       }
-      yield* reader.read(decoded.data, `${path} (content)`);
+      yield* reader.read(read.tokens, `${path} (content)`);
     }
     if (any && job.colourOnly !== true) yield modelObject(T.contentStream, job.path, { inheritedResourceNames: [...reader.inherited].join('&') }, job.pageNumber);
   }
@@ -295,13 +282,13 @@ class StreamReader {
     yield* this.paint(this.state.stroke, true, path);
   }
 
-  *read(data: Buffer, path: string): Generator<LocatedObject> {
+  *read(tokens: Iterable<ContentToken>, path: string): Generator<LocatedObject> {
     const doc = this.doc;
     const uses = this.uses;
     const quiet = this.job.colourOnly === true;
     let operands: CosValue[] = [];
     let i = 0;
-    for (const token of contentTokens(data, doc.env)) {
+    for (const token of tokens) {
       const at = i++;
       if (token.kind === 'operand') {
         if (operands.length < MAX_OPERANDS) operands.push(token.value);

@@ -47,8 +47,8 @@ export interface ShownCodes {
   undecodable: boolean;
   /** More distinct codes than MAX_CODES. */
   truncated: boolean;
-  /** How the font's strings split into codes: one byte each, a Type 0 font's CMap, or unknown (null). */
-  readonly split: ((bytes: Buffer) => number[]) | null;
+  /** How the font's strings split into codes: one byte each (`bytes`), a Type 0 font's CMap, or unknown (null). */
+  readonly split: ((bytes: Buffer) => number[]) | 'bytes' | null;
 }
 
 export function newShownCodes(doc: CosDocument, font: CosDict): ShownCodes {
@@ -56,7 +56,7 @@ export function newShownCodes(doc: CosDocument, font: CosDict): ShownCodes {
   if (nameOf(doc, font, 'Subtype') === 'Type0') {
     const cmap = typeZeroCMap(doc, entry(doc, font, 'Encoding'));
     split = cmap === null ? null : (bytes) => cmap.codes(bytes);
-  } else split = (bytes) => [...bytes];
+  } else split = 'bytes';
   return { codes: new Map(), undecodable: false, truncated: false, split };
 }
 
@@ -66,19 +66,20 @@ export function recordShown(shown: ShownCodes, bytes: Buffer, mode: number, inAc
     if (bytes.length > 0) shown.undecodable = true;
     return;
   }
-  for (const code of shown.split(bytes)) {
-    const known = shown.codes.get(code);
-    if (known === undefined) {
-      if (shown.codes.size >= MAX_CODES) {
-        shown.truncated = true;
-        continue;
-      }
-      shown.codes.set(code, { mode, outsideActualText: !inActualText, page });
-      continue;
-    }
-    if (known.mode === 3 && mode !== 3) known.mode = mode;
-    if (!inActualText) known.outsideActualText = true;
+  // A simple font's codes are its bytes: read in place (a shown string is met once per Tj, thousands per document).
+  if (shown.split === 'bytes') for (let i = 0; i < bytes.length; i++) recordCode(shown, bytes[i] as number, mode, inActualText, page);
+  else for (const code of shown.split(bytes)) recordCode(shown, code, mode, inActualText, page);
+}
+
+function recordCode(shown: ShownCodes, code: number, mode: number, inActualText: boolean, page: number | undefined): void {
+  const known = shown.codes.get(code);
+  if (known === undefined) {
+    if (shown.codes.size >= MAX_CODES) shown.truncated = true;
+    else shown.codes.set(code, { mode, outsideActualText: !inActualText, page });
+    return;
   }
+  if (known.mode === 3 && mode !== 3) known.mode = mode;
+  if (!inActualText) known.outsideActualText = true;
 }
 
 /** What a glyph's properties are computed from, per font. */

@@ -8,6 +8,7 @@
  * by the rules of later objects (annotations, device colour spaces).
  */
 import type { CosDocument } from '../../cos/index.js';
+import type { ContentCache } from '../content-cache.js';
 import type { LocatedObject } from '../cos/object.js';
 import { ActionCollector } from './actions.js';
 import { type AnnotationWalk, annotationObjects } from './annotations.js';
@@ -80,7 +81,8 @@ export interface PdWalkState {
   incomplete: string[];
 }
 
-export function* pdObjects(doc: CosDocument, state: PdWalkState, part: 1 | 2 | 3 = 2): Generator<LocatedObject> {
+/** `content`: the content streams' tokens, kept for the COS walk that follows (content-cache.ts). */
+export function* pdObjects(doc: CosDocument, state: PdWalkState, part: 1 | 2 | 3, content: ContentCache): Generator<LocatedObject> {
   yield* outputIntentObjects(doc);
   const fields = formFields(doc);
   if (!fields.complete) state.incomplete.push('the form field tree was cut at its bound');
@@ -109,7 +111,7 @@ export function* pdObjects(doc: CosDocument, state: PdWalkState, part: 1 | 2 | 3
   const consistent = new Map<string, boolean>();
   for (const [name, pairs] of colourArrays.separations) consistent.set(name, pairs.size <= 1);
   const uses = newContentUses();
-  yield* contentObjects(doc, tree.pages, uses, { consistent });
+  yield* contentObjects(doc, tree.pages, uses, { consistent }, content);
   state.incomplete.push(...uses.incomplete);
   yield* graphicsObjects(doc, uses, colourArrays.iccBased);
   yield* fontObjects(doc, uses.fonts);
