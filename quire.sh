@@ -72,7 +72,7 @@ install_node_modules() {
 }
 
 build() {
-  if [ -f dist/build-info.json ] && [ -z "$(find src package.json package-lock.json tsconfig.json tsconfig.build.json -newer dist/build-info.json -print -quit)" ]; then
+  if [ -f dist/build-info.json ] && [ -z "$(find src portal package.json package-lock.json tsconfig.json tsconfig.build.json -newer dist/build-info.json -print -quit)" ]; then
     return 0
   fi
   log "building"
@@ -94,6 +94,7 @@ run_tests() {
   npm run --silent format:check
   log "type-checking sources and tests"
   npx tsc -p tsconfig.json --noEmit
+  npx tsc -p portal/tsconfig.json --noEmit
   log "checking the import rule of docs/ARCHITECTURE.md (dependency-cruiser)"
   npm run --silent gate
   log "running the test suite"

@@ -1,0 +1,376 @@
+/**
+ * Every web service with all its options. The forms come from the OpenAPI document's body schemas
+ * (forms/schema-form.tsx); an array of "one of these operations" objects (the toolbox) becomes a chain
+ * builder. A call runs synchronously, or as an asynchronous job with progress that can be cancelled
+ * while it waits; the server's error message is shown at the field it names, and the result opens in
+ * a preview before download.
+ */
+import type { JSX } from 'preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { documents, download, fullName, isPdf, refreshDocuments, remember } from '../api/documents';
+import { ApiError, call, json, saveBlob } from '../api/http';
+import { type ApiModel, loadApi, type ServiceOperation } from '../api/openapi';
+import { useStore } from '../api/store';
+import type { DocumentFile, Job } from '../api/types';
+import { lazy } from '../components/lazy';
+import { Field } from '../forms/schema-form';
+import { type Components, fieldErrors, kindOf, resolve, type Schema, withMember } from '../forms/schema';
+import { useT } from '../i18n/i18n';
+import { linkProps } from '../router';
+import { ErrorText } from '../components/error-text';
+
+const PdfPreview = lazy(() => import('../preview/pdf-preview').then((module) => module.PdfPreview));
+
+/** How often a job's state is asked for while it runs. */
+const POLL_MS = 500;
+
+export function ServicesPage({ page }: { page: string }): JSX.Element {
+  const t = useT();
+  const [api, setApi] = useState<ApiModel>();
+  const [error, setError] = useState<string>();
+  const name = page.split('/')[1];
+
+  useEffect(() => {
+    document.title = `${t('services.title')} – Quire`;
+    loadApi().then(setApi, (failure: Error) => setError(failure.message));
+    if (documents.get().length === 0) void refreshDocuments().catch(() => undefined);
+  }, []);
+
+  if (error) return <ErrorText message={error} />;
+  if (!api) return <p class="loading">{t('common.loading')}</p>;
+  const names = [...api.services.keys()].sort();
+  const operations = name ? api.services.get(name) : undefined;
+  return (
+    <div class="services">
+      <nav class="service-list" aria-label={t('services.title')}>
+        <h1 tabIndex={-1}>{t('services.title')}</h1>
+        <ul>
+          {names.map((service) => (
+            <li key={service}>
+              <a {...linkProps(`services/${service}`)} aria-current={service === name ? 'page' : undefined}>
+                {service}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <section class="service" aria-labelledby="service-title">
+        {operations ? <ServiceForm key={name} operations={operations} components={api.components} /> : <p class="lead">{t('services.choose')}</p>}
+      </section>
+    </div>
+  );
+}
+
+function ServiceForm({ operations, components }: { operations: ServiceOperation[]; components: Components }): JSX.Element {
+  const t = useT();
+  const list = useStore(documents);
+  const [operationId, setOperationId] = useState(operations[0]!.operationId);
+  const operation = operations.find((candidate) => candidate.operationId === operationId) ?? operations[0]!;
+  const envelope = useMemo(() => resolve(operation.body, components), [operation, components]);
+  const [documentId, setDocumentId] = useState<string>('');
+  const [value, setValue] = useState<Record<string, unknown>>({});
+  const [asJob, setAsJob] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [job, setJob] = useState<Job>();
+  const [failure, setFailure] = useState<{ message: string; fields: Map<string, string> }>();
+  const [result, setResult] = useState<DocumentFile>();
+
+  useEffect(() => {
+    if (!documentId && list.length > 0) setDocumentId(list[list.length - 1]!.documentId);
+  }, [list]);
+
+  const chainKey = Object.entries(envelope.properties ?? {}).find(([, member]) => isOperationList(member, components))?.[0];
+
+  const run = async (): Promise<void> => {
+    setBusy(true);
+    setFailure(undefined);
+    setResult(undefined);
+    setJob(undefined);
+    try {
+      const path = operation.path.replace('{documentId}', encodeURIComponent(documentId));
+      const response = await call(`${path.slice(1)}${asJob ? '?async=true' : ''}`, { method: 'POST', body: value });
+      let outcome: DocumentFile;
+      if (response.status === 202) {
+        outcome = await followJob((await response.json()) as Job, setJob);
+      } else {
+        outcome = (await response.json()) as DocumentFile;
+      }
+      remember(outcome);
+      setResult(outcome);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      setFailure({ message, fields: error instanceof ApiError || error instanceof JobError ? fieldErrors(message) : new Map() });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const unplaced = failure ? [...failure.fields.keys()].filter((field) => !document.getElementById(`f-${field.replace(/\./g, '-')}`)) : [];
+  return (
+    <form
+      class="service-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void run();
+      }}
+    >
+      <h2 id="service-title">{operation.service}</h2>
+      <p class="lead">{operation.summary}</p>
+      {operations.length > 1 && (
+        <div class="field">
+          <label for="operation">{t('services.operation')}</label>
+          <select id="operation" value={operationId} onChange={(event) => setOperationId(event.currentTarget.value)}>
+            {operations.map((candidate) => (
+              <option key={candidate.operationId} value={candidate.operationId}>
+                {candidate.needsDocument ? t('services.onDocument') : t('services.newDocument')} ({candidate.operationId})
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {operation.needsDocument && (
+        <div class="field">
+          <label for="document">{t('services.document')}</label>
+          <select id="document" required value={documentId} onChange={(event) => setDocumentId(event.currentTarget.value)}>
+            <option value="">{t('form.choose')}</option>
+            {list.map((document) => (
+              <option key={document.documentId} value={document.documentId}>
+                {fullName(document)}
+              </option>
+            ))}
+          </select>
+          {list.length === 0 && (
+            <small class="hint">
+              <a {...linkProps('')}>{t('services.uploadFirst')}</a>
+            </small>
+          )}
+        </div>
+      )}
+      {Object.entries(envelope.properties ?? {}).map(([key, member]) =>
+        key === chainKey ? (
+          <ChainBuilder
+            key={key}
+            name={key}
+            schema={resolve(member, components)}
+            components={components}
+            value={(value[key] as unknown[] | undefined) ?? []}
+            onChange={(next) => setValue(withMember(value, key, next) as Record<string, unknown>)}
+            errors={failure?.fields ?? new Map()}
+          />
+        ) : (
+          <Field
+            key={key}
+            name={key}
+            schema={member}
+            components={components}
+            path={[key]}
+            value={value[key]}
+            onChange={(next) => setValue(withMember(value, key, next) as Record<string, unknown>)}
+            errors={failure?.fields ?? new Map()}
+            required={envelope.required?.includes(key) ?? false}
+            depth={1}
+            open={envelope.required?.includes(key) ?? false}
+          />
+        ),
+      )}
+      <div class="field checkbox">
+        <input id="as-job" type="checkbox" checked={asJob} onChange={(event) => setAsJob(event.currentTarget.checked)} />
+        <label for="as-job">{t('services.asJob')}</label>
+      </div>
+      {failure && (
+        <div class="error" role="alert">
+          <p>{failure.message}</p>
+          {unplaced.length > 0 && <p class="hint">{t('services.fieldsNotShown', { fields: unplaced.join(', ') })}</p>}
+        </div>
+      )}
+      <div class="toolbar">
+        <button type="submit" disabled={busy}>
+          {busy ? t('services.running') : t('services.run')}
+        </button>
+      </div>
+      {job && <JobProgress job={job} onCancel={() => void cancelJob(job, setJob)} />}
+      {result && <Result document={result} />}
+    </form>
+  );
+}
+
+/**
+ * The toolbox: an array whose items are objects of optional operations (one set per item). Each step
+ * chooses its operation and gets that operation's form; the steps run in order as one transaction.
+ */
+function isOperationList(schema: Schema, components: Components): boolean {
+  const array = resolve(schema, components);
+  if (kindOf(array) !== 'array') return false;
+  const item = resolve(array.items, components);
+  const members = Object.values(item.properties ?? {});
+  return members.length > 1 && !item.required?.length && members.every((member) => kindOf(resolve(member, components)) === 'object');
+}
+
+interface Step {
+  operation: string;
+  options: unknown;
+}
+
+function ChainBuilder({
+  name,
+  schema,
+  components,
+  value,
+  onChange,
+  errors,
+}: {
+  name: string;
+  schema: Schema;
+  components: Components;
+  value: unknown[];
+  onChange: (value: unknown[]) => void;
+  errors: Map<string, string>;
+}): JSX.Element {
+  const t = useT();
+  const item = resolve(schema.items, components);
+  const choices = Object.keys(item.properties ?? {});
+  const steps: Step[] = value.map((entry) => {
+    const [operation, options] = Object.entries(entry as Record<string, unknown>)[0] ?? [choices[0]!, {}];
+    return { operation, options };
+  });
+  const write = (next: Step[]) => onChange(next.map((step) => ({ [step.operation]: step.options ?? {} })));
+  const [adding, setAdding] = useState(choices.includes('rotate') ? 'rotate' : choices[0]!);
+  const error = errors.get(name);
+  return (
+    <fieldset class="chain" id={`f-${name}`}>
+      <legend>{t('services.chain', { name })}</legend>
+      {schema.description && <small class="hint">{schema.description}</small>}
+      {error && (
+        <small class="field-error" role="alert">
+          {error}
+        </small>
+      )}
+      <ol class="chain-steps">
+        {steps.map((step, index) => (
+          // The position is the step's identity in the body: a key by index is right here.
+          <li key={index} class="chain-step">
+            <div class="chain-step-head">
+              <label for={`step-${index}`}>{t('services.step', { number: index + 1 })}</label>
+              <select id={`step-${index}`} value={step.operation} onChange={(event) => write(steps.map((other, at) => (at === index ? { operation: event.currentTarget.value, options: {} } : other)))}>
+                {choices.map((choice) => (
+                  <option key={choice} value={choice}>
+                    {choice}
+                  </option>
+                ))}
+              </select>
+              <button type="button" class="small secondary" disabled={index === 0} onClick={() => write(swap(steps, index, index - 1))} aria-label={t('services.moveUp', { number: index + 1 })}>
+                ↑
+              </button>
+              <button
+                type="button"
+                class="small secondary"
+                disabled={index === steps.length - 1}
+                onClick={() => write(swap(steps, index, index + 1))}
+                aria-label={t('services.moveDown', { number: index + 1 })}
+              >
+                ↓
+              </button>
+              <button type="button" class="small danger" onClick={() => write(steps.filter((_, at) => at !== index))}>
+                {t('form.remove', { name: t('services.step', { number: index + 1 }) })}
+              </button>
+            </div>
+            <Field
+              name={step.operation}
+              schema={item.properties![step.operation]!}
+              components={components}
+              path={[name, index, step.operation]}
+              value={step.options}
+              onChange={(options) => write(steps.map((other, at) => (at === index ? { ...other, options: options ?? {} } : other)))}
+              errors={errors}
+              required
+              depth={1}
+            />
+          </li>
+        ))}
+      </ol>
+      <div class="chain-add">
+        <label for="chain-add">{t('services.addStep')}</label>
+        <select id="chain-add" value={adding} onChange={(event) => setAdding(event.currentTarget.value)}>
+          {choices.map((choice) => (
+            <option key={choice} value={choice}>
+              {choice}
+            </option>
+          ))}
+        </select>
+        <button type="button" class="secondary" onClick={() => write([...steps, { operation: adding, options: {} }])}>
+          {t('form.add', { name: adding })}
+        </button>
+      </div>
+    </fieldset>
+  );
+}
+
+function swap<T>(items: T[], a: number, b: number): T[] {
+  const copy = [...items];
+  [copy[a], copy[b]] = [copy[b]!, copy[a]!];
+  return copy;
+}
+
+class JobError extends Error {}
+
+/** Polls the job until it has finished; its result or its error (with the field it names). */
+async function followJob(accepted: Job, show: (job: Job) => void): Promise<DocumentFile> {
+  let job = accepted;
+  show(job);
+  while (job.state === 'queued' || job.state === 'running') {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    job = await json<Job>(`jobs/${accepted.jobId}`);
+    show(job);
+  }
+  if (job.state === 'succeeded' && job.result) return job.result;
+  throw new JobError(job.error?.errorMessage ?? job.state);
+}
+
+async function cancelJob(job: Job, show: (job: Job) => void): Promise<void> {
+  try {
+    await call(`jobs/${job.jobId}`, { method: 'DELETE' });
+    show({ ...job, state: 'failed', error: { errorCode: 0, errorMessage: 'cancelled' } });
+  } catch {
+    // started meanwhile (409): the poll shows what it does
+  }
+}
+
+function JobProgress({ job, onCancel }: { job: Job; onCancel: () => void }): JSX.Element {
+  const t = useT();
+  return (
+    <div class="job" role="status">
+      <span>{t(`services.job.${job.state}`)}</span>
+      <progress max={100} value={job.progress} aria-label={t('services.jobProgress')} />
+      {job.state === 'queued' && (
+        <button type="button" class="small danger" onClick={onCancel}>
+          {t('services.cancelJob')}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function Result({ document }: { document: DocumentFile }): JSX.Element {
+  const t = useT();
+  const [error, setError] = useState<string>();
+  return (
+    <section class="result" aria-labelledby="result-title">
+      <h3 id="result-title">{t('services.result', { name: fullName(document) })}</h3>
+      <div class="toolbar">
+        <button
+          type="button"
+          onClick={() =>
+            void download(document.documentId).then(
+              (content) => saveBlob(content, fullName(document)),
+              (failure: Error) => setError(failure.message),
+            )
+          }
+        >
+          {t('documents.download')}
+        </button>
+      </div>
+      <ErrorText message={error} />
+      {isPdf(document) && <PdfPreview documentId={document.documentId} version={`${document.historyId}:${document.fileLastModified}:${document.fileSize}`} />}
+    </section>
+  );
+}
