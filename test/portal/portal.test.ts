@@ -1,0 +1,286 @@
+/**
+ * Issue 19: the portal in a real browser. Debian's Chromium (never a downloaded one) driven by
+ * playwright-core, headless, against a real server that serves the built portal (dist/portal, built
+ * here when it is missing or older than its sources). Results are checked with independent tools
+ * (pdfinfo on the downloaded file) and the REST API, accessibility with axe-core on every page.
+ *
+ * The flows run in browser contexts that enforce the portal's Content-Security-Policy, and a CSP
+ * violation fails the test. Only the accessibility pass uses `bypassCSP: true`: axe-core is injected
+ * as an inline script (page.addScriptTag), which the portal's policy refuses, as it should.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realPdf } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import { pdfinfo } from '../helpers/pdf-tools.js';
+import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const BUILT = path.join(ROOT, 'dist/portal/index.html');
+const SCREENSHOTS = path.join(ROOT, 'test-results/portal-screenshots');
+const AXE = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
+const CHROMIUM = process.env.QUIRE_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/** The newest modification time under a path (the portal's sources). */
+function newest(file: string): number {
+  const stat = statSync(file);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(file).map((name) => newest(path.join(file, name))));
+}
+
+/** `vite build` once when dist/portal is missing or older than portal/ (seconds; skipped when current). */
+function ensureBuilt(): void {
+  let built = 0;
+  try {
+    built = statSync(BUILT).mtimeMs;
+  } catch {
+    // not built
+  }
+  if (built > newest(path.join(ROOT, 'portal'))) return;
+  execFileSync(path.join(ROOT, 'node_modules/.bin/vite'), ['build', '--config', 'portal/vite.config.ts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
+}
+
+ensureBuilt();
+
+const { server } = useTestServer({
+  yaml: ALICE_AND_ROOT_YAML,
+  session: false,
+  // Log lines for the logs page (the daily file only, not the test's console).
+  env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' },
+});
+
+let browser: Browser;
+const tempDir = useTempDir('portal');
+const portal = () => `${new URL(server.rest).origin}/webPDF/`;
+
+beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A context that enforces the CSP and records every violation (and page error) for the test to assert on. */
+async function strictContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', ...options });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  await page.goto(portal());
+  return { context, page, problems };
+}
+
+async function loginAs(page: Page, user: string, password: string): Promise<void> {
+  await page.getByLabel('User name').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Log in', exact: true }).click();
+  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+}
+
+/** The session's token as the portal keeps it (sessionStorage of this tab), for checks through the REST API. */
+async function tokenOf(page: Page): Promise<string> {
+  return page.evaluate(() => (JSON.parse((globalThis as any).sessionStorage.getItem('quire.session') ?? '{}') as { token: string }).token);
+}
+
+// Callbacks of page.evaluate run in the page: the test's program has no DOM types (on purpose: the
+// server's code must not use them), so they reach the browser's globals as `(globalThis as any)`.
+
+/** Drops files on the drop zone the way a browser does: a DataTransfer built in the page, dragenter/over/drop. */
+async function dropFiles(page: Page, files: Array<{ name: string; content: Buffer }>): Promise<void> {
+  const payload = files.map((file) => ({ name: file.name, base64: file.content.toString('base64') }));
+  await page.getByTestId('dropzone').evaluate((zone, items) => {
+    const transfer = new (globalThis as any).DataTransfer();
+    for (const item of items) {
+      const bytes = Uint8Array.from(atob(item.base64), (char) => char.charCodeAt(0));
+      transfer.items.add(new (globalThis as any).File([bytes], item.name, { type: 'application/pdf' }));
+    }
+    for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new (globalThis as any).DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: transfer }));
+  }, payload);
+}
+
+describe('the portal in Chromium', () => {
+  it('refuses a wrong password with the server message, logs a user in, switches to German and logs out', async () => {
+    const { context, page, problems } = await strictContext();
+    try {
+      await page.getByLabel('User name').fill('alice');
+      await page.getByLabel('Password').fill('wrong');
+      await page.getByRole('button', { name: 'Log in', exact: true }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toMatch(/Login failed/);
+      await loginAs(page, 'alice', 'wonderland');
+      await expect(page.locator('header .user').textContent()).resolves.toBe('alice');
+      // No administration for a user.
+      await expect(page.getByRole('link', { name: 'Administration' }).count()).resolves.toBe(0);
+      // The token lives in sessionStorage only.
+      await expect(page.evaluate(() => (globalThis as any).localStorage.length)).resolves.toBe(0);
+      await page.getByLabel('Language').selectOption('de');
+      await page.getByRole('link', { name: 'Dokumente' }).waitFor();
+      await expect(page.evaluate(() => (globalThis as any).document.documentElement.lang)).resolves.toBe('de');
+      await page.getByRole('button', { name: 'Abmelden' }).click();
+      await page.getByText('Sie haben sich abgemeldet').waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('starts in German for a German browser', async () => {
+    const { context, page, problems } = await strictContext({ locale: 'de-DE' });
+    try {
+      await page.getByRole('heading', { name: 'Bei Quire anmelden' }).waitFor();
+      await page.getByRole('button', { name: 'Ohne Konto fortfahren' }).click();
+      await page.getByRole('heading', { name: 'Dokumente', level: 1 }).waitFor();
+      await expect(page.locator('header .user').textContent()).resolves.toBe('Gast');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('uploads dropped files with progress, runs a toolbox rotate from its form, previews and downloads the result; a bad value shows at its field', async () => {
+    const { context, page, problems } = await strictContext();
+    try {
+      await page.getByRole('button', { name: 'Continue without an account' }).click();
+      await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+      await dropFiles(page, [
+        { name: 'first.pdf', content: await realPdf(2, 'First') },
+        { name: 'second.pdf', content: await realPdf(3, 'Second') },
+      ]);
+      await page.locator('.upload.done').nth(1).waitFor();
+      await expect(page.locator('.upload progress').evaluateAll((bars) => bars.map((bar) => (bar as any).value))).resolves.toEqual([1, 1]);
+      await page.locator('table.documents tbody tr').nth(1).waitFor();
+      // The server has both, with the pages the list shows.
+      const token = await tokenOf(page);
+      const stored = (await (await fetch(`${server.rest}/documents/list`, { headers: { authorization: `Bearer ${token}` } })).json()) as Array<{ documentId: string; fileName: string }>;
+      expect(stored.map((document) => document.fileName).sort()).toEqual(['first', 'second']);
+      await expect(page.locator('tr', { hasText: 'second.pdf' }).locator('td[data-label="Pages"]').textContent()).resolves.toBe('3');
+      const second = stored.find((document) => document.fileName === 'second')!.documentId;
+
+      // The toolbox form: one rotate step on the second document.
+      await page.getByRole('link', { name: 'Web services' }).click();
+      await page.getByRole('link', { name: 'toolbox', exact: true }).click();
+      await page.getByLabel('Document').selectOption(second);
+      await page.getByLabel('Add an operation').selectOption('rotate');
+      await page.getByRole('button', { name: 'Add rotate' }).click();
+      const degrees = page.locator('#f-toolbox-0-rotate-degrees');
+      // The server's message at the field it names (33 is within the schema's 0..360, the server refuses it).
+      await degrees.fill('33');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.locator('#f-toolbox-0-rotate-degrees-error').waitFor();
+      await expect(page.locator('#f-toolbox-0-rotate-degrees-error').textContent()).resolves.toMatch(/33 is not a multiple of 90/);
+      await expect(degrees.getAttribute('aria-invalid')).resolves.toBe('true');
+
+      await degrees.fill('90');
+      await page.locator('#f-toolbox-0-rotate-pages').fill('1-2');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByRole('heading', { name: 'Result: second.pdf' }).waitFor();
+      // pdf.js (loaded on demand, its worker from the build) drew page 1 under the CSP.
+      await page.getByText('Page 1 of 3').waitFor();
+      await expect(page.getByTestId('pdf-canvas').evaluate((canvas) => (canvas as any).width)).resolves.toBeGreaterThan(100);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.locator('.result').getByRole('button', { name: 'Download' }).click()]);
+      const file = path.join(tempDir, 'rotated.pdf');
+      await download.saveAs(file);
+      const pages = pdfinfo(file, '-f', '1', '-l', '3');
+      expect(pages).toMatch(/Page\s+1 rot:\s+90/);
+      expect(pages).toMatch(/Page\s+2 rot:\s+90/);
+      expect(pages).toMatch(/Page\s+3 rot:\s+0/);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("lets an administrator close a user's session; the user's portal then says the session has expired", async () => {
+    const user = await strictContext();
+    const admin = await strictContext();
+    try {
+      await user.page.getByRole('button', { name: 'Continue without an account' }).click();
+      await user.page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+      const userToken = await tokenOf(user.page);
+      const { uniqueId } = (await (await fetch(`${server.rest}/authentication/user/info`, { headers: { authorization: `Bearer ${userToken}` } })).json()) as { uniqueId: string };
+
+      await loginAs(admin.page, 'root', 'toor');
+      await admin.page.getByRole('link', { name: 'Administration' }).click();
+      await admin.page.getByRole('link', { name: 'Sessions' }).click();
+      const row = admin.page.locator(`tr[data-session="${uniqueId}"]`);
+      await row.getByRole('button', { name: /Close/ }).click();
+      await admin.page.getByText('The session was closed').waitFor();
+      await row.waitFor({ state: 'detached' });
+      // The server ended it: its token is refused (independent of the page).
+      expect((await fetch(`${server.rest}/authentication/user/info`, { headers: { authorization: `Bearer ${userToken}` } })).status).toBe(401);
+
+      await user.page.getByRole('button', { name: 'Refresh' }).click();
+      await user.page.getByText('Your session has expired').waitFor();
+      await expect(user.page.evaluate(() => (globalThis as any).sessionStorage.getItem('quire.session'))).resolves.toBeNull();
+      expect([...user.problems, ...admin.problems]).toEqual([]);
+    } finally {
+      await user.context.close();
+      await admin.context.close();
+    }
+  });
+
+  it('has no serious or critical axe-core violations on any page, at desktop and phone size (screenshots saved)', async () => {
+    // bypassCSP only here: axe-core goes in as an inline script, which the portal's CSP refuses.
+    const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', bypassCSP: true });
+    const page = await context.newPage();
+    const findings: string[] = [];
+    const check = async (name: string, ready: () => Promise<unknown>): Promise<void> => {
+      await ready();
+      for (const [size, viewport] of [
+        ['desktop', DESKTOP],
+        ['phone', PHONE],
+      ] as const) {
+        await page.setViewportSize(viewport);
+        await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`) });
+      }
+      await page.setViewportSize(DESKTOP);
+      await page.addScriptTag({ path: AXE });
+      const violations = await page.evaluate(async () => {
+        const result = (await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })) as {
+          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+        };
+        return result.violations
+          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+          .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+      });
+      findings.push(...violations.map((violation) => `${name}: ${violation}`));
+    };
+    try {
+      await page.goto(portal());
+      await check('login', () => page.getByRole('heading', { name: 'Log in to Quire' }).waitFor());
+      await loginAs(page, 'root', 'toor');
+      await dropFiles(page, [{ name: 'report.pdf', content: await realPdf(2, 'Report') }]);
+      await check('documents', () => page.locator('table.documents tbody tr').first().waitFor());
+      await page.getByRole('button', { name: /^Info/ }).first().click();
+      await check('document-info', () => page.getByRole('heading', { name: 'History' }).waitFor());
+      await page.getByRole('button', { name: 'Close' }).click();
+      await page.getByRole('link', { name: 'Web services' }).click();
+      await page.getByRole('link', { name: 'toolbox', exact: true }).click();
+      await page.getByRole('button', { name: 'Add rotate' }).click();
+      await check('services-toolbox', () => page.locator('#f-toolbox-0-rotate-degrees').waitFor());
+      await page.getByRole('link', { name: 'Administration' }).click();
+      await check('admin-dashboard', () => page.getByRole('table').getByText('toolbox').waitFor());
+      for (const [link, name, ready] of [
+        ['Sessions', 'admin-sessions', 'table.sessions'],
+        ['Logs', 'admin-logs', 'pre.log'],
+        ['Replay queue', 'admin-replay', 'p.empty'],
+        ['Configuration', 'admin-configuration', '#f-configuration'],
+      ] as const) {
+        await page.getByRole('link', { name: link, exact: true }).click();
+        await check(name, () => page.locator(ready).first().waitFor());
+      }
+      expect(findings).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+});
