@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import type { PdfRewriter } from '../pdf/rewriter.js';
-import { IN_PROCESS_BYTES, IN_PROCESS_LIMITS } from '../signature/document.js';
+import { IN_PROCESS_BYTES } from '../signature/document.js';
 
 /** What the document transaction's protection steps (operations/transaction/protection.ts) ask of the PDF tool. */
 type ProtectionTool = Pick<PdfRewriter, 'isEncrypted' | 'decrypt' | 'repaired' | 'copyEncryption'>;
@@ -38,18 +38,10 @@ export class CleanInputTool implements ProtectionTool {
   }
 }
 
-/** Whether the COS reader reads `file` cleanly, its page tree regular and its root /Count true (see above). */
+/** Whether the COS reader reads `file` cleanly, its page tree regular and its root /Count true (clean-cos.ts). */
 export async function readsCleanly(file: string): Promise<boolean> {
   if ((await stat(file)).size > IN_PROCESS_BYTES) return false;
-  // Loaded at the first call that needs them (docs/ARCHITECTURE.md: heavy engine parts load on first use).
-  const [{ openCosBytes, dictOf }, { cleanlyRead, cosPageRefs }] = await Promise.all([import('../pdfa-validator/cos/index.js'), import('../signature/cos-objects.js')]);
-  const bytes = await readFile(file);
-  if (bytes.length > IN_PROCESS_BYTES) return false;
-  const cos = openCosBytes(bytes, IN_PROCESS_LIMITS);
-  if (!cleanlyRead(cos)) return false;
-  const pages = cosPageRefs(cos);
-  if (!pages) return false;
-  const count = dictOf(cos.resolve(cos.catalog?.entries.get('Pages')))?.entries.get('Count');
-  // Read last: resolving the tree may have met problems the first check could not see.
-  return count?.kind === 'int' && count.value === pages.length && cleanlyRead(cos);
+  // Loaded at the first call that needs it (docs/ARCHITECTURE.md: heavy engine parts load on first use).
+  const { openCleanly } = await import('./clean-cos.js');
+  return openCleanly(await readFile(file)) !== undefined;
 }

@@ -1,4 +1,5 @@
 import bwipjs from 'bwip-js';
+import { num } from '../pdf-edit/content/units.js';
 import { BarcodeError } from './errors.js';
 import { bwipOptions, type CodeSpec, MATRIX_SYMBOLOGIES } from './symbologies.js';
 
@@ -97,4 +98,12 @@ function bwipMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   const sentence = text.replace(/^bwipp?\.[A-Za-z0-9]+#\d+:\s*/, '').trim();
   return sentence === '' ? 'the value cannot be encoded' : sentence;
+}
+
+/** The content of a code's form XObject: a white ground over its whole size (quiet zone included), then its dark rectangles. */
+export function formContent(shape: CodeShape): string {
+  const parts = [`1 g 0 0 ${num(shape.width)} ${num(shape.height)} re f 0 g`];
+  for (const [x, y, w, h] of shape.rects) parts.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re`);
+  parts.push('f');
+  return parts.join('\n');
 }

@@ -71,7 +71,7 @@ export async function saveIncrementally(document: PDFDocument, original: { path:
 }
 
 /** Where the original's newest xref section is (its last `startxref`), of which kind, and whether the file ends with an end-of-line. */
-function readTail(bytes: Buffer): { startxref: number; kind: 'table' | 'stream'; endsWithEol: boolean } | undefined {
+export function readTail(bytes: Buffer): { startxref: number; kind: 'table' | 'stream'; endsWithEol: boolean } | undefined {
   const end = bytes.subarray(Math.max(0, bytes.length - 1024)).toString('latin1');
   const match = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(end);
   if (!match) return undefined;

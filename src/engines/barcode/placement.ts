@@ -1,5 +1,7 @@
-import { type Matrix, placementMatrix } from '../pdf-edit/content/geometry.js';
+import { concat, type Matrix, type PageFrame, placementMatrix } from '../pdf-edit/content/geometry.js';
+import { toPoints } from '../pdf-edit/content/units.js';
 import type { CodeShape } from './encode.js';
+import type { CodeStamp } from './stamp.js';
 
 /** A rectangle in points, measured from the top-left corner of its area (x right, y down). */
 export interface TopLeftBox {
@@ -57,4 +59,23 @@ export function codeMatrix(shape: CodeShape, box: TopLeftBox, areaWidth: number,
     areaWidth,
     areaHeight,
   });
+}
+
+/** The matrix from the code's space to the default user space of a page of `frame`. */
+export function stampMatrix(frame: PageFrame, stamp: CodeStamp): Matrix {
+  const { position } = stamp;
+  const box = {
+    x: toPoints(position.x, position.metrics),
+    y: toPoints(position.y, position.metrics),
+    width: toPoints(position.width, position.metrics),
+    height: toPoints(position.height, position.metrics),
+  };
+  if (position.coordinates === 'pdf') {
+    // The unrotated visible box, y up: turned into the top-left form the placement takes.
+    const [llx, lly, urx, ury] = frame.visible;
+    const height = ury - lly;
+    const placed = codeMatrix(stamp.shape, { ...box, y: height - box.y - box.height }, urx - llx, height, stamp.rotation);
+    return concat(placed, [1, 0, 0, 1, llx, lly]);
+  }
+  return concat(codeMatrix(stamp.shape, box, frame.width, frame.height, stamp.rotation), frame.toUser);
 }

@@ -2,12 +2,13 @@ import { PDFDocument, PDFName, type PDFPage, type PDFRef } from '@cantoo/pdf-lib
 import { readFile } from 'node:fs/promises';
 import { PdfContentError } from '../pdf-edit/content/errors.js';
 import { loadPdf, savePdf } from '../pdf-edit/pdf-lib-io.js';
-import { concat, type Matrix, pageFrame } from '../pdf-edit/content/geometry.js';
+import { pageFrame } from '../pdf-edit/content/geometry.js';
 import { addForeground, addResource, pageResources } from '../pdf-edit/content/page-content.js';
-import { num, toPoints, type Metrics } from '../pdf-edit/content/units.js';
-import type { CodeShape } from './encode.js';
+import { num, type Metrics } from '../pdf-edit/content/units.js';
+import { type CodeShape, formContent } from './encode.js';
+import { stampThroughCos } from './cos-stamp.js';
 import { saveIncrementally } from './incremental-save.js';
-import { codeMatrix } from './placement.js';
+import { stampMatrix } from './placement.js';
 
 /** webPDF's `Operation_Rectangle`. */
 export interface CodeRectangle {
@@ -44,6 +45,8 @@ export interface CodeStamp {
  * end cannot take one is saved in full.
  */
 export async function stampCodes(input: string, output: string, stamps: (pageCount: number) => readonly CodeStamp[]): Promise<void> {
+  // Most files: only the objects a stamp needs are read (cos-stamp.ts); the rest through pdf-lib.
+  if (await stampThroughCos(input, output, stamps)) return;
   const document = await loadPdf(input);
   let pageCount: number;
   try {
@@ -82,7 +85,7 @@ export async function placeStamps(document: PDFDocument, stamps: readonly CodeSt
       const page = pages[number - 1];
       if (!page) continue;
       const name = addResource(pageResources(page), 'XObject', 'QBc', form);
-      const matrix = pageMatrix(page, stamp);
+      const matrix = stampMatrix(pageFrame(page), stamp);
       const operators = perPage.get(number) ?? [];
       operators.push(`q ${matrix.map(num).join(' ')} cm /${name} Do Q`);
       perPage.set(number, operators);
@@ -107,38 +110,15 @@ export async function placeStamps(document: PDFDocument, stamps: readonly CodeSt
   return touched;
 }
 
-/** The matrix from the code's space to the page's default user space. */
-function pageMatrix(page: ReturnType<PDFDocument['getPages']>[number], stamp: CodeStamp): Matrix {
-  const frame = pageFrame(page);
-  const { position } = stamp;
-  const box = {
-    x: toPoints(position.x, position.metrics),
-    y: toPoints(position.y, position.metrics),
-    width: toPoints(position.width, position.metrics),
-    height: toPoints(position.height, position.metrics),
-  };
-  if (position.coordinates === 'pdf') {
-    // The unrotated visible box, y up: turned into the top-left form the placement takes.
-    const [llx, lly, urx, ury] = frame.visible;
-    const height = ury - lly;
-    const placed = codeMatrix(stamp.shape, { ...box, y: height - box.y - box.height }, urx - llx, height, stamp.rotation);
-    return concat(placed, [1, 0, 0, 1, llx, lly]);
-  }
-  return concat(codeMatrix(stamp.shape, box, frame.width, frame.height, stamp.rotation), frame.toUser);
-}
-
 async function codeForm(document: PDFDocument, shape: CodeShape): Promise<PDFRef> {
   if (shape.page) {
     // The page becomes a form XObject (pdf-lib writes it when the document is saved).
     const [embedded] = await document.embedPdf(shape.page, [0]);
     return embedded!.ref;
   }
-  const parts = [`1 g 0 0 ${num(shape.width)} ${num(shape.height)} re f 0 g`];
-  for (const [x, y, w, h] of shape.rects) parts.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re`);
-  parts.push('f');
   const context = document.context;
   return context.register(
-    context.flateStream(parts.join('\n'), {
+    context.flateStream(formContent(shape), {
       Type: 'XObject',
       Subtype: 'Form',
       BBox: [0, 0, Number(num(shape.width)), Number(num(shape.height))],

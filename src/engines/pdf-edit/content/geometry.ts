@@ -21,11 +21,13 @@ export interface PageFrame {
 }
 
 export function pageFrame(page: PDFPage): PageFrame {
-  const media = readBox(page.node.MediaBox()) ?? [0, 0, 612, 792];
-  const crop = readBox(page.node.CropBox());
-  const visible = crop ? intersect(crop, media) : media;
   const rotateObject = page.node.Rotate();
-  const raw = rotateObject instanceof PDFNumber ? rotateObject.asNumber() : 0;
+  return frameOf(readBox(page.node.MediaBox()) ?? [0, 0, 612, 792], readBox(page.node.CropBox()), rotateObject instanceof PDFNumber ? rotateObject.asNumber() : 0);
+}
+
+/** The frame of a page from its (inherited) MediaBox, CropBox and /Rotate value, however they were read. */
+export function frameOf(media: Box, crop: Box | undefined, raw: number): PageFrame {
+  const visible = crop ? intersect(crop, media) : media;
   const rotation = ((((Math.round(raw / 90) * 90) % 360) + 360) % 360) as 0 | 90 | 180 | 270;
   const [llx, lly, urx, ury] = visible;
   const w = urx - llx;
