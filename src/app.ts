@@ -43,6 +43,9 @@ import { documentThumbnailRoutes } from './http/routes/document-thumbnails.js';
 import { healthRoutes } from './http/routes/health.js';
 import { openapiRoutes } from './http/routes/openapi.js';
 import { portalRoutes } from './http/routes/portal.js';
+import { portalApiRoutes } from './http/routes/portal-api.js';
+import { PortalProviders } from './operations/portal/providers.js';
+import { PortalThemes } from './operations/portal/theme.js';
 import type { WebServices } from './operations/webservices.js';
 import type { DocumentArchives } from './operations/documents/archives.js';
 import type { DocumentThumbnails } from './operations/documents/thumbnails.js';
@@ -111,7 +114,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandling(app, { debug: config.server.debug });
   registerClientErrors(app, responses);
-  registerSecurityHeaders(app, { contextPath: config.server.contextPath, restBase: config.server.restBase });
+  // The portal's login providers: their origins go into the portal's Content-Security-Policy.
+  const portalProviders = new PortalProviders(config.oauth.providers, config.network, deps.logger);
+  registerSecurityHeaders(app, { contextPath: config.server.contextPath, restBase: config.server.restBase, providerOrigins: () => portalProviders.origins() });
   registerBodyDrain(app, { maxBytes: config.server.drainLimit, timeoutMs: config.server.drainTimeoutMs });
   registerSlowClientGuard(app, {
     requestTimeoutMs: config.server.requestTimeoutMs,
@@ -163,6 +168,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       await rest.register(jobRoutes, { queue: deps.queue, restBase: config.server.restBase });
       await rest.register(adminDlqRoutes, { queue: deps.queue, restBase: config.server.restBase });
       await rest.register(openapiRoutes);
+      await rest.register(portalApiRoutes, { providers: portalProviders, themes: new PortalThemes(deps.admin.datastore), restBase: config.server.restBase });
     },
     { prefix: config.server.restBase },
   );

@@ -106,6 +106,19 @@ const UserSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How the portal's login page signs in with a provider (authorization code with PKCE in the browser). */
+const PortalLoginSchema = {
+  name: Type.String({ default: '', description: "shown on the portal's login button; '' = the id" }),
+  clientId: Type.String({ default: '', description: "the portal's public client at the provider; '' = the provider is not offered on the login page" }),
+  scope: Type.String({ default: 'openid profile', description: 'scopes the portal asks for' }),
+  authorizationEndpoint: Type.String({ default: '', pattern: '^(https?://.*)?$', description: "'' = from the issuer's /.well-known/openid-configuration" }),
+  tokenEndpoint: Type.String({ default: '', pattern: '^(https?://.*)?$', description: "'' = from the issuer's /.well-known/openid-configuration" }),
+  portalToken: Type.Enum(['access_token', 'id_token'], {
+    default: 'access_token',
+    description: "the token of the provider's answer the portal sends to Quire (its audience must be `audience`)",
+  }),
+};
+
 const OAuthProviderSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, pattern: '^[A-Za-z0-9._-]+$', description: 'name of the provider, shown as providerId' }),
@@ -129,6 +142,7 @@ const OAuthProviderSchema = Type.Object(
       default: 30,
       description: 'seconds between two fetches of the key set triggered by unknown key ids',
     }),
+    ...PortalLoginSchema,
   },
   { additionalProperties: false },
 );
