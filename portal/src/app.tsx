@@ -60,7 +60,7 @@ function Shell({ theme }: { theme: Theme }): JSX.Element {
       <header class="top">
         <a class="brand" {...linkProps('')}>
           {theme.logo ? <img src={theme.logo} alt="" class="logo" /> : <span class="logo-mark" aria-hidden="true" />}
-          <span>{theme.name ?? 'Quire'}</span>
+          <span>Quire</span>
         </a>
         <nav aria-label={t('nav.label')}>
           <ul>

@@ -9,10 +9,11 @@
  * as an inline script (page.addScriptTag), which the portal's policy refuses, as it should.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { realPdf } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
 import { pdfinfo } from '../helpers/pdf-tools.js';
@@ -68,9 +69,10 @@ afterAll(async () => {
 });
 
 /** A context that enforces the CSP and records every violation (and page error) for the test to assert on. */
-async function strictContext(options: Parameters<Browser['newContext']>[0] = {}): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
+async function strictContext(options: Parameters<Browser['newContext']>[0] = {}, beforeLoad?: (page: Page) => Promise<void>): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
   const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', ...options });
   const page = await context.newPage();
+  await beforeLoad?.(page);
   const problems: string[] = [];
   page.on('console', (message) => {
     if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
@@ -199,7 +201,32 @@ describe('the portal in Chromium', () => {
     }
   });
 
-  it("lets an administrator close a user's session; the user's portal then says the session has expired", async () => {
+  it('renews the session with the refresh token before the access token expires (the page clock runs ahead)', async () => {
+    const { context, page, problems } = await strictContext({}, (page) => page.clock.install());
+    try {
+      await loginAs(page, 'alice', 'wonderland');
+      type Saved = { token: string; refreshToken: string; expiresAt: number };
+      const saved = () => page.evaluate(() => JSON.parse((globalThis as any).sessionStorage.getItem('quire.session')) as Saved);
+      const before = await saved();
+      expect(before.refreshToken).not.toBe('');
+      // The token lives an hour (session.lifetime); the portal renews it a minute before the end.
+      await page.clock.fastForward(before.expiresAt - (await page.evaluate(() => Date.now())) - 30_000);
+      await page.waitForFunction((old) => JSON.parse((globalThis as any).sessionStorage.getItem('quire.session')).token !== old, before.token);
+      const after = await saved();
+      expect(after.refreshToken).not.toBe(before.refreshToken);
+      // The server rotated them: the old refresh token is refused, the new access token works.
+      const refreshWithOld = await fetch(`${server.rest}/authentication/user/refresh`, { method: 'POST', headers: { authorization: `Bearer ${before.refreshToken}` } });
+      expect(refreshWithOld.status).toBe(401);
+      expect((await fetch(`${server.rest}/authentication/user/info`, { headers: { authorization: `Bearer ${after.token}` } })).status).toBe(200);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await expect(page.locator('header .user').textContent()).resolves.toBe('alice');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("lets an administrator close a user's session (the user's portal then says it has expired) and change a setting", async () => {
     const user = await strictContext();
     const admin = await strictContext();
     try {
@@ -221,6 +248,23 @@ describe('the portal in Chromium', () => {
       await user.page.getByRole('button', { name: 'Refresh' }).click();
       await user.page.getByText('Your session has expired').waitFor();
       await expect(user.page.evaluate(() => (globalThis as any).sessionStorage.getItem('quire.session'))).resolves.toBeNull();
+
+      // A setting: the server's validation problem shows at its field, a valid value is saved.
+      await admin.page.getByRole('link', { name: 'Configuration' }).click();
+      const instances = admin.page.locator('#f-configuration-webservices-converter-instances');
+      // The groups start folded: open webservices, then converter (summary of the details around each fieldset).
+      await admin.page.locator('details:has(> #f-configuration-webservices) > summary').click();
+      await admin.page.locator('details:has(> #f-configuration-webservices-converter) > summary').click();
+      await instances.fill('-3');
+      await admin.page.getByRole('button', { name: 'Validate' }).click();
+      await expect(admin.page.locator('#f-configuration-webservices-converter-instances-error').textContent()).resolves.toMatch(/must be >= 0/);
+      await instances.fill('1');
+      await admin.page.getByRole('button', { name: 'Save' }).click();
+      await admin.page.getByText('The configuration was saved.').waitFor();
+      // Written to the configuration file (it applies at the next restart, as the page says).
+      await admin.page.getByText(/A restart applies: .*engines\.libreoffice\.workers/).waitFor();
+      const written = parseYaml(readFileSync(path.join(server.dataDir, 'quire.yaml'), 'utf8')) as any;
+      expect(written.engines.libreoffice.workers).toBe(1);
       expect([...user.problems, ...admin.problems]).toEqual([]);
     } finally {
       await user.context.close();

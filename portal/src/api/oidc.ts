@@ -15,6 +15,8 @@ export interface Provider {
   tokenEndpoint: string;
   clientId: string;
   scope: string;
+  /** The member of the token answer Quire takes as the bearer token. */
+  token?: 'access_token' | 'id_token';
 }
 
 const PENDING_KEY = 'quire.oidc';
@@ -101,8 +103,8 @@ async function tokenRequest(provider: Provider, form: Record<string, string>): P
   });
   if (!response.ok) throw await errorOf(response);
   const answer = (await response.json()) as { access_token?: string; id_token?: string; refresh_token?: string; expires_in?: number };
-  // The access token when it is a JWT (its audience is the API), else the ID token.
-  const token = isJwt(answer.access_token) ? answer.access_token! : answer.id_token;
+  // The member the server names for this provider; without one, the access token when it is a JWT, else the ID token.
+  const token = provider.token ? answer[provider.token] : isJwt(answer.access_token) ? answer.access_token : answer.id_token;
   if (!token || !isJwt(token)) throw new Error(`${provider.name} answered without a JWT (access_token or id_token).`);
   const expiresIn = typeof answer.expires_in === 'number' ? answer.expires_in : expiryOf(token);
   return { token, refreshToken: answer.refresh_token ?? '', expiresAt: Date.now() + expiresIn * 1000 };

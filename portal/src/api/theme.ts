@@ -1,32 +1,54 @@
 /**
- * The administration's theme (data store: logo, colours), read from the public theme endpoint. Colours
- * are applied as CSS custom properties through the CSSOM (the CSP allows no inline style attribute;
- * setProperty is not one). A value that is not a plain colour is ignored.
+ * The administration's look (GET portal/theme: logo, background, theme from the data store). Colours
+ * of a JSON theme become CSS custom properties set through the CSSOM (the CSP allows no inline style
+ * attribute; setProperty is not one); a value that is not a plain colour is ignored. A theme stored as
+ * CSS is linked as a stylesheet of this origin (style-src 'self'). Images are same-origin paths shown
+ * by <img> or CSS, where an SVG cannot run script.
  */
 export interface Theme {
   logo?: string;
-  name?: string;
+}
+
+interface ThemeAnswer {
+  logo?: { url: string } | null;
+  background?: { url: string } | null;
+  theme?: Record<string, unknown> | null;
+  stylesheet?: string | null;
 }
 
 const COLOR = /^(#[0-9a-fA-F]{3,8}|rgba?\([\d\s.,%]+\)|hsla?\([\d\s.,%deg]+\))$/;
+/** Theme keys the portal understands, and the custom property each sets. */
+const PROPERTIES: Record<string, string> = {
+  primary: '--accent',
+  primaryColor: '--accent',
+  accent: '--accent',
+  background: '--bg',
+  backgroundColor: '--bg',
+  text: '--text',
+  textColor: '--text',
+};
+
+const sameOrigin = (url: unknown): url is string => typeof url === 'string' && url.startsWith('/') && !url.startsWith('//');
 
 export async function loadTheme(): Promise<Theme> {
   try {
     const response = await fetch('/webPDF/rest/portal/theme', { credentials: 'omit' });
     if (!response.ok) return {};
-    const theme = (await response.json()) as Record<string, unknown>;
-    const colors = (theme.colors ?? theme) as Record<string, unknown>;
-    for (const [name, property] of [
-      ['primary', '--accent'],
-      ['primaryColor', '--accent'],
-      ['background', '--bg'],
-      ['backgroundColor', '--bg'],
-    ] as const) {
-      const value = colors[name];
-      if (typeof value === 'string' && COLOR.test(value.trim())) document.documentElement.style.setProperty(property, value.trim());
+    const answer = (await response.json()) as ThemeAnswer;
+    const root = document.documentElement.style;
+    const values = { ...answer.theme, ...((answer.theme?.colors as Record<string, unknown> | undefined) ?? {}) };
+    for (const [key, property] of Object.entries(PROPERTIES)) {
+      const value = values[key];
+      if (typeof value === 'string' && COLOR.test(value.trim())) root.setProperty(property, value.trim());
     }
-    const logo = [theme.logo, theme.logoUrl].find((value): value is string => typeof value === 'string' && /^(\/webPDF\/|data:image\/(png|jpeg|gif|webp);)/.test(value));
-    return { ...(logo ? { logo } : {}), ...(typeof theme.name === 'string' ? { name: theme.name } : {}) };
+    if (sameOrigin(answer.background?.url)) root.setProperty('--background-image', `url("${answer.background.url}")`);
+    if (sameOrigin(answer.stylesheet)) {
+      const link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = answer.stylesheet;
+      document.head.append(link);
+    }
+    return sameOrigin(answer.logo?.url) ? { logo: answer.logo.url } : {};
   } catch {
     return {};
   }
