@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { isWebservice, WEBSERVICES } from '../core/webservices.js';
+import { HotCounter, HotHistogram } from './metrics-hot.js';
 import { METRIC_PREFIX } from './metrics-process.js';
 import type { OperationEvents } from './operation-events.js';
 
@@ -13,19 +14,13 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 export function observeCalls(registry: Registry, events: OperationEvents): () => void {
   const registers = [registry];
-  const requests = new Counter({
-    name: `${METRIC_PREFIX}http_requests_total`,
-    help: 'HTTP requests under the REST base, by route pattern, method and status code',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers,
-  });
-  const requestTime = new Histogram({
-    name: `${METRIC_PREFIX}http_request_duration_seconds`,
-    help: 'Time from receiving a request under the REST base to the end of its response, by route pattern and method',
-    labelNames: ['route', 'method'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
+  const requests = new HotCounter(`${METRIC_PREFIX}http_requests_total`, 'HTTP requests under the REST base, by route pattern, method and status code', registry);
+  const requestTime = new HotHistogram(
+    `${METRIC_PREFIX}http_request_duration_seconds`,
+    'Time from receiving a request under the REST base to the end of its response, by route pattern and method',
+    registry,
+    REQUEST_BUCKETS,
+  );
   const operations = new Counter({
     name: `${METRIC_PREFIX}operations_total`,
     help: 'Operations of the web services (converter, toolbox, pdfa, ...) by result (ok, failed) and webPDF errorCode of failures',
@@ -50,8 +45,12 @@ export function observeCalls(registry: Registry, events: OperationEvents): () =>
 
   return events.on((event) => {
     const seconds = event.durationMs / 1000;
-    requests.inc({ route: event.route, method: event.method, status: String(event.statusCode) });
-    requestTime.observe({ route: event.route, method: event.method }, seconds);
+    const { route, method, statusCode } = event;
+    requests.of(`${method} ${statusCode} ${route}`, () => ({ route, method, status: String(statusCode) })).value += 1;
+    requestTime.observe(
+      requestTime.of(`${method} ${route}`, () => ({ route, method })),
+      seconds,
+    );
     if (!isWebservice(event.webservice) || event.accepted) return;
     const result = event.ok ? 'ok' : 'failed';
     operations.inc({ webservice: event.webservice, result, error_code: event.errorCode === undefined ? '' : String(event.errorCode) });
