@@ -22,6 +22,7 @@ const LAYERS = {
   engines: ['core', 'config'],
   operations: ['core', 'config', 'observability', 'engines', 'storage', 'auth', 'sessions'],
   http: ['core', 'config', 'observability', 'operations', 'sessions', 'version.ts'],
+  cluster: ['core', 'config', 'storage', 'operations'],
 };
 
 /** Folder of src/ → folders it may import TYPES from only (`import type`, `export type … from`). */

@@ -18,12 +18,11 @@ import { ConfigurationService } from './operations/admin/configuration.js';
 import { DataStore } from './operations/admin/datastore.js';
 import { ServerStatusService } from './operations/admin/server-status.js';
 import { Statistics } from './operations/admin/statistics.js';
-import { jobHandler, type ReplayedAnswer, type ReplayedCall } from './operations/jobs/async-job.js';
+import type { ReplayedAnswer, ReplayedCall } from './operations/jobs/async-job.js';
 import { SESSION_CLEANUP } from './operations/jobs/payloads.js';
 import { sessionCleanupHandler } from './operations/jobs/session-cleanup.js';
 import { Webhooks } from './operations/jobs/webhooks.js';
-import { WorkQueue } from './operations/queue/work-queue.js';
-import { FileQueueStore } from './storage/queue/file-queue-store.js';
+import { openWorkQueue } from './queue-wiring.js';
 import { DocumentArchives } from './operations/documents/archives.js';
 import { DocumentThumbnails } from './operations/documents/thumbnails.js';
 import { PdfRewriter } from './engines/pdf/rewriter.js';
@@ -40,6 +39,9 @@ import { FileDocumentStore } from './storage/file-document-store.js';
 import { MemoryScratch } from './storage/memory-scratch.js';
 import { listenHttps, prepareHttps, redirectHttpToHttps, type HttpsListener } from './server-https.js';
 import { buildInfo } from './version.js';
+import { adoptClusterConfiguration, ClusterNode } from './cluster/node.js';
+import { listenPrivate, type PrivateListener } from './cluster/private-listener.js';
+import { consumesQueue, engineConfigFor, servesApi } from './cluster/roles.js';
 
 export interface RunningServer {
   /** The current instance's application (a restart replaces it). */
@@ -94,6 +96,8 @@ interface Instance {
  */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const startedAt = new Date();
+  // A cluster node runs on the configuration the cluster stored, not on a file that may be out of date.
+  config = await adoptClusterConfiguration(config, options.reloadConfig ?? (() => loadConfig()));
   let current = await startInstance(config, options, startedAt, () => void restart().catch(() => undefined));
   let restarting: Promise<void> | undefined;
   let closed = false;
@@ -170,14 +174,9 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   await documentStore.open();
   // The durable work queue: async jobs replay their call through the app, webhooks report outcomes,
   // expired sessions' storage is deleted in the background. It starts running once the app listens.
-  const queueStore = new FileQueueStore(path.join(config.dataDir, 'queue'));
-  await queueStore.open();
-  const queue = new WorkQueue(queueStore, {
-    maxPending: config.queue.maxPending,
-    archiveFile: path.join(config.dataDir, 'queue', 'failed-archive.jsonl'),
-    pollMs: 60_000,
-    log: (level, message, detail) => logger[level](detail ?? {}, message),
-  });
+  // Cluster mode: BullMQ on Redis, jobs as typed operations any node runs (queue-wiring.ts).
+  const work = await openWorkQueue(config, logger);
+  const queue = work.queue;
   queue.register(sessionCleanupHandler(documentStore));
   const sessions = new SessionService({
     deferDeletion: async (sessionId) => {
@@ -210,7 +209,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   );
   const credentials = new RememberedCredentials();
   sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
-  const engines = await startEngines(config, logger);
+  // An api node starts no warm engines (cluster/roles.ts).
+  const engines = await startEngines(engineConfigFor(config), logger);
   const pdf = engines.pdf;
   const describer = new DocumentDescriber(documentStore, pdf, credentials, config.documents.metadataBudgetMs);
   // Metadata still being read in the background is for later calls: none come once the session ended.
@@ -233,6 +233,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   // The administration: every service gets the same bag of dependencies and takes what it needs.
   const build = buildInfo();
   const events = new OperationEvents();
+  // Cluster mode: membership heartbeat and configuration sync over Redis (src/cluster); started once the node listens.
+  const cluster = config.cluster.mode === 'cluster' ? new ClusterNode(config, { version: build.version, startedAt }, (level, message, detail) => logger[level](detail ?? {}, message)) : undefined;
   const base = {
     config,
     logger,
@@ -249,6 +251,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     build,
     startedAt,
     reloadConfig: options.reloadConfig,
+    cluster,
+    central: cluster?.configuration,
   };
   const metrics = new Metrics(base);
   const statistics = await Statistics.open(base);
@@ -262,13 +266,15 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   queue.register(webhooks.handler());
   const internalSecret = randomBytes(32).toString('hex');
   const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, thumbnails, webservices, build, admin, queue, webhooks, internalSecret, draining });
-  queue.register(jobHandler({ config, documents, queue, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret) }));
+  queue.register(work.jobHandler({ documents, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret), services: webservices, sessions, describer }));
   const stopServices = async () => {
+    // Leave the cluster first: a node that stops is not lost, and its heartbeat must not outlive it.
+    await cluster?.stop();
     // Running jobs finish first (they need the engines); sessions that expire now queue their deletion for the next start.
     describer.close();
     await queue.stop(config.server.shutdownTimeoutMs);
     await sessions.stop();
-    await queueStore.close();
+    await work.close();
     await engines.close();
     await memoryScratch.close();
     await statistics.close();
@@ -276,14 +282,20 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     await logFiles.close();
   };
   let https: HttpsListener | undefined;
+  let privateListener: PrivateListener | undefined;
   const compaction = options.compactHeapWhenIdle ? new HeapCompaction() : undefined;
   try {
     // Start-up and the engines' warm-up leave dead objects behind that V8 would keep for the life of the server.
     if (compaction) void engines.started().then(() => compaction.compactWhenQuiet());
     await app.ready();
     compaction?.compactNow();
-    await app.listen({ host: config.server.host, port: config.server.port });
-    if (httpsSetup) {
+    if (servesApi(config)) await app.listen({ host: config.server.host, port: config.server.port });
+    else {
+      // A worker: the application runs its queued jobs in-process; only health and metrics are reachable.
+      const paths = [`${config.server.contextPath}/health`, `${config.server.contextPath}/metrics`];
+      privateListener = await listenPrivate({ host: config.server.host, port: config.server.port, paths, call: (request) => app.inject(request) });
+    }
+    if (httpsSetup && !privateListener) {
       try {
         https = await listenHttps(app, config, httpsSetup, config.https.port);
       } catch (error) {
@@ -292,15 +304,22 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       }
       if (config.https.redirectHttp) redirectHttpToHttps(app, https.port, config.server.hostName);
     }
-    await queue.start();
+    if (consumesQueue(config)) await queue.start();
+    await cluster?.start({
+      port: privateListener?.port ?? listeningPort(app, config),
+      snapshot: () => status.memberSnapshot(),
+      applyConfiguration: (text, keys) => configuration.applyCentral(text, keys),
+    });
     compaction?.watch(app.server, ...(https ? [https.server] : []));
   } catch (error) {
     compaction?.stop();
+    // A node that could not join the cluster (Redis away at start) must not stay listening.
+    await privateListener?.close();
+    await app.close().catch(() => undefined);
     await stopServices();
     throw error;
   }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const port = privateListener?.port ?? listeningPort(app, config);
   let closing: Promise<void> | undefined;
   return {
     app,
@@ -320,7 +339,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
           https?.server.closeIdleConnections();
         }, 100);
         try {
-          await Promise.all([app.close(), https?.close()]);
+          await Promise.all([app.close(), https?.close(), privateListener?.close()]);
         } finally {
           clearInterval(sweeper);
         }
@@ -329,6 +348,12 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       return closing;
     },
   };
+}
+
+/** The port the application listens on (the configured one, or the one the system chose for port 0). */
+function listeningPort(app: FastifyInstance, config: Config): number {
+  const address = app.server.address();
+  return typeof address === 'object' && address ? address.port : config.server.port;
 }
 
 /** Runs a job's call through the application in-process, as its session. */

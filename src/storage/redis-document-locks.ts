@@ -5,6 +5,11 @@ import { redisCall, type RedisClient } from './redis/connection.js';
 export interface RedisDocumentLocksOptions {
   /** How long a lease lives without renewal: how long a dead node's lock can block its document. */
   ttlMs?: number;
+  /**
+   * Who holds the leases, the first part of each lock value (`<owner>:<token>`): the cluster node's id,
+   * so that the membership sweep can release a lost node's leases at once (cluster/leases.ts). Default: random.
+   */
+  owner?: string;
 }
 
 const DEFAULT_TTL_MS = 30_000;
@@ -36,7 +41,7 @@ interface Held extends DocumentLease {
  * off from Redis past the expiry) cannot overwrite what the next holder stored.
  */
 export class RedisDocumentLocks implements DocumentLocks {
-  private readonly owner = randomBytes(8).toString('hex');
+  private readonly owner: string;
   private readonly held = new Map<string, Held>();
   private readonly ttlMs: number;
 
@@ -45,6 +50,7 @@ export class RedisDocumentLocks implements DocumentLocks {
     options: RedisDocumentLocksOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
+    this.owner = options.owner ?? randomBytes(8).toString('hex');
   }
 
   isLocked(sessionId: string, documentId: string): boolean {

@@ -26,7 +26,7 @@ export const adminStatusRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> = a
     '/admin/cluster/status',
     {
       config: { auth: 'admin' },
-      schema: { tags, operationId: 'readClusterStatus', summary: 'Status of the cluster and its members (this server alone)', response: { 200: ref(ClusterStatus) } },
+      schema: { tags, operationId: 'readClusterStatus', summary: 'Status of the cluster and its members (this server alone in cluster mode single)', response: { 200: ref(ClusterStatus) } },
     },
     async (request) => admin.status.clusterStatus(localAddress(request)),
   );

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { ServerStatusService } from '../../operations/admin/server-status.js';
+import { healthWord, type ServerStatusService } from '../../operations/admin/server-status.js';
 
 /**
  * `GET {contextPath}/health`, without authentication (container and load-balancer checks): 200 while
@@ -14,7 +14,6 @@ export const healthRoutes: FastifyPluginAsync<{ status: ServerStatusService }> =
   app.get('/health', { config: { auth: 'none' }, schema: { summary: 'Liveness check and engine health', operationId: 'health' } }, async () => {
     const last = status.lastEngineHealth();
     if (!last) return { status: 'UP' };
-    const degraded = Object.values(last.states).some((state) => state === 'error');
-    return { status: degraded ? 'DEGRADED' : 'UP', engines: last.states, checkedAt: last.checkedAt.toISOString() };
+    return { status: healthWord(last.states), engines: last.states, checkedAt: last.checkedAt.toISOString() };
   });
 };

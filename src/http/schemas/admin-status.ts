@@ -153,6 +153,33 @@ export const ClusterNodeStatus = component(
       localAddress: Type.String(),
       name: Type.String(),
       state: Type.Enum(['unknown', 'init', 'connect', 'wait', 'boot', 'locked', 'up', 'down']),
+      member: Type.Optional(
+        Type.Object(
+          {
+            role: Type.Enum(['all', 'api', 'worker']),
+            version: Type.String(),
+            startedAt: int64('epoch milliseconds'),
+            heartbeatAt: int64("epoch milliseconds of the member's last heartbeat (its own clock)"),
+            lostAt: Type.Optional(int64('epoch milliseconds when the loss was found and its leases released')),
+            loadAverage: Type.Number(),
+            cpuCount: Type.Integer(),
+            health: Type.Enum(['UP', 'DEGRADED', 'STARTING']),
+            engines: map(Type.Enum(['ok', 'error', 'disabled', 'starting'])),
+            pools: Type.Array(
+              Type.Object({
+                engine: Type.String(),
+                size: Type.Integer(),
+                ready: Type.Integer(),
+                busy: Type.Integer(),
+                starting: Type.Integer(),
+                queued: Type.Integer(),
+                queueLimit: Type.Integer(),
+              }),
+            ),
+          },
+          { description: "Quire (cluster mode): the member's role, version, load, engine health and pools from its last heartbeat" },
+        ),
+      ),
     },
     { $id: 'Cluster_NodeStatus' },
   ),

@@ -22,6 +22,8 @@ export interface ConfigurationDeps {
   sessions: { list(): Promise<Session[]>; close(sessionId: string): Promise<boolean> };
   /** How a restart reads the configuration (server option); also gives the effective configuration after a write. */
   reloadConfig?: (() => Config) | undefined;
+  /** Cluster mode: a write is stored centrally and published so that every node applies it (src/cluster/config-sync.ts). */
+  central?: { publish(text: string, keys: string[]): Promise<void> } | undefined;
 }
 
 const SECTIONS: Record<ConfigurationType, ConfigurationSection> = {
@@ -155,14 +157,10 @@ export class ConfigurationService {
     }
 
     const keys = keysOf([...changes.edits, ...(changes.files ?? [])]);
-    const overridden = Object.entries(next.overrides)
-      .filter(([key]) => keys.some((edited) => within(key, edited) || within(edited, key)))
-      .map(([key, variable]) => ({ key, variable }));
-    const isOverridden = (key: string) => overridden.some((o) => within(o.key, key) || within(key, o.key));
-    const live = keys.filter((key) => LIVE_KEYS.some((prefix) => within(key, prefix)) && !isOverridden(key));
-    const restartKeys = keys.filter((key) => !LIVE_KEYS.some((prefix) => within(key, prefix)) && !isOverridden(key));
+    const { overridden, live, restartKeys } = splitKeys(keys, next);
     await this.applyLive(live, next, changes.endSessionsOf ?? [], callerSessionId);
     this.deps.logger.info({ file, keys, live, restartKeys }, 'configuration written');
+    const unpublished = await this.publish(text, keys);
 
     const created = this.deps.config.configFile === undefined;
     this.deps.config.configFile = next.configFile;
@@ -171,8 +169,39 @@ export class ConfigurationService {
       live.length > 0 ? `Applied at once: ${live.join(', ')}.` : '',
       restartKeys.length > 0 ? `Takes effect after a restart (GET admin/server/restart): ${restartKeys.join(', ')}.` : '',
       overridden.length > 0 ? `Set by the environment, which wins over the file: ${overridden.map((o) => `${o.key} (${o.variable})`).join(', ')}.` : '',
+      unpublished,
     ];
     return result(undefined, notes.filter(Boolean).join(' '), { restartRequired: restartKeys.length > 0, restartKeys, overridden });
+  }
+
+  /** Cluster mode: tells the other nodes; a failure leaves this node's write in place and is said in the answer. */
+  private async publish(text: string, keys: string[]): Promise<string> {
+    if (!this.deps.central) return '';
+    try {
+      await this.deps.central.publish(text, keys);
+      return 'Published to every node of the cluster.';
+    } catch (error) {
+      this.deps.logger.info({ err: error }, 'configuration written on this node only: the cluster store is not available');
+      return `Not published to the other nodes (the cluster store is not available: ${(error as Error).message}); write it again when it is back.`;
+    }
+  }
+
+  /**
+   * Cluster mode: the configuration another node wrote (config-sync.ts). It becomes this node's file
+   * (unless the nodes share it), and its live keys apply at once; `keys` undefined applies every live
+   * key (writes were missed). Sessions are shared in cluster mode: the writing node ended those a
+   * change of users ends.
+   */
+  applyCentral(text: string, keys: string[] | undefined): Promise<void> {
+    const run = this.queue.then(async () => {
+      const file = this.file;
+      if ((await readConfigText(file)) !== text) await writeConfigFile(file, text);
+      const next = (this.deps.reloadConfig ?? (() => loadConfig()))();
+      await this.applyLive(splitKeys(keys ?? LIVE_KEYS, next).live, next, [], '');
+      this.deps.config.configFile = next.configFile;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** Copies the live keys of the reloaded configuration into the running one (the object every service reads). */
@@ -222,6 +251,17 @@ export class ConfigurationService {
       ...extra,
     };
   }
+}
+
+/** Keys a write changed: set by the environment (the file changes nothing), applied at once, or waiting for a restart. */
+function splitKeys(keys: string[], next: Config): { overridden: Array<{ key: string; variable: string }>; live: string[]; restartKeys: string[] } {
+  const overridden = Object.entries(next.overrides)
+    .filter(([key]) => keys.some((edited) => within(key, edited) || within(edited, key)))
+    .map(([key, variable]) => ({ key, variable }));
+  const isOverridden = (key: string) => overridden.some((o) => within(o.key, key) || within(key, o.key));
+  const live = keys.filter((key) => LIVE_KEYS.some((prefix) => within(key, prefix)) && !isOverridden(key));
+  const restartKeys = keys.filter((key) => !LIVE_KEYS.some((prefix) => within(key, prefix)) && !isOverridden(key));
+  return { overridden, live, restartKeys };
 }
 
 function keysOf(edits: readonly Pick<FieldEdit, 'key'>[]): string[] {

@@ -8,7 +8,7 @@ import type { PoolStats } from '../../engines/pool/worker-pool.js';
 import { gcTotals } from '../../observability/metrics-process.js';
 import { heapReading, MachineReader } from '../../observability/metrics-runtime.js';
 import type { OperationEvent, OperationEvents } from '../../observability/operation-events.js';
-import { singleNodeClusterStatus, type ClusterStatus } from './cluster-status.js';
+import { memberClusterStatus, singleNodeClusterStatus, type ClusterStatus, type MemberRecord, type MemberView } from './cluster-status.js';
 
 /**
  * What a health check found for one engine (reference `Admin_ExecutableStatusState` without `unknown`),
@@ -27,6 +27,8 @@ export interface ServerStatusDeps {
   build: { version: string };
   /** When the server first started (kept across in-process restarts). */
   startedAt: Date;
+  /** Cluster mode: this node's id and the members the shared store knows (src/cluster/node.ts). */
+  cluster?: { id: string; members(): Promise<MemberView[]> } | undefined;
 }
 
 /**
@@ -172,9 +174,23 @@ export class ServerStatusService {
     };
   }
 
-  /** `Cluster_Status`: this server alone (the cluster issue adds members). */
-  clusterStatus(localAddress: string): ClusterStatus {
-    return singleNodeClusterStatus(localAddress);
+  /** `Cluster_Status`: this server alone, or in cluster mode every member with its last heartbeat. */
+  async clusterStatus(localAddress: string): Promise<ClusterStatus> {
+    const cluster = this.deps.cluster;
+    if (!cluster) return singleNodeClusterStatus(localAddress);
+    return memberClusterStatus(await cluster.members(), { id: cluster.id, clusterName: this.deps.config.cluster.redis.keyPrefix }, localAddress);
+  }
+
+  /** What this node reports in its cluster heartbeat: load, engine health (the last check, as the health endpoint) and pools. */
+  memberSnapshot(): Pick<MemberRecord, 'loadAverage' | 'cpuCount' | 'health' | 'engines' | 'pools'> {
+    const last = this.lastEngineHealth();
+    return {
+      loadAverage: os.loadavg()[0] ?? 0,
+      cpuCount: os.availableParallelism(),
+      health: last ? healthWord(last.states) : 'STARTING',
+      engines: last?.states ?? {},
+      pools: this.deps.engines.stats().map(({ engine, size, ready, busy, starting, queued, queueLimit }) => ({ engine, size, ready, busy, starting, queued, queueLimit })),
+    };
   }
 
   private webserviceStatus(name: WebserviceName, health: Readonly<Record<string, ExecutableState>>, pools: PoolStats[]): AdminWebserviceStatus {
@@ -247,6 +263,11 @@ export class ServerStatusService {
     const info = await stat(file).catch(() => undefined);
     return info !== undefined && info.mtimeMs > this.loadedAt;
   }
+}
+
+/** The health endpoint's word: DEGRADED when an enabled engine failed its last check (the process still serves the rest). */
+export function healthWord(states: Readonly<Record<string, ExecutableState>>): 'UP' | 'DEGRADED' {
+  return Object.values(states).some((state) => state === 'error') ? 'DEGRADED' : 'UP';
 }
 
 /** The operations of one web service since this instance started. */

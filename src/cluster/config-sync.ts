@@ -1,0 +1,141 @@
+import type { Redis } from 'ioredis';
+
+/** The stored configuration file: its text, a version that grows with every write, and who wrote it. */
+interface StoredConfiguration {
+  version: number;
+  text: string;
+  by: string;
+  at: number;
+  /** The keys the write changed (dotted), so that a node applies the live ones among them. */
+  keys: string[];
+}
+
+/** Keys under the connection's key prefix; the channel is named with the prefix by hand (channels are never prefixed). */
+const STORED = 'config:file';
+const VERSION = 'config:version';
+const CHANNEL = 'config:changed';
+
+export interface ConfigurationSyncOptions {
+  /** Commands (with the key prefix). */
+  redis: Redis;
+  /** A connection of its own for SUBSCRIBE (a subscribed connection serves nothing else). */
+  subscriber: Redis;
+  keyPrefix: string;
+  nodeId: string;
+  /** Applies a configuration another node wrote: its file text and the keys that changed (undefined: writes were missed, any key may have). */
+  apply(text: string, keys: string[] | undefined): Promise<void>;
+  log(level: 'info' | 'warn', message: string, detail?: object): void;
+}
+
+/**
+ * One configuration for every node (webPDF syncs from its coordinator; here the coordinator is
+ * Redis). An administration write stores the written file's text under `config:file` with a new
+ * version and publishes the version on `<prefix>config:changed`; every other node reads the stored
+ * text and applies it (configuration.ts `applyCentral`: its own file, the live keys at once). A node
+ * that starts later adopts the stored text before it builds anything (`adopt`), and a node that missed
+ * a message (Redis restarted, subscription re-established) catches up at the next one or its next start.
+ */
+export class ConfigurationSync {
+  private applied = 0;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: ConfigurationSyncOptions) {}
+
+  private get channel(): string {
+    return `${this.options.keyPrefix}${CHANNEL}`;
+  }
+
+  /**
+   * Listens for writes of other nodes. `localText` is the file this node runs on: a write that happened
+   * between the node's start (adoptStoredConfiguration) and the subscription is applied now.
+   */
+  async start(localText: string | undefined): Promise<void> {
+    const { subscriber } = this.options;
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== this.channel) return;
+      this.serially(() => this.onMessage(message));
+    });
+    await subscriber.subscribe(this.channel);
+    const stored = await readStored(this.options.redis);
+    if (!stored) return;
+    this.applied = Math.max(this.applied, stored.version);
+    if (stored.text !== localText) this.serially(() => this.options.apply(stored.text, undefined));
+    await this.chain;
+  }
+
+  private serially(run: () => Promise<void>): void {
+    this.chain = this.chain.then(run).catch((error: unknown) => this.options.log('warn', 'applying the cluster configuration failed', { err: error }));
+  }
+
+  async stop(): Promise<void> {
+    await this.options.subscriber.unsubscribe(this.channel).catch(() => undefined);
+    await this.chain;
+  }
+
+  /** After an administration write on this node: store the file's text and tell the others. */
+  async publish(text: string, keys: string[]): Promise<void> {
+    const { redis, nodeId } = this.options;
+    const version = await redis.incr(VERSION);
+    const stored: StoredConfiguration = { version, text, by: nodeId, at: Date.now(), keys };
+    await redis.set(STORED, JSON.stringify(stored));
+    this.applied = version;
+    await redis.publish(this.channel, JSON.stringify({ version, by: nodeId }));
+  }
+
+  /** A write whose message this node missed (the subscription was re-established after Redis went away): found by its version. */
+  catchUp(): Promise<void> {
+    // Quietly: while Redis is away the membership heartbeat says so already.
+    this.serially(() => this.pull().catch(() => undefined));
+    return this.chain;
+  }
+
+  private async onMessage(message: string): Promise<void> {
+    let note: { version: number; by: string };
+    try {
+      note = JSON.parse(message) as typeof note;
+    } catch {
+      return;
+    }
+    if (note.by === this.options.nodeId || note.version <= this.applied) return;
+    await this.pull();
+  }
+
+  /** The stored text, not a message's: it is the newest, whatever order messages arrived in. */
+  private async pull(): Promise<void> {
+    const stored = await readStored(this.options.redis);
+    if (!stored || stored.version <= this.applied) return;
+    // Versions in between were missed (or overtaken): their keys are unknown, so every live key is applied.
+    const keys = stored.version === this.applied + 1 ? stored.keys : undefined;
+    this.applied = stored.version;
+    if (stored.by === this.options.nodeId) return;
+    await this.options.apply(stored.text, keys);
+    this.options.log('info', `configuration version ${stored.version} from ${stored.by} applied`, { version: stored.version, by: stored.by, keys: stored.keys });
+  }
+}
+
+/**
+ * At a node's start, before anything is built from its configuration: the stored text when it differs
+ * from the node's file (the caller replaces the file with it); with nothing stored yet, this node's
+ * file becomes the stored one (the first node of a cluster seeds it; NX: of two first nodes at once,
+ * one seeds and the other adopts at its next change).
+ */
+export async function adoptStoredConfiguration(redis: Redis, localText: string | undefined, nodeId: string): Promise<string | undefined> {
+  const stored = await readStored(redis);
+  if (stored) return stored.text === localText ? undefined : stored.text;
+  if (localText !== undefined) {
+    const version = await redis.incr(VERSION);
+    const seed: StoredConfiguration = { version, text: localText, by: nodeId, at: Date.now(), keys: [] };
+    await redis.set(STORED, JSON.stringify(seed), 'NX');
+  }
+  return undefined;
+}
+
+async function readStored(redis: Redis): Promise<StoredConfiguration | undefined> {
+  const text = await redis.get(STORED);
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as StoredConfiguration;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,32 @@
+import type { Config } from '../config/load.js';
+import type { NodeRole } from '../operations/admin/cluster-status.js';
+
+/** What this process does: its `cluster.node.role` in cluster mode; a single server does everything. */
+export function roleOf(config: Config): NodeRole {
+  return config.cluster.mode === 'cluster' ? config.cluster.node.role : 'all';
+}
+
+/**
+ * The configuration the engines are started from. An `api` node starts no warm engine (LibreOffice,
+ * Chromium, Tesseract pools cost memory and a start-up each): it answers the API and leaves the
+ * conversions to the workers. The per-call tools (qpdf, poppler, Ghostscript) start nothing until
+ * called and stay available for what a call needs at once (reading a document's page count).
+ */
+export function engineConfigFor(config: Config): Config {
+  if (roleOf(config) !== 'api') return config;
+  const { libreoffice, chromium, tesseract } = config.engines;
+  return {
+    ...config,
+    engines: { ...config.engines, libreoffice: { ...libreoffice, enabled: false }, chromium: { ...chromium, enabled: false }, tesseract: { ...tesseract, enabled: false } },
+  };
+}
+
+/** Whether this node runs queue consumers (async jobs, webhooks, cleanups): not an `api` node. */
+export function consumesQueue(config: Config): boolean {
+  return roleOf(config) !== 'api';
+}
+
+/** Whether this node serves the public API: not a `worker` (it answers only health and metrics, src/cluster/private-listener.ts). */
+export function servesApi(config: Config): boolean {
+  return roleOf(config) !== 'worker';
+}
