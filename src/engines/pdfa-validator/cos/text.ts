@@ -28,6 +28,10 @@ export function textString(bytes: Buffer): string {
 
 /** The bytes (one char per byte, as CosName values hold them) form valid UTF-8 (ISO 19005-2 6.1.8). */
 export function isValidUtf8(latin1: string): boolean {
+  // ASCII is UTF-8: nearly every name is, and needs no decoder (and no Buffer).
+  let ascii = true;
+  for (let i = 0; i < latin1.length && ascii; i++) ascii = latin1.charCodeAt(i) < 0x80;
+  if (ascii) return true;
   try {
     fatalUtf8.decode(Buffer.from(latin1, 'latin1'));
     return true;

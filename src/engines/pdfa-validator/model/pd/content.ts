@@ -230,6 +230,8 @@ class StreamReader {
   private readonly marked: boolean[] = [];
   /** Colour uses already reported from this stream (one object per colour space and overprint state). */
   private readonly reported = new Set<string>();
+  /** The last colour use newUse was asked about. */
+  private last: { cs: CosValue | undefined | null; overprint: boolean; opm: number } = { cs: null, overprint: false, opm: -1 };
 
   constructor(
     private readonly doc: CosDocument,
@@ -265,21 +267,33 @@ class StreamReader {
     return this.doc.resolve(this.resource('ColorSpace', name, path).value) ?? COS_NULL_VALUE;
   }
 
+  /**
+   * Painting with `cs` now: the colour use when it is new for this stream (its colour space objects are due), else
+   * undefined. Checked before any generator or path is made: text is painted at every Tj, in the same colours mostly.
+   */
+  private newUse(cs: CosValue | undefined, stroke: boolean): ColourUse | undefined {
+    const overprint = stroke ? this.state.strokeOverprint : this.state.fillOverprint;
+    const opm = this.state.opm;
+    // The same colour space object and overprint state as the last paint: its key was met then (reported, or the set full).
+    if (cs === this.last.cs && overprint === this.last.overprint && opm === this.last.opm) return undefined;
+    this.last = { cs, overprint, opm };
+    const key = `${csId(cs)} ${overprint} ${opm}`;
+    if (this.reported.has(key) || this.reported.size > 1000) return undefined;
+    this.reported.add(key);
+    return { overprint, opm };
+  }
+
   /** Something is painted with `cs`: its colour space objects, once per colour space and overprint state. */
   private *paint(cs: CosValue | undefined, stroke: boolean, path: string): Generator<LocatedObject> {
-    const use: ColourUse = { overprint: stroke ? this.state.strokeOverprint : this.state.fillOverprint, opm: this.state.opm };
-    const key = `${csId(cs)} ${use.overprint} ${use.opm}`;
-    if (this.reported.has(key) || this.reported.size > 1000) return;
-    this.reported.add(key);
-    yield* colourSpaceObjects(this.doc, cs, this.resources, use, this.separations, path);
+    const use = this.newUse(cs, stroke);
+    if (use !== undefined) yield* colourSpaceObjects(this.doc, cs, this.resources, use, this.separations, path);
   }
 
-  private *fill(path: string): Generator<LocatedObject> {
-    yield* this.paint(this.state.fill, false, path);
-  }
-
-  private *stroke(path: string): Generator<LocatedObject> {
-    yield* this.paint(this.state.stroke, true, path);
+  /** As paint, for operator `at` of the stream at `path`: undefined when nothing is due (no generator, no path string). */
+  private paintAt(stroke: boolean, path: string, at: number): Generator<LocatedObject> | undefined {
+    const cs = stroke ? this.state.stroke : this.state.fill;
+    const use = this.newUse(cs, stroke);
+    return use === undefined ? undefined : colourSpaceObjects(this.doc, cs, this.resources, use, this.separations, `${path}[${at}]`);
   }
 
   *read(tokens: Iterable<ContentToken>, path: string): Generator<LocatedObject> {
@@ -299,7 +313,7 @@ class StreamReader {
         const d = token.dict;
         const isMask = boolOf(doc, d, 'IM') === true || boolOf(doc, d, 'ImageMask') === true;
         const csValue = d.entries.get('CS') ?? d.entries.get('ColorSpace');
-        if (isMask) yield* this.fill(`${path}[${at}] (inline image mask)`);
+        if (isMask) yield* this.paint(this.state.fill, false, `${path}[${at}] (inline image mask)`);
         else if (csValue !== undefined) {
           const cs = csValue.kind === 'name' && !INLINE_SPACES.has(csValue.value) ? this.colourSpace(csValue.value, path) : csValue;
           yield* this.paint(cs, false, `${path}[${at}] (inline image)`);
@@ -308,21 +322,21 @@ class StreamReader {
         continue;
       }
       const op = token.name;
-      const ops = operands;
-      const last = ops[ops.length - 1];
+      const firstOperand = operands[0];
+      const last = operands[operands.length - 1];
       const lastName = last?.kind === 'name' ? last.value : undefined;
-      const first = ops[0]?.kind === 'name' ? (ops[0] as { value: string }).value : undefined;
-      operands = [];
-      const where = `${path}[${at}]`;
+      const first = firstOperand?.kind === 'name' ? firstOperand.value : undefined;
+      if (operands.length > 0) operands = [];
+      // The operator's path (`${path}[${at}]`) is made only where it is used: most operators need none.
       if (!OPERATORS.has(op)) {
-        if (!quiet) yield modelObject(T.undefinedOp, `${where} (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {}, this.job.pageNumber);
+        if (!quiet) yield modelObject(T.undefinedOp, `${path}[${at}] (operator ${op.length > 20 ? `${op.slice(0, 20)}…` : op})`, {}, this.job.pageNumber);
         continue;
       }
       switch (op) {
         case 'q':
           this.depth++;
           if (this.saved.length < 10_000) this.saved.push(this.state);
-          if (!quiet) yield modelObject(T.q, where, { nestingLevel: this.depth }, this.job.pageNumber);
+          if (!quiet) yield modelObject(T.q, `${path}[${at}]`, { nestingLevel: this.depth }, this.job.pageNumber);
           break;
         case 'Q':
           if (this.depth > 0) this.depth--;
@@ -347,10 +361,10 @@ class StreamReader {
           this.state = { ...this.state, stroke: DEVICE_CMYK };
           break;
         case 'cs':
-          if (lastName !== undefined) this.state = { ...this.state, fill: this.colourSpace(lastName, where) };
+          if (lastName !== undefined) this.state = { ...this.state, fill: this.colourSpace(lastName, `${path}[${at}]`) };
           break;
         case 'CS':
-          if (lastName !== undefined) this.state = { ...this.state, stroke: this.colourSpace(lastName, where) };
+          if (lastName !== undefined) this.state = { ...this.state, stroke: this.colourSpace(lastName, `${path}[${at}]`) };
           break;
         case 'Tr': {
           const mode = last?.kind === 'int' ? last.value : null;
@@ -359,20 +373,27 @@ class StreamReader {
         }
         case 'f':
         case 'F':
-        case 'f*':
-          yield* this.fill(where);
+        case 'f*': {
+          const fill = this.paintAt(false, path, at);
+          if (fill !== undefined) yield* fill;
           break;
+        }
         case 'S':
-        case 's':
-          yield* this.stroke(where);
+        case 's': {
+          const stroke = this.paintAt(true, path, at);
+          if (stroke !== undefined) yield* stroke;
           break;
+        }
         case 'b':
         case 'b*':
         case 'B':
-        case 'B*':
-          yield* this.fill(where);
-          yield* this.stroke(where);
+        case 'B*': {
+          const fill = this.paintAt(false, path, at);
+          if (fill !== undefined) yield* fill;
+          const stroke = this.paintAt(true, path, at);
+          if (stroke !== undefined) yield* stroke;
           break;
+        }
         case 'Tj':
         case 'TJ':
         case "'":
@@ -380,41 +401,43 @@ class StreamReader {
           const mode = this.state.renderMode;
           const font = this.state.font === undefined ? undefined : this.uses.fonts.get(this.state.font);
           if (font !== undefined && font.modes.size < 16) font.modes.add(mode);
-          if (font !== undefined && this.state.font !== undefined) this.show(this.state.font, font, op === 'TJ' ? ops[0] : last, mode);
+          if (font !== undefined && this.state.font !== undefined) this.show(this.state.font, font, op === 'TJ' ? firstOperand : last, mode);
           // Text rendering modes (ISO 32000-1 Table 106): 3 and 7 paint nothing. In every other mode the fill colour space
           // counts as used, even in the stroke-only modes: the corpus' 1b 6-2-3-3-t01-fail-v and 2b 6-2-4-3-t01-fail-t show
           // text in mode 1 whose DeviceRGB fill colour makes the file fail. The stroke colour space counts where text is stroked
           // (1, 2, 5, 6), and below.
-          if (mode !== 3 && mode !== 7) yield* this.fill(where);
-          if (mode === 1 || mode === 2 || mode === 5 || mode === 6) yield* this.stroke(where);
+          const fill = mode !== 3 && mode !== 7 ? this.paintAt(false, path, at) : undefined;
+          if (fill !== undefined) yield* fill;
           // In the fill modes the stroke colour still counts once the content has set one (the corpus' 1b 6-2-3-3-t01-fail-u and
           // 2b 6-2-4-3-t01-fail-s: DeviceRGB set by RG, text in mode 0); the initial DeviceGray does not (pass files without an
           // output intent show text in mode 0 with it). An explicit `G` is another object than the initial state's.
-          else if (mode !== 3 && mode !== 7 && this.state.stroke !== DEVICE_GRAY) yield* this.stroke(where);
+          const strokes = mode === 1 || mode === 2 || mode === 5 || mode === 6 || (mode !== 3 && mode !== 7 && this.state.stroke !== DEVICE_GRAY);
+          const stroke = strokes ? this.paintAt(true, path, at) : undefined;
+          if (stroke !== undefined) yield* stroke;
           break;
         }
         case 'sh':
           if (lastName !== undefined) {
-            const r = this.resource('Shading', lastName, where);
-            yield* this.paint(dictIn(doc, r.value)?.entries.get('ColorSpace'), false, `${where} (shading)`);
+            const r = this.resource('Shading', lastName, `${path}[${at}]`);
+            yield* this.paint(dictIn(doc, r.value)?.entries.get('ColorSpace'), false, `${path}[${at}] (shading)`);
           }
           break;
         case 'Do':
-          if (lastName !== undefined) yield* this.draw(lastName, where);
+          if (lastName !== undefined) yield* this.draw(lastName, `${path}[${at}]`);
           break;
         case 'gs':
-          if (lastName !== undefined) this.setGraphicsState(lastName, where);
+          if (lastName !== undefined) this.setGraphicsState(lastName, `${path}[${at}]`);
           break;
         case 'scn':
         case 'SCN':
-          if (lastName !== undefined) yield* this.pattern(lastName, where);
+          if (lastName !== undefined) yield* this.pattern(lastName, `${path}[${at}]`);
           break;
         case 'Tf':
-          if (first !== undefined) this.font(first, where);
+          if (first !== undefined) this.font(first, `${path}[${at}]`);
           break;
         case 'BDC':
         case 'DP': {
-          const props = last?.kind === 'dict' ? last : lastName !== undefined ? dictIn(doc, this.resource('Properties', lastName, where).value) : undefined;
+          const props = last?.kind === 'dict' ? last : lastName !== undefined ? dictIn(doc, this.resource('Properties', lastName, `${path}[${at}]`).value) : undefined;
           const mcid = props?.entries.get('MCID');
           const structural = mcid?.kind === 'int' && this.job.actualTextMcids?.has(mcid.value) === true;
           if (op === 'BDC' && this.marked.length < 10_000) this.marked.push(props?.entries.has('ActualText') === true || structural);
@@ -505,7 +528,7 @@ class StreamReader {
     if (!this.uses.xobjects.has(x)) this.uses.xobjects.set(x, r.path);
     if (subtype !== 'Image') return;
     // An image mask is painted with the fill colour (ISO 32000-1 8.9.6.2); other images with their own colour space.
-    if (boolOf(doc, x.dict, 'ImageMask') === true) yield* this.fill(r.path);
+    if (boolOf(doc, x.dict, 'ImageMask') === true) yield* this.paint(this.state.fill, false, r.path);
     else yield* this.paint(x.dict.entries.get('ColorSpace'), false, r.path);
     // An image's soft mask and explicit mask are images too (ISO 32000-1 11.6.5.3, 8.9.6.3).
     for (const key of ['SMask', 'Mask']) {
