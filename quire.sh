@@ -3,7 +3,8 @@
 #   ./quire.sh start   install what is missing, build, start the server on port 8080 (PORT overrides)
 #   ./quire.sh test    install what is missing, build, lint, check the formatting, type-check, check the
 #                      import rule (dependency gate) and run the whole test suite
-# Also: ./quire.sh setup (install + build only), ./quire.sh bench (npm run bench).
+# Also: ./quire.sh setup (install + build only), ./quire.sh bench (npm run bench),
+#       ./quire.sh cluster [N] / ./quire.sh cluster stop: redis-server, N nodes and haproxy on loopback (docs/cluster.md).
 # Every step is idempotent: packages already present are not reinstalled, a build that is current is kept.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -111,6 +112,79 @@ run_tests() {
   return $status
 }
 
+# ./quire.sh cluster [N]: a cluster on this machine, everything on 127.0.0.1 (docs/cluster.md): redis-server
+# (AOF on) on REDIS_PORT (6390, not a system Redis's 6379), N nodes (default 3) of `npm start` on
+# NODE_BASE_PORT+1.. (8081..) sharing the data dir (QUIRE_DATA_DIR, ./data), haproxy on PORT (8080), round
+# robin, health-checked. Pid files and logs: <dataDir>/cluster/. `./quire.sh cluster stop` ends them.
+cluster() {
+  local data=${QUIRE_DATA_DIR:-./data} redis_port=${REDIS_PORT:-6390} base=${NODE_BASE_PORT:-8080} lb_port=${PORT:-8080}
+  local run context=${QUIRE_SERVER__CONTEXT_PATH:-/webPDF}
+  run="$(mkdir -p "$data/cluster" && cd "$data/cluster" && pwd)"
+  if [ "${1:-}" = stop ]; then cluster_stop "$run" "$redis_port"; return; fi
+  local nodes=${1:-3}
+  [[ "$nodes" =~ ^[1-9][0-9]?$ ]] || { log "usage: $0 cluster [N (1-99)] | $0 cluster stop"; exit 2; }
+  if compgen -G "$run/*.pid" >/dev/null; then log "a cluster runs already from $run (./quire.sh cluster stop)"; exit 1; fi
+  setup
+  mkdir -p "$run/redis"
+  log "redis-server on 127.0.0.1:$redis_port (AOF in $run/redis)"
+  redis-server --port "$redis_port" --bind 127.0.0.1 --protected-mode yes --appendonly yes --appendfsync everysec --save "" \
+    --dir "$run/redis" --daemonize yes --pidfile "$run/redis.pid" --logfile "$run/redis.log"
+  until redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG; do sleep 0.1; done
+  local servers="" i port
+  for i in $(seq 1 "$nodes"); do
+    port=$((base + i))
+    # Each node is `npm start` in a session of its own (its pid file names the process group), configured by
+    # the environment: the cluster's settings, its own id and port; everything else from the shared data dir.
+    QUIRE_DATA_DIR="$data" QUIRE_SERVER__HOST=127.0.0.1 PORT="$port" QUIRE_CLUSTER__MODE=cluster \
+      QUIRE_CLUSTER__REDIS__URL="redis://127.0.0.1:$redis_port" QUIRE_CLUSTER__NODE__ID="node-$i" \
+      setsid npm start --silent >"$run/node-$i.log" 2>&1 </dev/null &
+    echo $! >"$run/node-$i.pid"
+    servers+="  server node-$i 127.0.0.1:$port check inter 1s fall 2 rise 1"$'\n'
+    # The first node alone: it creates what the others then find in the shared data dir (keys, the generated admin).
+    if [ "$i" = 1 ]; then cluster_wait_healthy "$port" "$context" "$run/node-1.log"; fi
+  done
+  for i in $(seq 2 "$nodes"); do cluster_wait_healthy $((base + i)) "$context" "$run/node-$i.log"; done
+  printf '%s\n' "global" "  log stdout format raw local0" "defaults" "  mode http" "  log global" "  option httplog" \
+    "  timeout connect 5s" "  timeout client 15m" "  timeout server 15m" \
+    "  retries 2" "  option redispatch" "  retry-on conn-failure" \
+    "frontend quire" "  bind 127.0.0.1:$lb_port" "  default_backend nodes" \
+    "backend nodes" "  balance roundrobin" "  http-response set-header X-Quire-Node %s" \
+    "  option httpchk GET $context/health" "  http-check expect status 200" >"$run/haproxy.cfg"
+  printf '%s' "$servers" >>"$run/haproxy.cfg"
+  setsid haproxy -db -f "$run/haproxy.cfg" >"$run/haproxy.log" 2>&1 </dev/null &
+  echo $! >"$run/haproxy.pid"
+  log "$nodes node(s) behind http://127.0.0.1:$lb_port$context (haproxy); logs and pid files in $run"
+  log "a generated admin password (no users configured) is in $run/node-1.log; stop with: $0 cluster stop"
+}
+
+cluster_wait_healthy() {
+  local port=$1 context=$2 logfile=$3 tries=0
+  until curl -fsS -o /dev/null "http://127.0.0.1:$port$context/health" 2>/dev/null; do
+    tries=$((tries + 1))
+    if [ "$tries" -gt 600 ]; then log "the node on port $port is not healthy after 60 s; see $logfile"; exit 1; fi
+    sleep 0.1
+  done
+}
+
+cluster_stop() {
+  local run=$1 redis_port=$2 file pid
+  for file in "$run"/haproxy.pid "$run"/node-*.pid; do
+    [ -f "$file" ] || continue
+    pid=$(cat "$file")
+    # The whole process group (npm and the node it started); a node finishes its in-flight requests first.
+    kill -TERM -- "-$pid" 2>/dev/null || true
+    for _ in $(seq 1 300); do kill -0 -- "-$pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL -- "-$pid" 2>/dev/null || true
+    rm -f "$file"
+  done
+  if [ -f "$run/redis.pid" ]; then
+    # SHUTDOWN writes the AOF out before Redis exits.
+    redis-cli -p "$redis_port" shutdown >/dev/null 2>&1 || kill -TERM "$(cat "$run/redis.pid")" 2>/dev/null || true
+    rm -f "$run/redis.pid"
+  fi
+  log "cluster stopped"
+}
+
 command=${1:-}
 shift || true
 case "$command" in
@@ -118,5 +192,6 @@ case "$command" in
   test) setup; run_tests "$@" ;;
   setup) setup ;;
   bench) setup; exec npm run --silent bench -- "$@" ;;
-  *) echo "usage: $0 start|test|setup|bench" >&2; exit 2 ;;
+  cluster) cluster "$@" ;;
+  *) echo "usage: $0 start|test|setup|bench|cluster [N|stop]" >&2; exit 2 ;;
 esac

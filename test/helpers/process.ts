@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,11 +113,17 @@ export interface SpawnOptions {
   port?: number;
   /** Receives the process as soon as it is spawned, so that a test can kill it even if it never becomes healthy. */
   track?: (quire: QuireProcess) => void;
+  /**
+   * `stale` (default): build when dist/ is older than the sources. `missing`: only when there is no
+   * dist/main.js, so that the processes of one test run the same build even while the tree changes
+   * (the cluster tests start several nodes one after the other).
+   */
+  build?: 'stale' | 'missing';
 }
 
 /** Spawns the server as production would (`node dist/main.js`, built when stale); does not wait for it. */
 export async function spawnQuire(options: SpawnOptions): Promise<QuireProcess> {
-  ensureBuilt(PROJECT_DIR, (line) => process.stderr.write(`${line}\n`));
+  if (options.build !== 'missing' || !existsSync(path.join(PROJECT_DIR, 'dist/main.js'))) ensureBuilt(PROJECT_DIR, (line) => process.stderr.write(`${line}\n`));
   const port = options.port ?? (await freePort());
   const spawnedAt = Date.now();
   const child = spawn(process.execPath, ['dist/main.js'], {
