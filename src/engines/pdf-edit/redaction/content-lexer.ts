@@ -182,7 +182,9 @@ function dictOf(items: CsValue[]): Map<string, CsValue> {
 
 export function latin1(bytes: Uint8Array, start: number, end: number): string {
   let out = '';
-  for (let i = start; i < end; i++) out += String.fromCharCode(bytes[i]!);
+  // Clamped: a caller's `end` past the data (fonts.ts reads a whole CMap with MAX_SAFE_INTEGER) would build an endless string.
+  const stop = Math.min(end, bytes.length);
+  for (let i = start; i < stop; i++) out += String.fromCharCode(bytes[i]!);
   return out;
 }
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { autoTag, languageTag } from '../../../../src/engines/pdf-edit/pdfa/tagging/auto-tag.js';
 import { AutoTagError } from '../../../../src/engines/pdf-edit/pdfa/tagging/errors.js';
@@ -52,6 +52,28 @@ describe('autoTag', () => {
     const content = s.pages[0]!.content;
     expect(content).toMatch(/\/P <<\/MCID 0>> BDC\s+\(lost font\) Tj\s+EMC/);
     expect(text(file)).toBe(before);
+  });
+
+  it('a Type0 font with an embedded CMap (as Ghostscript writes for Office PDFs) is read, its text through its ToUnicode map', async () => {
+    const document = await pageWith('BT /F2 12 Tf 50 700 Td <0102> Tj ET');
+    const context = document.context;
+    const cmap =
+      '/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /OneByteIdentityH def 1 begincodespacerange <00> <FF> endcodespacerange 1 begincidrange <00> <FF> 0 endcidrange endcmap end end';
+    const toUnicode = '/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00><ff> endcodespacerange 1 beginbfrange <01><02><65E5> endbfrange endcmap end end';
+    const cidFont = context.obj({ Type: 'Font', Subtype: 'CIDFontType2', BaseFont: 'Test', CIDSystemInfo: { Registry: 'Adobe', Ordering: 'Identity', Supplement: 0 }, W: [1, [1000, 1000]] });
+    const type0 = context.obj({
+      Type: 'Font',
+      Subtype: 'Type0',
+      BaseFont: 'Test',
+      Encoding: context.register(context.flateStream(cmap)),
+      DescendantFonts: [context.register(cidFont)],
+      ToUnicode: context.register(context.flateStream(toUnicode)),
+    });
+    const resources = document.getPage(0).node.Resources()!;
+    resources.lookup(PDFName.of('Font'), PDFDict).set(PDFName.of('F2'), context.register(type0));
+    const summary = await autoTag(document);
+    expect(summary.paragraphs).toBe(1);
+    expect(readStructure(await saved(document)).pages[0]!.content).toMatch(/\/P <<\/MCID 0>> BDC\s+<0102> Tj\s+EMC/);
   });
 
   it('a page beyond the operation limit: tooLarge, naming the page', async () => {

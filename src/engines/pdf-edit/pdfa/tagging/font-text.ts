@@ -3,7 +3,7 @@ import { increment, parseCMapBytes, type Mapping } from '../../../pdfa-validator
 import { DEFAULT_COS_LIMITS } from '../../../pdfa-validator/cos/index.js';
 import { newParseEnv } from '../../../pdfa-validator/cos/parser.js';
 import { resolve } from '../../pdf-objects.js';
-import { fontInfo, type FontInfo } from '../../redaction/fonts.js';
+import { fontInfo, type CharCode, type FontInfo } from '../../redaction/fonts.js';
 import { decodeBounded } from '../../stream-bounds.js';
 
 /**
@@ -15,7 +15,8 @@ import { decodeBounded } from '../../stream-bounds.js';
  */
 export interface FontText {
   info: FontInfo;
-  text(bytes: Uint8Array): string;
+  /** The text of a string's codes (as `info.split` cut them). */
+  text(codes: readonly CharCode[]): string;
 }
 
 /** A ToUnicode CMap larger than this is not read (a real one is a few KB). */
@@ -30,9 +31,9 @@ export function fontText(context: PDFContext, font: PDFDict): FontText {
     const lookup = toUnicode(context, font);
     known = {
       info,
-      text: (bytes) => {
+      text: (codes) => {
         let out = '';
-        for (const code of info.split(bytes)) out += lookup?.(code.code) ?? String.fromCharCode(code.code & 0xff);
+        for (const code of codes) out += lookup?.(code.code) ?? String.fromCharCode(code.code & 0xff);
         return out;
       },
     };

@@ -232,9 +232,10 @@ class UnitReader {
         this.tm = multiply(translate(item.v.length * 0.5 * gs.fontSize * gs.hScale, 0), this.tm);
         continue;
       }
-      text += font.text(item.v);
+      const codes = font.info.split(item.v);
+      text += font.text(codes);
       let advance = 0;
-      for (const code of font.info.split(item.v)) {
+      for (const code of codes) {
         const w0 = font.info.unsupported ? 0.5 : font.info.width(code.code);
         advance += (w0 * gs.fontSize + gs.numbers.Tc + (font.info.isWordSpace(code) ? gs.numbers.Tw : 0)) * gs.hScale;
       }
