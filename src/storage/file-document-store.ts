@@ -2,10 +2,10 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
+import { CONTENT_FILE, contentFileName, contentPath, documentDir, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
-const CONTENT_FILE = /^c-[0-9a-f]{32}$/;
 
 /**
  * The embedded document store. Layout: `<dataDir>/storage/<sessionId>/<documentId>/{meta.json,c-<id>...}`
@@ -47,7 +47,7 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   contentFileName(): string {
-    return `c-${newId()}`;
+    return contentFileName();
   }
 
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
@@ -100,16 +100,7 @@ export class FileDocumentStore implements DocumentStore {
   async deleteSession(sessionId: string): Promise<void> {
     this.index.delete(sessionId);
     this.totals.delete(sessionId);
-    if (!isId(sessionId)) return;
-    // Rename first so that the session's documents vanish at once; the slow recursive delete follows.
-    const doomed = path.join(this.tempDir, `deleted-${sessionId}-${newId()}`);
-    try {
-      await rename(path.join(this.storageDir, sessionId), doomed);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      throw error;
-    }
-    await rm(doomed, { recursive: true, force: true });
+    await removeSessionDir(this.storageDir, this.tempDir, sessionId);
   }
 
   async usage(sessionId: string): Promise<StorageUsage> {
@@ -159,13 +150,11 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   private documentDir(sessionId: string, documentId: string): string {
-    if (!isId(sessionId) || !isId(documentId)) throw new Error('refusing a path built from a non-id');
-    return path.join(this.storageDir, sessionId, documentId);
+    return documentDir(this.storageDir, sessionId, documentId);
   }
 
   private filePath(record: DocumentRecord, file: string): string {
-    if (!CONTENT_FILE.test(file)) throw new Error('refusing a content file name the server did not make');
-    return path.join(this.documentDir(record.sessionId, record.id), file);
+    return contentPath(this.storageDir, record, file);
   }
 
   /**

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { closeRedis, openRedis, waitForRedis, type RedisClient } from '../../src/storage/redis/connection.js';
 import { portOutsideEphemeralRange } from './listening.js';
 
 /**
@@ -122,4 +123,23 @@ function pingOnce(port: number): Promise<boolean> {
       if (reply.includes('\r\n')) done(reply.startsWith('+PONG'));
     });
   });
+}
+
+/**
+ * Clients of the code under test on a test's redis-server, each a node's own connection (openRedis, a
+ * 2 s command timeout), ready when returned; `closeAll()` closes every one (in afterAll).
+ */
+export function redisClients(server: () => RedisServer): { open(keyPrefix: string, name?: string): Promise<RedisClient>; closeAll(): Promise<void> } {
+  const opened: RedisClient[] = [];
+  return {
+    async open(keyPrefix, name = 'test') {
+      const client = openRedis({ url: server().url, keyPrefix, commandTimeoutMs: 2000 }, { name });
+      opened.push(client);
+      await waitForRedis(client, 10_000);
+      return client;
+    },
+    async closeAll() {
+      await Promise.all(opened.splice(0).map((client) => closeRedis(client)));
+    },
+  };
 }

@@ -8,8 +8,8 @@ import { FileSessionStore } from '../../src/sessions/file-session-store.js';
 import { RedisSessionStore } from '../../src/sessions/redis-session-store.js';
 import type { Session } from '../../src/sessions/session.js';
 import type { SessionStore } from '../../src/sessions/session-store.js';
-import { closeRedis, openRedis, StoreUnavailableError, waitForRedis, type RedisClient } from '../../src/storage/redis/connection.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
+import { StoreUnavailableError, waitForRedis } from '../../src/storage/redis/connection.js';
+import { redisClients, startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 
 /**
  * One set of behaviours, run against both session stores: the embedded one (files in the data dir)
@@ -21,24 +21,18 @@ interface Implementation {
 }
 
 let redisServer: RedisServer;
-const clients: RedisClient[] = [];
+const clients = redisClients(() => redisServer);
+const redisClient = (prefix: string) => clients.open(prefix, 'session-test');
 const dirs: string[] = [];
 
 beforeAll(async () => {
   redisServer = await startRedisServer();
 });
 afterAll(async () => {
-  for (const client of clients) await closeRedis(client);
+  await clients.closeAll();
   await redisServer.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
-
-async function redisClient(prefix: string): Promise<RedisClient> {
-  const client = openRedis({ url: redisServer.url, keyPrefix: prefix, commandTimeoutMs: 2000 }, { name: 'session-test' });
-  clients.push(client);
-  await waitForRedis(client, 10_000);
-  return client;
-}
 
 const implementations: Array<[string, () => Implementation]> = [
   [

@@ -5,28 +5,22 @@ import { newId } from '../../../src/core/ids.js';
 import { LocalDocumentLocks } from '../../../src/operations/documents/locks.js';
 import type { DocumentLocks } from '../../../src/storage/document-locks.js';
 import { lockKey, RedisDocumentLocks } from '../../../src/storage/redis-document-locks.js';
-import { closeRedis, openRedis, StoreUnavailableError, waitForRedis, type RedisClient } from '../../../src/storage/redis/connection.js';
-import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { StoreUnavailableError, waitForRedis } from '../../../src/storage/redis/connection.js';
+import { redisClients, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
 let server: RedisServer;
-const clients: RedisClient[] = [];
+const clients = redisClients(() => server);
 const PREFIX = 'locks-test:';
+/** A node's client: each node of a cluster has its own connection. */
+const nodeClient = () => clients.open(PREFIX, 'locks-test');
 
 beforeAll(async () => {
   server = await startRedisServer();
 });
 afterAll(async () => {
-  for (const client of clients) await closeRedis(client);
+  await clients.closeAll();
   await server.stop();
 });
-
-/** A node's client: each node of a cluster has its own connection. */
-async function nodeClient(): Promise<RedisClient> {
-  const client = openRedis({ url: server.url, keyPrefix: PREFIX, commandTimeoutMs: 2000 }, { name: 'locks-test' });
-  clients.push(client);
-  await waitForRedis(client, 10_000);
-  return client;
-}
 
 function cli(...args: string[]): string {
   return execFileSync('redis-cli', ['-p', String(server.port), '--raw', ...args], { encoding: 'utf8' }).trim();

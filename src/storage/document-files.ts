@@ -1,0 +1,38 @@
+import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { isId, newId } from '../core/ids.js';
+import type { DocumentRecord } from './document-store.js';
+
+/**
+ * Where a document's content lives on the data dir, for both document stores (the embedded one and the
+ * cluster's, which keep the same layout): `storage/<sessionId>/<documentId>/c-<id>`. Only names the server
+ * generated ever become path segments.
+ */
+export const CONTENT_FILE = /^c-[0-9a-f]{32}$/;
+
+export function contentFileName(): string {
+  return `c-${newId()}`;
+}
+
+export function documentDir(storageDir: string, sessionId: string, documentId: string): string {
+  if (!isId(sessionId) || !isId(documentId)) throw new Error('refusing a path built from a non-id');
+  return path.join(storageDir, sessionId, documentId);
+}
+
+export function contentPath(storageDir: string, record: Pick<DocumentRecord, 'sessionId' | 'id'>, file: string): string {
+  if (!CONTENT_FILE.test(file)) throw new Error('refusing a content file name the server did not make');
+  return path.join(documentDir(storageDir, record.sessionId, record.id), file);
+}
+
+/** Deletes a session's storage area: renamed into `tempDir` first so that its documents vanish at once, then the slow recursive delete. */
+export async function removeSessionDir(storageDir: string, tempDir: string, sessionId: string): Promise<void> {
+  if (!isId(sessionId)) return;
+  const doomed = path.join(tempDir, `deleted-${sessionId}-${newId()}`);
+  try {
+    await rename(path.join(storageDir, sessionId), doomed);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  await rm(doomed, { recursive: true, force: true });
+}

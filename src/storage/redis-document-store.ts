@@ -1,0 +1,279 @@
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { QuireError } from '../core/errors.js';
+import { isId, newId } from '../core/ids.js';
+import { contentFileName, contentPath, documentDir, removeSessionDir } from './document-files.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
+import { lockKey } from './redis-document-locks.js';
+import { redisCall, type RedisClient } from './redis/connection.js';
+
+/** How often the all-sessions usage for the metrics is read from Redis (totalUsage() is synchronous). */
+const TOTAL_REFRESH_MS = 5_000;
+
+export interface RedisDocumentStoreOptions {
+  /** This node's name: its own temporary directory under `<dataDir>/tmp/`, the only one it empties at start. */
+  nodeName: string;
+  /** The lease this node holds on a document (RedisDocumentLocks.fenceFor): a commit under a lock goes through only while Redis still holds that lease. */
+  fenceFor?: (sessionId: string, documentId: string) => string | undefined;
+}
+
+/**
+ * The cluster's document store: the index (the records, per-session usage) in Redis, the content on
+ * the shared data dir in the same layout as FileDocumentStore (`storage/<sessionId>/<documentId>/c-<id>`),
+ * so any node serves any document. Content is renamed into place under a fresh name first and the
+ * index written after, so a document becomes visible only once its content is complete (rename is
+ * atomic on one file system, the shared mount included); a failed index write removes the new file.
+ *
+ * Concurrency across nodes: every record carries a revision (`rev`, kept in the JSON the store
+ * returns); an update names the revision it was made from and is refused (409) when another node
+ * changed the document meanwhile — no lost update. A commit made under a document lock is fenced by
+ * the lease (Lua: the lock key must still hold this node's lease), so a node whose lease expired cannot
+ * overwrite the next holder's result.
+ *
+ * Keys: `docs:<sessionId>` documentId → record, `docs-size:<sessionId>` documentId → "bytes historyBytes",
+ * `docs-usage:<sessionId>` {files, bytes, historyBytes}, `docs-usage-total` the sum of all sessions.
+ */
+export class RedisDocumentStore implements DocumentStore {
+  private readonly storageDir: string;
+  private readonly tempDir: string;
+  private total: StorageUsage = { files: 0, bytes: 0, historyBytes: 0 };
+  private refresher: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly redis: RedisClient,
+    dataDir: string,
+    private readonly options: RedisDocumentStoreOptions,
+  ) {
+    this.storageDir = path.join(dataDir, 'storage');
+    this.tempDir = path.join(dataDir, 'tmp', `node-${options.nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+  }
+
+  async open(): Promise<void> {
+    // Only this node's scratch: the other nodes' uploads in progress live next to it on the shared mount.
+    await rm(this.tempDir, { recursive: true, force: true });
+    await mkdir(this.tempDir, { recursive: true });
+    await mkdir(this.storageDir, { recursive: true });
+    await this.refreshTotal().catch(() => undefined);
+    this.refresher = setInterval(() => void this.refreshTotal().catch(() => undefined), TOTAL_REFRESH_MS);
+    this.refresher.unref();
+  }
+
+  /** Stops the metrics refresh; the connection belongs to the wiring. */
+  close(): void {
+    if (this.refresher) clearInterval(this.refresher);
+    this.refresher = undefined;
+  }
+
+  tempPath(): string {
+    return path.join(this.tempDir, newId());
+  }
+
+  contentFileName(): string {
+    return contentFileName();
+  }
+
+  async add(record: DocumentRecord, tempFile: string): Promise<void> {
+    const dir = this.documentDir(record.sessionId, record.id);
+    const file = this.filePath(record, activeVersion(record).file);
+    await mkdir(dir, { recursive: true });
+    await rename(tempFile, file);
+    const stored = { ...record, rev: 1 };
+    const [bytes, historyBytes] = sizes(record);
+    try {
+      const added = await redisCall(() => this.redis.eval(ADD, 4, ...this.keys(record.sessionId), record.id, JSON.stringify(stored), bytes, historyBytes));
+      if (added !== 1) throw new Error(`document ${record.id} exists already`);
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
+    (record as Revised).rev = 1;
+  }
+
+  async update(record: DocumentRecord, tempFile?: string): Promise<void> {
+    const newFile = tempFile ? this.filePath(record, activeVersion(record).file) : undefined;
+    if (tempFile && newFile) await rename(tempFile, newFile);
+    const expected = (record as Revised).rev;
+    const stored: Revised = { ...record, rev: (expected ?? 0) + 1 };
+    const [bytes, historyBytes] = sizes(record);
+    const fence = this.options.fenceFor?.(record.sessionId, record.id) ?? '';
+    let previous: DocumentRecord;
+    try {
+      const reply = (await redisCall(() =>
+        this.redis.eval(
+          UPDATE,
+          5,
+          ...this.keys(record.sessionId),
+          lockKey(record.sessionId, record.id),
+          record.id,
+          JSON.stringify(stored),
+          bytes,
+          historyBytes,
+          expected === undefined ? '' : String(expected),
+          fence,
+        ),
+      )) as [number, string?];
+      if (reply[0] === -1) throw new QuireError('DOCUMENT_NOT_FOUND', `No document with id "${record.id}" exists in this session.`);
+      if (reply[0] === -2) throw leaseLost(record.id);
+      if (reply[0] === -3) throw changedMeanwhile(record.id);
+      previous = JSON.parse(reply[1]!) as DocumentRecord;
+    } catch (error) {
+      if (newFile) await rm(newFile, { force: true });
+      throw error;
+    }
+    (record as Revised).rev = stored.rev;
+    const kept = new Set(record.versions.map((v) => v.file));
+    for (const version of previous.versions) {
+      if (!kept.has(version.file)) await rm(this.filePath(record, version.file), { force: true });
+    }
+  }
+
+  async get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
+    const value = await redisCall(() => this.redis.hget(docsKey(sessionId), documentId));
+    return value === null ? undefined : (JSON.parse(value) as DocumentRecord);
+  }
+
+  async list(sessionId: string): Promise<DocumentRecord[]> {
+    const values = await redisCall(() => this.redis.hvals(docsKey(sessionId)));
+    return values.map((value) => JSON.parse(value) as DocumentRecord);
+  }
+
+  async content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined> {
+    const record = await this.get(sessionId, documentId);
+    if (!record) return undefined;
+    const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
+    if (!version) return undefined;
+    return { path: this.filePath(record, version.file), size: version.size, lastModified: version.createdAt };
+  }
+
+  async delete(sessionId: string, documentId: string): Promise<boolean> {
+    const fence = this.options.fenceFor?.(sessionId, documentId) ?? '';
+    const reply = await redisCall(() => this.redis.eval(DELETE, 5, ...this.keys(sessionId), lockKey(sessionId, documentId), documentId, fence));
+    if (reply === -2) throw leaseLost(documentId);
+    if (reply !== 1) return false;
+    // From here on the document is gone for every node; its files follow.
+    await rm(this.documentDir(sessionId, documentId), { recursive: true, force: true });
+    return true;
+  }
+
+  async deleteSession(sessionId: string): Promise<void> {
+    await redisCall(() => this.redis.eval(DELETE_SESSION, 4, ...this.keys(sessionId)));
+    await removeSessionDir(this.storageDir, this.tempDir, sessionId);
+  }
+
+  async usage(sessionId: string): Promise<StorageUsage> {
+    const [files, bytes, historyBytes] = await redisCall(() => this.redis.hmget(usageKey(sessionId), 'files', 'bytes', 'historyBytes'));
+    return { files: Number(files ?? 0), bytes: Number(bytes ?? 0), historyBytes: Number(historyBytes ?? 0) };
+  }
+
+  /** Usage of all sessions of the cluster, as read from Redis at most TOTAL_REFRESH_MS ago (for the metrics). */
+  totalUsage(): StorageUsage {
+    return { ...this.total };
+  }
+
+  async sessionIds(): Promise<string[]> {
+    const names = await readdir(this.storageDir).catch(() => [] as string[]);
+    return names.filter(isId);
+  }
+
+  private async refreshTotal(): Promise<void> {
+    const [files, bytes, historyBytes] = await redisCall(() => this.redis.hmget(TOTAL, 'files', 'bytes', 'historyBytes'));
+    this.total = { files: Number(files ?? 0), bytes: Number(bytes ?? 0), historyBytes: Number(historyBytes ?? 0) };
+  }
+
+  private keys(sessionId: string): [string, string, string, string] {
+    return [docsKey(sessionId), `docs-size:${sessionId}`, usageKey(sessionId), TOTAL];
+  }
+
+  private documentDir(sessionId: string, documentId: string): string {
+    return documentDir(this.storageDir, sessionId, documentId);
+  }
+
+  private filePath(record: DocumentRecord, file: string): string {
+    return contentPath(this.storageDir, record, file);
+  }
+}
+
+/** A record as this store hands it out: with the revision an update must name. */
+type Revised = DocumentRecord & { rev?: number };
+
+const TOTAL = 'docs-usage-total';
+
+function docsKey(sessionId: string): string {
+  return `docs:${sessionId}`;
+}
+
+function usageKey(sessionId: string): string {
+  return `docs-usage:${sessionId}`;
+}
+
+/** Bytes of all kept states, and of the inactive ones (as strings for the scripts). */
+function sizes(record: DocumentRecord): [string, string] {
+  let bytes = 0;
+  let historyBytes = 0;
+  for (const version of record.versions) {
+    bytes += version.size;
+    if (version.id !== record.activeVersion) historyBytes += version.size;
+  }
+  return [String(bytes), String(historyBytes)];
+}
+
+function leaseLost(documentId: string): QuireError {
+  return new QuireError('DOCUMENT_LOCKED', `The lock on document "${documentId}" expired while the operation ran and another operation may hold it now; nothing was stored. Try again.`);
+}
+
+function changedMeanwhile(documentId: string): QuireError {
+  return new QuireError('DOCUMENT_LOCKED', `The document "${documentId}" was changed by another operation meanwhile; nothing was stored. Read it again and retry.`);
+}
+
+// The scripts (a negative number is written 0 - x: Lua's -0 reaches Redis as "-0", which HINCRBY refuses): KEYS[1] docs, KEYS[2] sizes, KEYS[3] session usage, KEYS[4] total usage (KEYS[5] the document's lock).
+const ACCOUNT = `local function account(sign, bytes, history)
+  redis.call('HINCRBY', KEYS[3], 'files', sign)
+  redis.call('HINCRBY', KEYS[3], 'bytes', bytes)
+  redis.call('HINCRBY', KEYS[3], 'historyBytes', history)
+  redis.call('HINCRBY', KEYS[4], 'files', sign)
+  redis.call('HINCRBY', KEYS[4], 'bytes', bytes)
+  redis.call('HINCRBY', KEYS[4], 'historyBytes', history)
+end
+local function stored_size(id)
+  local size = redis.call('HGET', KEYS[2], id) or '0 0'
+  local b, h = string.match(size, '(%d+) (%d+)')
+  return tonumber(b), tonumber(h)
+end
+`;
+
+/** ARGV: id, record, bytes, historyBytes. 1 = added, 0 = the id exists. */
+const ADD = `${ACCOUNT}
+if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
+account(1, tonumber(ARGV[3]), tonumber(ARGV[4]))
+return 1`;
+
+/** ARGV: id, record, bytes, historyBytes, expected rev ('' = any), fence ('' = none). {rev, previous record} or {-1} gone, {-2} lease lost, {-3} changed meanwhile. */
+const UPDATE = `${ACCOUNT}
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if not old then return {-1} end
+if ARGV[6] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[6] then return {-2} end
+local rev = cjson.decode(old)['rev'] or 0
+if ARGV[5] ~= '' and tonumber(ARGV[5]) ~= rev then return {-3} end
+local b, h = stored_size(ARGV[1])
+account(0, tonumber(ARGV[3]) - b, tonumber(ARGV[4]) - h)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return {rev + 1, old}`;
+
+/** ARGV: id, fence ('' = none). 1 = deleted, 0 = not there, -2 = lease lost. */
+const DELETE = `${ACCOUNT}
+if ARGV[2] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[2] then return -2 end
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+local b, h = stored_size(ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+account(-1, 0 - b, 0 - h)
+return 1`;
+
+/** Removes a session's index and takes its usage off the total. */
+const DELETE_SESSION = `local u = redis.call('HMGET', KEYS[3], 'files', 'bytes', 'historyBytes')
+redis.call('HINCRBY', KEYS[4], 'files', 0 - (tonumber(u[1]) or 0))
+redis.call('HINCRBY', KEYS[4], 'bytes', 0 - (tonumber(u[2]) or 0))
+redis.call('HINCRBY', KEYS[4], 'historyBytes', 0 - (tonumber(u[3]) or 0))
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+return 1`;
