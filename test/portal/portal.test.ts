@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { realPdf } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
+import { startOidcProvider } from '../helpers/oidc-provider.js';
 import { pdfinfo } from '../helpers/pdf-tools.js';
 import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
 import { useTempDir } from '../helpers/temp-dir.js';
@@ -49,8 +50,12 @@ function ensureBuilt(): void {
 
 ensureBuilt();
 
+// The loopback OpenID Connect provider the OIDC login goes to (its endpoints are in the server's configuration).
+const idp = await startOidcProvider();
+afterAll(() => idp.stop());
+
 const { server } = useTestServer({
-  yaml: ALICE_AND_ROOT_YAML,
+  yaml: `${ALICE_AND_ROOT_YAML}oauth:\n  providers:\n${idp.providerYaml()}\n`,
   session: false,
   // Log lines for the logs page (the daily file only, not the test's console).
   env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' },
@@ -166,6 +171,11 @@ describe('the portal in Chromium', () => {
       expect(stored.map((document) => document.fileName).sort()).toEqual(['first', 'second']);
       await expect(page.locator('tr', { hasText: 'second.pdf' }).locator('td[data-label="Pages"]').textContent()).resolves.toBe('3');
       const second = stored.find((document) => document.fileName === 'second')!.documentId;
+      // Page thumbnails rendered by the server, fetched with the token and shown from blob: URLs (img-src blob:).
+      const thumbnail = page.locator(`tr[data-document="${second}"] img.thumb`);
+      await thumbnail.waitFor();
+      await expect(thumbnail.getAttribute('src')).resolves.toMatch(/^blob:/);
+      await expect(thumbnail.evaluate((image) => (image as any).naturalWidth)).resolves.toBe(160);
 
       // The toolbox form: one rotate step on the second document.
       await page.getByRole('link', { name: 'Web services' }).click();
@@ -195,6 +205,26 @@ describe('the portal in Chromium', () => {
       expect(pages).toMatch(/Page\s+1 rot:\s+90/);
       expect(pages).toMatch(/Page\s+2 rot:\s+90/);
       expect(pages).toMatch(/Page\s+3 rot:\s+0/);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('logs in at an OpenID Connect provider (authorization code with PKCE) and uses its token with Quire', async () => {
+    const { context, page, problems } = await strictContext();
+    try {
+      const before = idp.counts.token;
+      await page.getByRole('button', { name: 'Log in with Test OIDC' }).click();
+      await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+      await expect(page.locator('header .user').textContent()).resolves.toBe('olivia');
+      expect(idp.counts.token).toBe(before + 1);
+      // Back at the portal without the code in the address bar; the provider's JWT is the session's token.
+      expect(new URL(page.url()).search).toBe('');
+      const token = await tokenOf(page);
+      const info = (await (await fetch(`${server.rest}/authentication/user/info`, { headers: { authorization: `Bearer ${token}` } })).json()) as { userName: string };
+      expect(info.userName).toBe('olivia');
+      expect(JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()).iss).toBe(idp.issuer);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -5,8 +5,6 @@
  * the provider's refresh token renews it. The verifier and state wait in sessionStorage during the
  * round trip to the provider (this tab only).
  */
-import { errorOf } from './http';
-
 export interface Provider {
   id: string;
   name: string;
@@ -101,7 +99,11 @@ async function tokenRequest(provider: Provider, form: Record<string, string>): P
     body: new URLSearchParams(form).toString(),
     credentials: 'omit',
   });
-  if (!response.ok) throw await errorOf(response);
+  if (!response.ok) {
+    // OAuth errors are {error, error_description} (RFC 6749 §5.2), not Quire's structure.
+    const failure = (await response.json().catch(() => ({}))) as { error?: string; error_description?: string };
+    throw new Error(`${provider.name}: ${failure.error_description ?? failure.error ?? `${response.status} ${response.statusText}`}`);
+  }
   const answer = (await response.json()) as { access_token?: string; id_token?: string; refresh_token?: string; expires_in?: number };
   // The member the server names for this provider; without one, the access token when it is a JWT, else the ID token.
   const token = provider.token ? answer[provider.token] : isJwt(answer.access_token) ? answer.access_token : answer.id_token;

@@ -5,6 +5,7 @@
  */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
+import { isPdf } from '../api/documents';
 import { blob } from '../api/http';
 import type { DocumentFile } from '../api/types';
 
@@ -17,6 +18,8 @@ export function Thumbnail({ document, width = 160 }: { document: DocumentFile; w
     let live = true;
     setFailed(false);
     setUrl(undefined);
+    // The server renders PDFs only (other types answer -211): no call for them.
+    if (!isPdf(document)) return;
     blob(`documents/${document.documentId}/thumbnail?page=1&width=${width}`).then(
       (image) => {
         if (!live || !image.type.startsWith('image/')) return setFailed(!image.type.startsWith('image/'));
