@@ -6,6 +6,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
 import { isUnderPath } from '../plugins/security-headers.js';
+import { apiDocsRoutes } from './api-docs.js';
 
 /** Where `npm run build` puts the portal (vite, base /webPDF/): next to the compiled server, from src/ and dist/ alike. */
 export const BUILT_PORTAL = fileURLToPath(new URL('../../../dist/portal', import.meta.url));
@@ -36,6 +37,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
   const { contextPath, restBase } = options;
   // serve: false — the routes below decide what is a file; the plugin only lends reply.sendFile.
   await app.register(fastifyStatic, { root, serve: false, suppressWarning: true });
+  await app.register(apiDocsRoutes, { contextPath, restBase });
 
   app.get(
     contextPath || '/',
