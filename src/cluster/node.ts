@@ -1,18 +1,13 @@
 import os from 'node:os';
 import type { Config } from '../config/load.js';
 import { readConfigText, writeConfigFile } from '../config/write.js';
-import type { MemberView } from '../operations/admin/cluster-status.js';
+import { nodeIdOf, type MemberView } from '../operations/admin/cluster-status.js';
 import { closeRedis, duplicateForBlocking, openRedis, redisCall, waitForRedis, type RedisClient } from '../storage/redis/connection.js';
 import { adoptStoredConfiguration, ConfigurationSync } from './config-sync.js';
 import { leaseOwner, releaseDocumentLocks } from './leases.js';
 import { Membership, type LeaseRelease, type MemberSnapshot } from './membership.js';
 
 type Log = (level: 'info' | 'warn', message: string, detail?: object) => void;
-
-/** `cluster.node.id`, or the host and port: unique on a machine, stable across restarts of the node. */
-export function nodeId(config: Config): string {
-  return config.cluster.node.id || `${os.hostname()}:${config.server.port || process.pid}`;
-}
 
 /** `cluster.node.address`, or where this node listens (a wildcard host named by the machine's name). */
 function nodeAddress(config: Config, port: number): string {
@@ -40,7 +35,7 @@ export async function adoptClusterConfiguration(config: Config, reload: () => Co
     await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
     const file = configFileOf(config);
     const local = await readConfigText(file);
-    const stored = await redisCall(() => adoptStoredConfiguration(redis, local, nodeId(config)));
+    const stored = await redisCall(() => adoptStoredConfiguration(redis, local, nodeIdOf(config)));
     if (stored === undefined) return config;
     await writeConfigFile(file, stored);
     return reload();
@@ -77,7 +72,7 @@ export class ClusterNode {
     private readonly identity: { version: string; startedAt: Date },
     private readonly log: Log,
   ) {
-    this.id = nodeId(config);
+    this.id = nodeIdOf(config);
     this.redis = openRedis(config.cluster.redis, { name: `node:${this.id}`, log: logAs(log) });
     this.subscriber = duplicateForBlocking(this.redis, { name: `config-sync:${this.id}`, log: logAs(log) });
     this.sync = new ConfigurationSync({

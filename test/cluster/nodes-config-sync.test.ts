@@ -86,5 +86,7 @@ describe('cluster configuration sync (two in-process nodes, real redis-server)',
       ['two', 'up', false],
     ]);
     expect(status.settings).toMatchObject({ mode: 'cluster', nodeName: 'two', role: 'member' });
+    const settings = await json(await fetch(`${two.rest}/admin/configuration/cluster`, { headers: bearer(token) }));
+    expect(settings.configuration).toMatchObject({ mode: 'cluster', nodeName: 'two', role: 'member', name: 'quire:', secretKey: '' });
   });
 });

@@ -300,7 +300,7 @@ const ClusterSettings = Type.Object(
     secretKey: opt(Type.String()),
     stopOnError: opt(Type.Boolean()),
   },
-  { description: 'Cluster_Settings: mode is stored (cluster.mode) and shown; the server runs alone, its own coordinator, whatever it says; the other members are fixed' },
+  { description: "Cluster_Settings: mode is cluster.mode (a restart applies it); the other members are shown (node settings come from each node's environment)" },
 );
 
 const ProviderEntry = Type.Object({ name: opt(Type.String()) }, { description: 'Provider_ProviderEntry' });

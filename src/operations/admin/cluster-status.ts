@@ -1,4 +1,5 @@
 import os from 'node:os';
+import type { Config } from '../../config/load.js';
 import type { PoolStats } from '../../core/pool-stats.js';
 import type { ExecutableState } from './server-status.js';
 
@@ -88,6 +89,11 @@ export interface ClusterStatus {
     secretKey: string;
     stopOnError: boolean;
   };
+}
+
+/** `cluster.node.id`, or the host and port (the process id while the port is chosen by the system): unique on a machine, stable across restarts. */
+export function nodeIdOf(config: Pick<Config, 'cluster' | 'server'>): string {
+  return config.cluster.node.id || `${os.hostname()}:${config.server.port || process.pid}`;
 }
 
 const NO_ERROR: WebserviceResult = { code: 0, description: '', exitCode: 0, hideException: false };

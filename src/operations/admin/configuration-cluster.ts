@@ -1,18 +1,23 @@
 import { hostname } from 'node:os';
+import type { Config } from '../../config/load.js';
+import { nodeIdOf } from './cluster-status.js';
 import { rowsSection, same, type FieldRow } from './configuration-fields.js';
 
 /**
- * `Cluster_Settings`: Quire runs as one node, its own coordinator. `mode` is stored (`cluster.mode`)
- * and shown as written, so a client reads back what it wrote; the server runs alone whatever it says
- * (admin/cluster/status shows the node alone, mode `single`) until the cluster issue gives it a meaning.
- * The other members are fixed.
+ * `Cluster_Settings`. `mode` is `cluster.mode` (a restart applies it; it reads back at once). A single
+ * server is its own coordinator, named after the host. In cluster mode the node is a member named by
+ * `cluster.node.id` (no node is the configuration's coordinator: Redis is, and admin/cluster/status
+ * shows which member sweeps lost ones); `connectTimeout` is the Redis command timeout in milliseconds.
+ * Node settings come from each node's environment, so they are shown, not written. The secret key is
+ * never shown.
  */
+const clustered = (c: Config) => c.cluster.mode === 'cluster';
 const ROWS: FieldRow[] = [
   { field: 'mode', read: (c) => c.cluster.mode, writes: same('cluster.mode') },
-  { field: 'role', read: () => 'coordinator' },
-  { field: 'name', read: () => '' },
-  { field: 'nodeName', read: () => hostname() },
-  { field: 'connectTimeout', read: () => 0 },
+  { field: 'role', read: (c) => (clustered(c) ? 'member' : 'coordinator') },
+  { field: 'name', read: (c) => (clustered(c) ? c.cluster.redis.keyPrefix : '') },
+  { field: 'nodeName', read: (c) => (clustered(c) ? nodeIdOf(c) : hostname()) },
+  { field: 'connectTimeout', read: (c) => (clustered(c) ? c.cluster.redis.commandTimeoutMs : 0) },
   { field: 'secretKey', read: () => '' },
   { field: 'stopOnError', read: () => false },
 ];

@@ -37,10 +37,16 @@ const SECTIONS: Record<ConfigurationType, ConfigurationSection> = {
 
 /**
  * Keys a write applies to the running server at once (prefixes); everything else waits for a restart.
- * The host name, cluster mode, portal, trust store and key store type change nothing the server does
- * yet: they are live so that a client reads back at once what it wrote.
+ * The host name, portal, trust store and key store type change nothing the server does yet: they are
+ * live so that a client reads back at once what it wrote.
  */
-const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level', 'server.hostName', 'cluster', 'portal', 'truststore', 'keystore', 'signature.keyStore', 'signature.tsa'];
+const LIVE_KEYS = ['users', 'anonymous', 'session.lifetime', 'limits', 'log.level', 'server.hostName', 'portal', 'truststore', 'keystore', 'signature.keyStore', 'signature.tsa'];
+/**
+ * Keys copied into the running configuration at once so that a client reads back what it wrote, though
+ * only a restart makes them work (the cluster's stores, Redis connections and node role are set up at
+ * start): the answer lists them among the keys a restart applies.
+ */
+const SHOWN_AT_ONCE = ['cluster'];
 
 const within = (key: string, prefix: string) => key === prefix || key.startsWith(`${prefix}.`) || key.startsWith(`${prefix}[`);
 
@@ -158,7 +164,8 @@ export class ConfigurationService {
 
     const keys = keysOf([...changes.edits, ...(changes.files ?? [])]);
     const { overridden, live, restartKeys } = splitKeys(keys, next);
-    await this.applyLive(live, next, changes.endSessionsOf ?? [], callerSessionId);
+    const shown = restartKeys.filter((key) => SHOWN_AT_ONCE.some((prefix) => within(key, prefix)));
+    await this.applyLive([...live, ...shown], next, changes.endSessionsOf ?? [], callerSessionId);
     this.deps.logger.info({ file, keys, live, restartKeys }, 'configuration written');
     const unpublished = await this.publish(text, keys);
 
