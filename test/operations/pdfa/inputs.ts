@@ -175,3 +175,53 @@ export async function structuredTextPdf(): Promise<Buffer> {
   document.setCreationDate(new Date('2024-03-01T10:00:00Z'));
   return Buffer.from(await document.save({ useObjectStreams: false }));
 }
+
+const NIMBUS_OTF = '/usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf';
+
+/**
+ * Text in a CIDFontType0 (Identity-H) over the bare CFF program of an OpenType font (FontFile3
+ * /CIDFontType0C, name-keyed: CIDs are its glyph indexes), with no ToUnicode: only the program's
+ * charset (glyph names) says what the glyphs mean.
+ */
+export async function cffCidTextPdf(text: string): Promise<Buffer> {
+  const fontkit = await import('fontkit');
+  const otf = readFileSync(NIMBUS_OTF);
+  const font = fontkit.create(otf) as import('fontkit').Font;
+  // The sfnt table directory: the 'CFF ' table is the bare program.
+  let cff: Buffer | undefined;
+  for (let i = 0; i < otf.readUInt16BE(4); i++) {
+    const record = 12 + 16 * i;
+    if (otf.toString('latin1', record, record + 4) === 'CFF ') cff = otf.subarray(otf.readUInt32BE(record + 8), otf.readUInt32BE(record + 8) + otf.readUInt32BE(record + 12));
+  }
+  if (!cff) throw new Error(`no CFF table in ${NIMBUS_OTF}`);
+  const scale = 1000 / font.unitsPerEm;
+  const glyphs = [...text].map((c) => font.glyphForCodePoint(c.codePointAt(0)!));
+  const document = await PDFDocument.create();
+  const context = document.context;
+  const descriptor = context.obj({
+    Type: 'FontDescriptor',
+    FontName: 'NimbusSans-Regular',
+    Flags: 32,
+    FontBBox: [-200, -300, 1200, 1000],
+    ItalicAngle: 0,
+    Ascent: 900,
+    Descent: -200,
+    CapHeight: 700,
+    StemV: 80,
+    FontFile3: context.register(context.flateStream(cff, { Subtype: 'CIDFontType0C' })),
+  });
+  const cidFont = context.obj({
+    Type: 'Font',
+    Subtype: 'CIDFontType0',
+    BaseFont: 'NimbusSans-Regular',
+    CIDSystemInfo: { Registry: PDFString.of('Adobe'), Ordering: PDFString.of('Identity'), Supplement: 0 },
+    FontDescriptor: context.register(descriptor),
+    W: glyphs.flatMap((g) => [g.id, [Math.round(g.advanceWidth * scale)]]),
+  });
+  const type0 = context.obj({ Type: 'Font', Subtype: 'Type0', BaseFont: 'NimbusSans-Regular', Encoding: 'Identity-H', DescendantFonts: [context.register(cidFont)] });
+  const page = document.addPage([595, 842]);
+  page.node.set(PDFName.of('Resources'), context.obj({ Font: { F1: context.register(type0) } }));
+  const hex = glyphs.map((g) => g.id.toString(16).padStart(4, '0')).join('');
+  page.node.set(PDFName.of('Contents'), context.register(context.flateStream(`BT /F1 24 Tf 50 760 Td <${hex}> Tj ET`)));
+  return Buffer.from(await document.save());
+}

@@ -1,7 +1,10 @@
-import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
+import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFStream, PDFString, type PDFDocument, type PDFObject } from '@cantoo/pdf-lib';
 import type { Font } from 'fontkit';
 import { namedEncoding, standardFontFor, standardMetrics, standardEncoding, type EncodingTable } from '../redaction/standard-metrics.js';
 import { adobeGlyphList } from '../../fonts/adobe-glyph-list.js';
+import { adobeUcs2 } from '../../pdfa-validator/model/pd/adobe-ucs2.js';
+import { readCff } from '../../pdfa-validator/model/pd/font-program/cff.js';
+import type { FontProgram } from '../../pdfa-validator/model/pd/font-program/program.js';
 import { decodeBounded } from '../stream-bounds.js';
 import { toUnicodeCMap } from '../to-unicode-cmap.js';
 import { MissingUnicodeError } from './errors.js';
@@ -17,7 +20,7 @@ import { MissingUnicodeError } from './errors.js';
  *   List (Ghostscript ships it: Resource/Init/gs_agl.ps) and its `uniXXXX`/`uXXXXX` forms; for an
  *   embedded TrueType program, its own Unicode cmap where the name says nothing;
  * - Type0 fonts with Identity-H/V over an embedded TrueType program (CIDFontType2, CIDs = glyph ids):
- *   glyph id → Unicode from the program's cmap.
+ *   glyph id → Unicode from the program's cmap; over an embedded CFF program (CIDFontType0): see cffUnicode.
  *
  * A font where a code that is used (non-zero width) maps to nothing is not guessed at: the caller
  * refuses the level and names the font (MissingUnicodeError).
@@ -126,6 +129,7 @@ async function type0Unicode(font: PDFDict): Promise<Map<number, string> | 'impli
   if (encodingName !== 'Identity-H' && encodingName !== 'Identity-V') return undefined;
   const descendants = font.lookup(PDFName.of('DescendantFonts'));
   const cidFont = descendants instanceof PDFArray ? descendants.lookup(0) : undefined;
+  if (cidFont instanceof PDFDict && cidFont.get(PDFName.of('Subtype')) === PDFName.of('CIDFontType0')) return cffUnicode(cidFont);
   if (!(cidFont instanceof PDFDict) || cidFont.get(PDFName.of('Subtype')) !== PDFName.of('CIDFontType2')) return undefined;
   const map = cidFont.get(PDFName.of('CIDToGIDMap'));
   if (map !== undefined && map !== PDFName.of('Identity')) return undefined;
@@ -138,6 +142,53 @@ async function type0Unicode(font: PDFDict): Promise<Map<number, string> | 'impli
   const codes = new Map<number, string>();
   for (const cid of usedCids(cidFont)) {
     const text = byGlyph.get(cid);
+    if (text === undefined) return undefined;
+    codes.set(cid, text);
+  }
+  return codes;
+}
+
+/**
+ * A CIDFontType0 over an embedded CFF program (FontFile3 /CIDFontType0C), read with the validator's
+ * bounded CFF reader: a name-keyed program (CIDs are its glyph indexes) by the charset's glyph names
+ * through the Adobe Glyph List; a CID-keyed one by its collection's Adobe UCS2 map (Adobe-GB1, CNS1,
+ * Japan1, Korea1; the glyphs have no names). Anything else (Adobe-Identity, an OpenType program) is
+ * not guessed at.
+ */
+function cffUnicode(cidFont: PDFDict): Map<number, string> | undefined {
+  const descriptor = cidFont.lookup(PDFName.of('FontDescriptor'));
+  const file = descriptor instanceof PDFDict ? descriptor.lookup(PDFName.of('FontFile3')) : undefined;
+  if (!(file instanceof PDFRawStream) || file.dict.get(PDFName.of('Subtype')) !== PDFName.of('CIDFontType0C')) return undefined;
+  let program: FontProgram;
+  try {
+    program = readCff(Buffer.from(decodeBounded(file)));
+  } catch {
+    return undefined;
+  }
+  let textOf: (cid: number) => string | undefined;
+  if (program.cidToGid) {
+    const info = cidFont.lookup(PDFName.of('CIDSystemInfo'));
+    const field = (key: string) => {
+      const value = info instanceof PDFDict ? info.lookup(PDFName.of(key)) : undefined;
+      return value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : '';
+    };
+    const ucs2 = field('Registry') === 'Adobe' ? adobeUcs2(field('Ordering')) : undefined;
+    if (!ucs2) return undefined;
+    textOf = (cid) => ucs2.get(cid);
+  } else {
+    const nameOf = new Map<number, string>();
+    for (const name of program.glyphNames ?? []) {
+      const gid = program.gidOfName(name);
+      if (gid !== undefined && !nameOf.has(gid)) nameOf.set(gid, name);
+    }
+    textOf = (cid) => {
+      const name = nameOf.get(cid);
+      return name === undefined ? undefined : unicodeOfGlyphName(name);
+    };
+  }
+  const codes = new Map<number, string>();
+  for (const cid of usedCids(cidFont)) {
+    const text = textOf(cid);
     if (text === undefined) return undefined;
     codes.set(cid, text);
   }
