@@ -32,11 +32,14 @@ export interface ConfigurationSyncOptions {
  * Redis). An administration write stores the written file's text under `config:file` with a new
  * version and publishes the version on `<prefix>config:changed`; every other node reads the stored
  * text and applies it (configuration.ts `applyCentral`: its own file, the live keys at once). A node
- * that starts later adopts the stored text before it builds anything (`adopt`), and a node that missed
- * a message (Redis restarted, subscription re-established) catches up at the next one or its next start.
+ * that starts later adopts the stored text before it builds anything (`adoptStoredConfiguration`), and a
+ * node that missed a message (Redis restarted, subscription re-established) catches up at its next
+ * `catchUp` (every heartbeat). Two writes on two nodes at once: the later one wins whole.
  */
 export class ConfigurationSync {
-  private applied = 0;
+  /** The stored configuration this node runs on (its identity: version, time and writer), and its text. */
+  private applied: Pick<StoredConfiguration, 'version' | 'at' | 'by'> | undefined;
+  private text: string | undefined;
   private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ConfigurationSyncOptions) {}
@@ -56,10 +59,8 @@ export class ConfigurationSync {
       this.serially(() => this.onMessage(message));
     });
     await subscriber.subscribe(this.channel);
-    const stored = await readStored(this.options.redis);
-    if (!stored) return;
-    this.applied = Math.max(this.applied, stored.version);
-    if (stored.text !== localText) this.serially(() => this.options.apply(stored.text, undefined));
+    this.text = localText;
+    this.serially(() => this.pull());
     await this.chain;
   }
 
@@ -78,11 +79,16 @@ export class ConfigurationSync {
     const version = await redis.incr(VERSION);
     const stored: StoredConfiguration = { version, text, by: nodeId, at: Date.now(), keys };
     await redis.set(STORED, JSON.stringify(stored));
-    this.applied = version;
+    this.applied = stored;
+    this.text = text;
     await redis.publish(this.channel, JSON.stringify({ version, by: nodeId }));
   }
 
-  /** A write whose message this node missed (the subscription was re-established after Redis went away): found by its version. */
+  /**
+   * A write whose message this node missed (the subscription was re-established after Redis went
+   * away), found by the stored document; and when Redis lost it (restarted without AOF), this node's
+   * configuration is stored again so that a node starting now adopts it rather than its own file.
+   */
   catchUp(): Promise<void> {
     // Quietly: while Redis is away the membership heartbeat says so already.
     this.serially(() => this.pull().catch(() => undefined));
@@ -96,18 +102,25 @@ export class ConfigurationSync {
     } catch {
       return;
     }
-    if (note.by === this.options.nodeId || note.version <= this.applied) return;
+    if (note.by === this.options.nodeId) return;
     await this.pull();
   }
 
   /** The stored text, not a message's: it is the newest, whatever order messages arrived in. */
   private async pull(): Promise<void> {
     const stored = await readStored(this.options.redis);
-    if (!stored || stored.version <= this.applied) return;
-    // Versions in between were missed (or overtaken): their keys are unknown, so every live key is applied.
-    const keys = stored.version === this.applied + 1 ? stored.keys : undefined;
-    this.applied = stored.version;
-    if (stored.by === this.options.nodeId) return;
+    if (!stored) {
+      if (this.text !== undefined) await adoptStoredConfiguration(this.options.redis, this.text, this.options.nodeId);
+      return;
+    }
+    const known = this.applied;
+    if (known && stored.version === known.version && stored.at === known.at && stored.by === known.by) return;
+    this.applied = stored;
+    // Identity, not order: after Redis lost its data the versions start again from 1.
+    if (stored.text === this.text) return;
+    // The next version: its keys; versions in between were missed, so every live key is applied.
+    const keys = known && stored.version === known.version + 1 ? stored.keys : undefined;
+    this.text = stored.text;
     await this.options.apply(stored.text, keys);
     this.options.log('info', `configuration version ${stored.version} from ${stored.by} applied`, { version: stored.version, by: stored.by, keys: stored.keys });
   }

@@ -89,4 +89,27 @@ describe('cluster configuration sync (two in-process nodes, real redis-server)',
     const settings = await json(await fetch(`${two.rest}/admin/configuration/cluster`, { headers: bearer(token) }));
     expect(settings.configuration).toMatchObject({ mode: 'cluster', nodeName: 'two', role: 'member', name: 'quire:', secretKey: '' });
   });
+
+  it('answers 503 (-91) while Redis is down and lists both members again once it is back', async () => {
+    const { token } = await login(one.rest, { name: 'admin', password: ADMIN_PASSWORD });
+    await redis.kill();
+    const down = await fetch(`${one.rest}/admin/cluster/status`, { headers: bearer(token) });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('content-type')).toBe('application/json');
+    expect(await down.json()).toMatchObject({ errorCode: -91 });
+
+    // Without AOF the restarted Redis is empty: the heartbeats write the members again.
+    await redis.restart();
+    await vi.waitFor(
+      async () => {
+        const again = await login(one.rest, { name: 'admin', password: ADMIN_PASSWORD });
+        const status = await json(await fetch(`${one.rest}/admin/cluster/status`, { headers: bearer(again.token) }));
+        expect((status.nodes as Json[]).map((n) => [n.name, n.state])).toEqual([
+          ['one', 'up'],
+          ['two', 'up'],
+        ]);
+      },
+      { timeout: 20_000, interval: 200 },
+    );
+  });
 });

@@ -126,6 +126,13 @@ describe('cluster membership and configuration sync (real redis-server)', () => 
     const third = await sync('three');
     await third.s.start('log:\n  level: info\n');
     expect(applied[1]).toEqual({ node: 'three', text: 'log:\n  level: debug\n', keys: undefined });
+    // Redis lost its data (restarted without AOF): the next catch-up stores the configuration the nodes run on again.
+    await first.connection.flushdb();
+    await second.s.catchUp();
+    expect(await adoptStoredConfiguration(first.connection, 'log:\n  level: warn\n', 'four')).toBe('log:\n  level: debug\n');
+    // A write after that reaches the others although its version starts from 1 again.
+    await third.s.publish('log:\n  level: error\n', ['log.level']);
+    await vi.waitFor(() => expect(applied.filter((a) => a.node === 'two').at(-1)?.text).toBe('log:\n  level: error\n'), { timeout: 5000, interval: 20 });
     for (const s of [first, second, third]) await s.s.stop();
   });
 
