@@ -59,8 +59,15 @@ function Shell({ theme }: { theme: Theme }): JSX.Element {
       </button>
       <header class="top">
         <a class="brand" {...linkProps('')}>
-          {theme.logo ? <img src={theme.logo} alt="" class="logo" /> : <span class="logo-mark" aria-hidden="true" />}
-          <span>Quire</span>
+          {/* The administration's logo names the product itself (the default one reads "Quire"). */}
+          {theme.logo ? (
+            <img src={theme.logo} alt="Quire" class="logo" />
+          ) : (
+            <>
+              <span class="logo-mark" aria-hidden="true" />
+              <span>Quire</span>
+            </>
+          )}
         </a>
         <nav aria-label={t('nav.label')}>
           <ul>

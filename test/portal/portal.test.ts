@@ -9,7 +9,9 @@
  * as an inline script (page.addScriptTag), which the portal's policy refuses, as it should.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,6 +21,7 @@ import { useTestServer } from '../helpers/fixture.js';
 import { startOidcProvider } from '../helpers/oidc-provider.js';
 import { pdfinfo } from '../helpers/pdf-tools.js';
 import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
+import { numberedPdf } from '../helpers/toolbox.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -58,7 +61,8 @@ const { server } = useTestServer({
   yaml: `${ALICE_AND_ROOT_YAML}oauth:\n  providers:\n${idp.providerYaml()}\n`,
   session: false,
   // Log lines for the logs page (the daily file only, not the test's console).
-  env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false' },
+  // Webhooks to a loopback receiver, failing for good after two quick attempts (the replay queue test).
+  env: { QUIRE_LOG__LEVEL: 'info', QUIRE_LOG__CONSOLE: 'false', QUIRE_NETWORK__ALLOW_INTERNAL: 'true', QUIRE_WEBHOOKS__MAX_ATTEMPTS: '2', QUIRE_WEBHOOKS__RETRY_DELAY: '0.02' },
 });
 
 let browser: Browser;
@@ -205,6 +209,15 @@ describe('the portal in Chromium', () => {
       expect(pages).toMatch(/Page\s+1 rot:\s+90/);
       expect(pages).toMatch(/Page\s+2 rot:\s+90/);
       expect(pages).toMatch(/Page\s+3 rot:\s+0/);
+
+      // The same form as an asynchronous job: its progress is shown until it has finished.
+      await page.getByLabel('Run as a background job (with progress)').check();
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByText('Finished', { exact: true }).waitFor();
+      const again = path.join(tempDir, 'rotated-again.pdf');
+      const response = await fetch(`${server.rest}/documents/${second}`, { headers: { authorization: `Bearer ${token}` } });
+      writeFileSync(again, Buffer.from(await response.arrayBuffer()));
+      expect(pdfinfo(again, '-f', '1', '-l', '1')).toMatch(/Page\s+1 rot:\s+180/);
       expect(problems).toEqual([]);
     } finally {
       await context.close();
@@ -302,6 +315,51 @@ describe('the portal in Chromium', () => {
     }
   });
 
+  it('lets an administrator find a failed webhook in the replay queue, inspect it and requeue it with a reason', async () => {
+    // A loopback port with nothing listening: the job's webhook fails twice and lands in the replay queue.
+    const receiver = http.createServer((request, response) => {
+      deliveries.push(request.url ?? '');
+      request.resume();
+      response.writeHead(204).end();
+    });
+    const deliveries: string[] = [];
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const { port } = receiver.address() as AddressInfo;
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    const { token } = (await (await fetch(`${server.rest}/authentication/user/login`, { method: 'POST' })).json()) as { token: string };
+    const form = new FormData();
+    form.append('filedata', new Blob([new Uint8Array(await realPdf(1, 'Hooked'))]), 'hooked.pdf');
+    const uploaded = (await (await fetch(`${server.rest}/documents`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form })).json()) as { documentId: string };
+    const accepted = await fetch(`${server.rest}/toolbox/${uploaded.documentId}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', prefer: 'respond-async', 'x-quire-callback-url': `http://127.0.0.1:${port}/hook` },
+      body: JSON.stringify({ toolbox: [{ rotate: { pages: '1', degrees: 90 } }] }),
+    });
+    expect(accepted.status).toBe(202);
+
+    const { context, page, problems } = await strictContext();
+    try {
+      await loginAs(page, 'root', 'toor');
+      await page.getByRole('link', { name: 'Administration' }).click();
+      await page.getByRole('link', { name: 'Replay queue' }).click();
+      // The page refreshes itself; the entry appears once the queue has used up the attempts.
+      const row = page.locator('tr[data-entry]', { hasText: 'webhook' });
+      await row.waitFor({ timeout: 30_000 });
+      await row.getByRole('button', { name: 'Inspect' }).click();
+      await page.locator('pre.summary').getByText(`127.0.0.1:${port}/hook`).waitFor();
+      // The receiver is back: the requeued delivery reaches it.
+      await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+      await page.getByLabel('Reason').fill('receiver fixed');
+      await page.getByRole('button', { name: 'Requeue' }).click();
+      await page.getByText('The entry is queued again.').waitFor();
+      await expect.poll(() => deliveries, { timeout: 15_000 }).toEqual(['/hook']);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      if (receiver.listening) await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
   it('has no serious or critical axe-core violations on any page, at desktop and phone size (screenshots saved)', async () => {
     // bypassCSP only here: axe-core goes in as an inline script, which the portal's CSP refuses.
     const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', bypassCSP: true });
@@ -332,8 +390,8 @@ describe('the portal in Chromium', () => {
       await page.goto(portal());
       await check('login', () => page.getByRole('heading', { name: 'Log in to Quire' }).waitFor());
       await loginAs(page, 'root', 'toor');
-      await dropFiles(page, [{ name: 'report.pdf', content: await realPdf(2, 'Report') }]);
-      await check('documents', () => page.locator('table.documents tbody tr').first().waitFor());
+      await dropFiles(page, [{ name: 'report.pdf', content: await numberedPdf(2) }]);
+      await check('documents', () => page.locator('table.documents img.thumb').first().waitFor());
       await page.getByRole('button', { name: /^Info/ }).first().click();
       await check('document-info', () => page.getByRole('heading', { name: 'History' }).waitFor());
       await page.getByRole('button', { name: 'Close' }).click();
