@@ -143,9 +143,9 @@ export async function type3TextPdf(): Promise<Buffer> {
 
 /**
  * An untagged document with a structure a reader sees: a title (24 pt), a section heading (16 pt),
- * paragraphs of two lines (11 pt), a bulleted and a numbered list, a photo with its caption, a
+ * paragraphs of two lines (11 pt), a bulleted and a numbered list (its numbers drawn apart), a photo with its caption, a
  * coloured box (a path: an artifact) and a link annotation; a second page with another heading and
- * a paragraph. Each line is one text operation, as most writers emit them.
+ * a paragraph. Each line is one text operation (a numbered item two), as most writers emit them.
  */
 export async function structuredTextPdf(): Promise<Buffer> {
   const document = await PDFDocument.create();
@@ -161,7 +161,11 @@ export async function structuredTextPdf(): Promise<Buffer> {
   first.drawText('The results came in three parts, listed here in no particular order.', { x: 50, y: 686, size: 11, font });
   ['\u2022 Revenue grew in every region', '\u2022 Costs stayed flat', '\u2022 Staff numbers rose slightly'].forEach((text, i) => first.drawText(text, { x: 60, y: 660 - i * 16, size: 11, font }));
   first.drawText('The next steps follow from them.', { x: 50, y: 600, size: 11, font });
-  ['1. Hire two engineers', '2. Open the new office'].forEach((text, i) => first.drawText(text, { x: 60, y: 576 - i * 16, size: 11, font }));
+  // The numbers as runs of their own, as word processors write them (Ghostscript joins each line into one TJ: the number stays in the LBody).
+  ['Hire two engineers', 'Open the new office'].forEach((text, i) => {
+    first.drawText(`${i + 1}.`, { x: 60, y: 576 - i * 16, size: 11, font });
+    first.drawText(text, { x: 78, y: 576 - i * 16, size: 11, font });
+  });
   first.drawImage(image, { x: 50, y: 420, width: 180, height: 120 });
   first.drawText('Figure 1: Revenue by region', { x: 50, y: 400, size: 11, font });
   const context = document.context;

@@ -6,7 +6,7 @@ import { PDFDict, PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { autoTag, languageTag } from '../../../../src/engines/pdf-edit/pdfa/tagging/auto-tag.js';
 import { AutoTagError } from '../../../../src/engines/pdf-edit/pdfa/tagging/errors.js';
-import { readStructure } from '../../../operations/pdfa/structure.js';
+import { readStructure, type StructNode } from '../../../operations/pdfa/structure.js';
 
 /**
  * The auto-tagger on hand-made content: hostile or malformed streams end in a clear AutoTagError or
@@ -74,6 +74,17 @@ describe('autoTag', () => {
     const summary = await autoTag(document);
     expect(summary.paragraphs).toBe(1);
     expect(readStructure(await saved(document)).pages[0]!.content).toMatch(/\/P <<\/MCID 0>> BDC\s+<0102> Tj\s+EMC/);
+  });
+
+  it("list markers shown as runs of their own become the items' Lbl, the rest their LBody; indented lines continue an item", async () => {
+    const document = await pageWith(
+      'BT /F1 11 Tf 60 700 Td (1.) Tj 18 0 Td (First item) Tj 0 -14 Td (continued) Tj ET BT /F1 11 Tf 60 670 Td (2.) Tj 18 0 Td (Second item) Tj ET BT /F1 11 Tf 50 640 Td (After the list.) Tj ET',
+    );
+    await autoTag(document);
+    const s = readStructure(await saved(document));
+    const shape = (n: StructNode): string => (n.kids.length === 0 ? `${n.type}${n.mcids.length}` : `${n.type}(${n.kids.map(shape).join(',')})`);
+    expect(s.tree.map(shape)).toEqual(['Document(L(LI(Lbl1,LBody1),LI(Lbl1,LBody1)),P1)']);
+    expect(s.pages[0]!.content).toMatch(/\/Lbl <<\/MCID 0>> BDC\s+\(1\.\) Tj\s+EMC\s+18 0 Td\s+\/LBody <<\/MCID 1>> BDC\s+\(First item\) Tj 0 -14 Td \(continued\) Tj\s+EMC/);
   });
 
   it('a page beyond the operation limit: tooLarge, naming the page', async () => {
