@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Config } from './config/load.js';
+import { lazyChildLoggerFactory } from './http/lazy-child-logger.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerErrorHandling } from './http/plugins/errors.js';
 import { registerBodyDrain } from './http/plugins/body-drain.js';
@@ -88,6 +89,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     loggerInstance: deps.logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: requestIds(),
+    childLoggerFactory: lazyChildLoggerFactory,
     requestIdHeader: 'x-request-id',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
     bodyLimit: config.server.jsonBodyLimit,
