@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
+import { sendStatic } from '../static-file.js';
 
 /** The files of swagger-ui-dist the page loads. */
 const FILES = ['index.css', 'swagger-ui.css', 'swagger-ui-bundle.js', 'favicon-16x16.png', 'favicon-32x32.png'] as const;
@@ -12,8 +13,7 @@ const tags = ['portal'];
  * are ours: the package's initializer points at the petstore, and the portal's Content-Security-Policy
  * allows no inline script — the start script is a file of its own. The layout is Swagger UI's base
  * layout, without the standalone top bar, whose logo is an SVG with an inline <style> the policy
- * refuses (and a URL field this page does not need). Registered inside the portal's routes, whose
- * @fastify/static lends `reply.sendFile`.
+ * refuses (and a URL field this page does not need).
  */
 export const apiDocsRoutes: FastifyPluginAsync<{ contextPath: string; restBase: string }> = async (app, { contextPath, restBase }) => {
   const root = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
@@ -33,9 +33,7 @@ export const apiDocsRoutes: FastifyPluginAsync<{ contextPath: string; restBase: 
 
   for (const file of FILES) {
     const operationId = `apiDocs_${file.replace(/[^A-Za-z0-9]+/g, '_')}`;
-    app.get(`${base}/${file}`, { config, schema: { tags, operationId, summary: `Swagger UI: ${file}` } }, async (_request, reply) =>
-      reply.header('cache-control', 'no-cache').sendFile(file, root, { cacheControl: false }),
-    );
+    app.get(`${base}/${file}`, { config, schema: { tags, operationId, summary: `Swagger UI: ${file}` } }, async (request, reply) => sendStatic(request, reply, root, file, 'no-cache'));
   }
 };
 

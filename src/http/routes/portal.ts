@@ -1,11 +1,11 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import { QuireError } from '../../core/errors.js';
 import { isUnderPath } from '../plugins/security-headers.js';
+import { sendStatic } from '../static-file.js';
 import { apiDocsRoutes } from './api-docs.js';
 
 /** Where `npm run build` puts the portal (vite, base /webPDF/): next to the compiled server, from src/ and dist/ alike. */
@@ -30,13 +30,12 @@ const tags = ['portal'];
  *   /webPDF/admin/logs, ...): index.html, which routes in the browser;
  * - the REST base, health and metrics keep their own routes; an unknown REST path stays a JSON 404.
  * Without a build (a checkout that ran only tsc, most tests) every page is a JSON 404 that says so.
- * The Content-Security-Policy of these answers is set by plugins/security-headers.ts.
+ * Swagger UI lives below it too (api-docs.ts). The Content-Security-Policy of these answers is set by
+ * plugins/security-headers.ts.
  */
 export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, options) => {
   const root = options.directory || BUILT_PORTAL;
   const { contextPath, restBase } = options;
-  // serve: false — the routes below decide what is a file; the plugin only lends reply.sendFile.
-  await app.register(fastifyStatic, { root, serve: false, suppressWarning: true });
   await app.register(apiDocsRoutes, { contextPath, restBase });
 
   app.get(
@@ -66,7 +65,7 @@ export const portalRoutes: FastifyPluginAsync<PortalRouteOptions> = async (app, 
     async (request, reply) => {
       if (isUnderPath(request.url, restBase)) return reply.callNotFound();
       const relative = fileWithin((request.params as { '*': string })['*']);
-      if (relative !== undefined && (await isFile(path.join(root, relative)))) return sendPortalFile(reply, root, relative);
+      if (relative !== undefined && (await isFile(path.join(root, relative)))) return sendPortalFile(request, reply, root, relative);
       // A missing asset is a stale page asking for an old build's file: HTML in its place would only confuse the browser.
       if (relative?.startsWith('assets/')) return reply.callNotFound();
       return sendIndex(request, reply, root);
@@ -78,13 +77,11 @@ async function sendIndex(request: FastifyRequest, reply: FastifyReply, root: str
   if (!(await isFile(path.join(root, 'index.html')))) {
     throw new QuireError('PORTAL_NOT_BUILT', `The portal is not built: ${request.url.split('?')[0]} needs ${path.join(root, 'index.html')} (run npm run build).`);
   }
-  return sendPortalFile(reply, root, 'index.html');
+  return sendPortalFile(request, reply, root, 'index.html');
 }
 
-function sendPortalFile(reply: FastifyReply, root: string, relative: string): FastifyReply {
-  const immutable = relative.startsWith('assets/');
-  reply.header('cache-control', immutable ? IMMUTABLE : 'no-cache');
-  return reply.sendFile(relative, root, { cacheControl: false, dotfiles: 'deny' });
+function sendPortalFile(request: FastifyRequest, reply: FastifyReply, root: string, relative: string): Promise<FastifyReply> {
+  return sendStatic(request, reply, root, relative, relative.startsWith('assets/') ? IMMUTABLE : 'no-cache');
 }
 
 /** The wildcard as a relative path inside the portal, or undefined for anything that could leave it. */
