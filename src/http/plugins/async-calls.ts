@@ -3,7 +3,7 @@ import { QuireError } from '../../core/errors.js';
 import { isWebservice } from '../../core/webservices.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
 import { toJobView } from '../../operations/jobs/job-view.js';
-import { JOB, type JobPayload } from '../../operations/jobs/payloads.js';
+import { JOB, type JobPayload, type JobPayloadBase, type OperationJobPayload } from '../../operations/jobs/payloads.js';
 import type { Webhooks } from '../../operations/jobs/webhooks.js';
 import type { BackgroundQueue } from '../../operations/queue/background-queue.js';
 import { Job } from '../schemas/jobs.js';
@@ -103,17 +103,24 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     const documentId = (request.params as { documentId?: unknown } | undefined)?.documentId;
     const target = typeof documentId === 'string' ? await documents.info(session, documentId) : undefined;
     for (const name of DROPPED_PARAMETERS) query.delete(name);
-    const payload: JobPayload = {
+    const common: JobPayloadBase = {
       webservice,
-      call: {
-        method: request.method,
-        url: query.size > 0 ? `${path}?${query.toString()}` : path,
-        headers: replayedHeaders(request),
-        ...(request.body === undefined ? {} : { body: request.body }),
-      },
       ...(target ? { documentId: target.id, documentModified: target.lastModified } : {}),
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
     };
+    // Cluster mode: typed operation data any node runs without HTTP; embedded: the call, replayed in-process.
+    const payload: JobPayload | OperationJobPayload =
+      queue.jobPayloads === 'operation'
+        ? { ...common, operation: operationOf(request) }
+        : {
+            ...common,
+            call: {
+              method: request.method,
+              url: query.size > 0 ? `${path}?${query.toString()}` : path,
+              headers: replayedHeaders(request),
+              ...(request.body === undefined ? {} : { body: request.body }),
+            },
+          };
     const entry = await queue.enqueue(JOB, payload, { sessionId: session.id });
     request.log.info({ jobId: entry.id, webservice, documentId: target?.id }, 'job accepted');
     request.acceptedAsJob = true;
@@ -122,6 +129,18 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     reply.send(toJobView(entry));
     return true;
   }
+}
+
+/** The route's input as validated (defaults filled in), without the asynchronous switches and the token. */
+function operationOf(request: FastifyRequest): OperationJobPayload['operation'] {
+  const query = { ...(request.query as Record<string, unknown> | undefined) };
+  for (const name of DROPPED_PARAMETERS) delete query[name];
+  return {
+    operationId: String(request.routeOptions.schema?.operationId ?? ''),
+    params: { ...(request.params as Record<string, unknown> | undefined) },
+    query,
+    ...(request.body === undefined ? {} : { body: request.body }),
+  };
 }
 
 /** The web service of an operation route (POST `{restBase}/<webservice>/...`), else undefined. */

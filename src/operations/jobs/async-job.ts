@@ -1,11 +1,12 @@
 import type { Config } from '../../config/load.js';
 import { Errors, QuireError, type ExceptionBody } from '../../core/errors.js';
 import type { DocumentRecord } from '../../storage/document-store.js';
+import type { QueueEntry } from '../../storage/queue/queue-store.js';
 import type { DocumentService } from '../documents/document-service.js';
 import type { BackgroundQueue } from '../queue/background-queue.js';
 import { PermanentFailure, type QueueHandler, type RecoveryDecision } from '../queue/work-queue.js';
 import { failureMessage, toJobView, type JobOutcome } from './job-view.js';
-import { JOB, WEBHOOK, type JobPayload, type WebhookPayload } from './payloads.js';
+import { JOB, WEBHOOK, type JobPayload, type JobPayloadBase, type WebhookPayload } from './payloads.js';
 import type { Webhooks } from './webhooks.js';
 
 /** A replayed web-service call and its answer (server.ts runs it through Fastify's inject). */
@@ -51,13 +52,21 @@ export function jobHandler(deps: JobHandlerDeps): QueueHandler<JobPayload> {
       if (entry.sessionId === undefined) throw new PermanentFailure('the job belongs to no session');
       return runJob(deps.execute, entry.payload, entry.sessionId);
     },
-    settled: async (entry) => {
-      const url = entry.payload.callbackUrl;
-      if (url === undefined) return;
-      // The outcome is told even when the queue is full: the job was accepted, its webhook belongs to it.
-      await deps.queue.enqueue<WebhookPayload>(WEBHOOK, { url, event: 'job.completed', body: toJobView(entry), subject: entry.id }, { bypassBound: true });
-    },
+    settled: (entry) => enqueueCompletionWebhook(deps.queue, entry),
   };
+}
+
+/**
+ * Enqueues the `job.completed` delivery of a finished job that named a callback URL. The outcome is
+ * told even when the queue is full: the job was accepted, its webhook belongs to it. The dedupe key
+ * (per job and per requeue) lets the cluster queue store one delivery when a settle hook runs again
+ * because a node died after it; the embedded queue settles once and ignores the key.
+ */
+export async function enqueueCompletionWebhook(queue: BackgroundQueue, entry: QueueEntry<JobPayloadBase>): Promise<void> {
+  const url = entry.payload.callbackUrl;
+  if (url === undefined) return;
+  const requeues = entry.history.filter((event) => event.event === 'requeued').length;
+  await queue.enqueue<WebhookPayload>(WEBHOOK, { url, event: 'job.completed', body: toJobView(entry), subject: entry.id }, { bypassBound: true, dedupeKey: `job.completed:${entry.id}:${requeues}` });
 }
 
 async function runJob(execute: CallExecutor, payload: JobPayload, sessionId: string): Promise<JobOutcome> {
@@ -78,10 +87,14 @@ function outcome(answer: ReplayedAnswer): JobOutcome {
     if (!body) throw new PermanentFailure(`the call answered ${answer.statusCode} without a JSON document`);
     return { status: 'succeeded', documentFile: body };
   }
-  const error = exceptionOf(answer.statusCode, body);
+  return failedOutcome(answer.statusCode, exceptionOf(answer.statusCode, body));
+}
+
+/** A job whose call failed with this status and error: its result (state failed), or thrown when retrying can help. */
+export function failedOutcome(statusCode: number, error: ExceptionBody): JobOutcome {
   // 401: the session ended (logged out, expired, closed): nothing can run as it any more.
-  if (answer.statusCode === 401) throw new PermanentFailure(failureMessage(error));
-  if (answer.statusCode === 429 || answer.statusCode >= 500) throw new Error(failureMessage(error));
+  if (statusCode === 401) throw new PermanentFailure(failureMessage(error));
+  if (statusCode === 429 || statusCode >= 500) throw new Error(failureMessage(error));
   return { status: 'failed', error };
 }
 

@@ -1,6 +1,6 @@
 import { Errors, type ExceptionBody } from '../../core/errors.js';
 import type { QueueEntry } from '../../storage/queue/queue-store.js';
-import type { JobPayload } from './payloads.js';
+import type { JobPayloadBase } from './payloads.js';
 
 /**
  * The job resource (a Quire extension, docs/jobs.md): what `GET jobs/{jobId}` answers, the 202 of an
@@ -32,7 +32,7 @@ export interface JobView {
 
 const STATES: Record<QueueEntry['state'], JobState> = { PENDING: 'queued', RUNNING: 'running', DONE: 'succeeded', FAILED_PERMANENT: 'failed' };
 
-export function toJobView(entry: QueueEntry<JobPayload>): JobView {
+export function toJobView(entry: QueueEntry<JobPayloadBase>): JobView {
   const { payload } = entry;
   const finished = entry.finishedAt ?? entry.failedAt;
   const view: JobView = {

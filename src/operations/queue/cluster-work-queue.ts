@@ -25,8 +25,9 @@ import { PermanentFailure, type EnqueueOptions, type QueueHandler } from './work
  *   changes a document commits only while its attempt still holds the lock (redis-job-commits.ts).
  * - `settled` hooks run before the job is marked finished, so a node that dies in between runs them
  *   again on the re-run; what they enqueue carries a `dedupeKey` and is stored once.
- * - The bound (`maxPending`) is checked against a count refreshed every `countRefreshMs` plus what this
- *   node enqueued since: across nodes it is approximate, which is enough for back-pressure.
+ * - The bound (`maxPending`) is checked against Redis's count, refreshed in the background when older
+ *   than `countRefreshMs`, plus what this node enqueued since: across nodes it is approximate, which is
+ *   enough for back-pressure.
  */
 export interface ClusterWorkQueueOptions {
   store: BullmqStore;
@@ -59,7 +60,8 @@ export class ClusterWorkQueue implements BackgroundQueue {
   private readonly now: () => number;
   private started = false;
   private pending = 0;
-  private refresh: NodeJS.Timeout | undefined;
+  private refreshedAt = 0;
+  private refreshing = false;
 
   constructor(private readonly options: ClusterWorkQueueOptions) {
     this.now = options.now ?? Date.now;
@@ -86,13 +88,10 @@ export class ClusterWorkQueue implements BackgroundQueue {
     await this.refreshCount();
     this.started = true;
     for (const handler of this.handlers.values()) this.startWorker(handler);
-    this.refresh = setInterval(() => void this.refreshCount().catch(() => undefined), this.options.countRefreshMs ?? 1000);
-    this.refresh.unref();
   }
 
   /** Stops taking jobs and waits for the running ones; past `timeoutMs` they are left to BullMQ's stalled check (another node re-runs them). */
   async stop(timeoutMs = 30_000): Promise<void> {
-    if (this.refresh) clearInterval(this.refresh);
     const workers = [...this.workers.values()];
     this.workers.clear();
     this.started = false;
@@ -103,6 +102,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
   }
 
   admit(): void {
+    this.refreshSoon();
     if (this.pending >= this.options.maxPending) {
       const seconds = this.options.retryAfterSeconds ?? 5;
       throw new QuireError('QUEUE_FULL', `The server's work queue is full (${this.options.maxPending} waiting or running entries); retry after ${seconds} seconds.`, {
@@ -336,8 +336,23 @@ export class ClusterWorkQueue implements BackgroundQueue {
   }
 
   private async refreshCount(): Promise<void> {
+    this.refreshedAt = this.now();
     const { byState } = await this.options.store.counts();
     this.pending = byState.PENDING + byState.RUNNING;
+  }
+
+  /**
+   * Recounts in the background when the count is older than `countRefreshMs`: the other nodes enqueue
+   * and finish work too (an `api` node never runs any), so the local count alone would drift.
+   */
+  private refreshSoon(): void {
+    if (this.refreshing || this.now() - this.refreshedAt < (this.options.countRefreshMs ?? 1000)) return;
+    this.refreshing = true;
+    this.refreshCount()
+      .catch(() => undefined)
+      .finally(() => {
+        this.refreshing = false;
+      });
   }
 }
 

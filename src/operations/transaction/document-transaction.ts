@@ -12,6 +12,7 @@ import { resolvePassword, type CallPassword } from './password.js';
 import { openPlainPdf, restoreProtection, type OpenedProtection, type ProtectionTool } from './protection.js';
 import { Scratch } from './scratch.js';
 import { requireCompletePdf } from './verify.js';
+import { activeCommitGuard } from '../jobs/commit-guard.js';
 
 /**
  * The document transaction every web service that changes or creates a document runs on (converter,
@@ -148,9 +149,13 @@ export async function runInPlace<P, R extends StepsResult>(
         // A broken PDF (a faulty engine's) must not replace the document; the stored file itself passes unchecked.
         if (isPdf(result) && result.path !== original) await requireCompletePdf(result.path, options.operation);
         // The result moves out of the scratch directory before that is removed.
+        // A cluster job commits only while it may (at most once per job; no guard for HTTP calls).
+        const guard = activeCommitGuard();
+        await guard?.beforeCommit();
         const temp = documents.tempPath();
         await rename(result.path, temp);
         const committed = await documents.commitResult(session, documentId, temp, options.operation, result.type);
+        await guard?.afterCommit(committed.id);
         rememberResult(credentials, committed, inputVersion, outcome);
         return { record: committed, outcome };
       }),
@@ -182,10 +187,13 @@ export async function runAsNew<R extends StepsResult>(
       const outcome = await steps(tx);
       if (deadline.aborts) deadline.check();
       if (isPdf(outcome.file)) await requireCompletePdf(outcome.file.path, options.operation);
+      const guard = activeCommitGuard();
+      await guard?.beforeCommit();
       const temp = documents.tempPath();
       await rename(outcome.file.path, temp);
       const { size } = await stat(temp);
       const record = await documents.adopt(session, temp, size, { clientFileName: options.name, history: options.history });
+      await guard?.afterCommit(record.id);
       if (outcome.credentials) deps.credentials?.replace(session.id, record.id, record.activeVersion, outcome.credentials);
       return { record, outcome };
     });

@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from '../../helpers/client.js';
+import { downloadToFile } from '../../helpers/converter.js';
+import { eventually, info, uploadFile } from '../../helpers/documents.js';
+import { useTestServer } from '../../helpers/fixture.js';
+import type { Job } from '../../helpers/jobs.js';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { numberedPdf } from '../../helpers/toolbox.js';
+
+/**
+ * Async web-service jobs in cluster mode, end to end on one node: the call is accepted as a BullMQ job
+ * carrying typed operation data (no recorded HTTP request, no token), run through the web service's
+ * route by the node's worker, committed once under the job's commit record, and polled as in embedded
+ * mode. Outputs are checked with pdfinfo; what is in Redis with a plain client.
+ */
+const PREFIX = 'cj:';
+let redis: RedisServer;
+let raw: Redis;
+const env: Record<string, string> = { QUIRE_CLUSTER__MODE: 'cluster', QUIRE_CLUSTER__REDIS__KEY_PREFIX: PREFIX };
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+  raw = new Redis(redis.url, { maxRetriesPerRequest: null });
+  env.QUIRE_CLUSTER__REDIS__URL = redis.url;
+});
+afterAll(async () => {
+  raw?.disconnect();
+  await redis?.stop();
+});
+
+/** /Rotate of every page as poppler reports it. */
+function rotations(pdf: string): number[] {
+  const out = execFileSync('pdfinfo', ['-f', '1', '-l', '999', pdf], { encoding: 'utf8' });
+  return [...out.matchAll(/^Page\s+\d+\s+rot:\s+(\d+)/gm)].map((m) => Number(m[1]));
+}
+
+describe('asynchronous calls in cluster mode (BullMQ on a real redis-server)', () => {
+  const { server, session } = useTestServer({ env });
+
+  const post = async (url: string, body: unknown) => {
+    const response = await fetch(url, { method: 'POST', headers: { ...bearer(session.token), 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual' });
+    return { status: response.status, location: response.headers.get('location'), body: (await response.json().catch(() => undefined)) as unknown };
+  };
+  const finished = (location: string) =>
+    eventually(
+      async () => {
+        const job = (await (await fetch(`${server.url}${location}`, { headers: bearer(session.token) })).json()) as Job;
+        if (job.state !== 'succeeded' && job.state !== 'failed') throw new Error(`job still ${job.state}`);
+        return job;
+      },
+      30_000,
+      50,
+    );
+
+  it('runs a rotation as a BullMQ job with typed operation data, once, and answers the job resource as in embedded mode', async () => {
+    const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(3), 'three.pdf');
+    const accepted = await post(`${server.rest}/toolbox/${uploaded.documentId}?async=true&Authorization=${session.token}`, { toolbox: [{ rotate: { pages: '*', degrees: 90 } }] });
+    expect(accepted.status).toBe(202);
+    const jobId = accepted.location!.split('/').pop()!;
+    const done = await finished(accepted.location!);
+    expect(done).toMatchObject({ jobId, state: 'succeeded', attempts: 1, result: { documentId: uploaded.documentId, mimeType: 'application/pdf' } });
+    expect(done.result).toEqual(await info(server.rest, session.token, uploaded.documentId));
+    // Applied exactly once: 90, not 180.
+    expect(rotations(await downloadToFile(server.rest, session.token, uploaded.documentId))).toEqual([90, 90, 90]);
+
+    // The job as BullMQ keeps it: typed operation data, no recorded request, no token anywhere.
+    const stored = await raw.hgetall(`${PREFIX}bull:job:${jobId}`);
+    const data = JSON.parse(stored.data!) as { payload: Record<string, unknown>; sessionId: string };
+    expect(data.payload).toMatchObject({ webservice: 'toolbox', documentId: uploaded.documentId, operation: { operationId: 'toolbox', params: { documentId: uploaded.documentId } } });
+    expect(data.payload.call).toBeUndefined();
+    expect(stored.data).not.toContain(session.token);
+    // The commit record: committed by the attempt, with the document as its outcome.
+    expect(await raw.hgetall(`${PREFIX}queue:commit:${jobId}`)).toMatchObject({ state: 'committed', outcome: uploaded.documentId });
+  });
+
+  it('makes a new document with toolbox/new; an operation error is the job result, not a retry', async () => {
+    const value = (await numberedPdf(2)).toString('base64');
+    const merge = { merge: { mode: 'atTheEnd', page: 1, outlineName: '', removeStaticXFA: false, resetMetadata: false, sourceIsZip: false, data: { format: 'pdf', value } } };
+    const accepted = await post(`${server.rest}/toolbox/new?name=fresh.pdf&async=true`, { toolbox: [merge] });
+    expect(accepted.status).toBe(202);
+    const done = await finished(accepted.location!);
+    expect(done).toMatchObject({ state: 'succeeded', result: { fileName: 'fresh', fileExtension: 'pdf' } });
+    expect(rotations(await downloadToFile(server.rest, session.token, done.result!.documentId))).toEqual([0, 0]);
+
+    const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(2), 'two.pdf');
+    const beyond = await post(`${server.rest}/toolbox/${uploaded.documentId}?async=true`, { toolbox: [{ rotate: { pages: '7', degrees: 90 } }] });
+    const failed = await finished(beyond.location!);
+    expect(failed.state).toBe('failed');
+    expect(failed.attempts).toBe(1);
+    expect(failed.error?.errorCode).toBeLessThan(0);
+    expect(rotations(await downloadToFile(server.rest, session.token, uploaded.documentId))).toEqual([0, 0]);
+  });
+});
