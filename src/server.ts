@@ -32,11 +32,10 @@ import { DocumentService } from './operations/documents/document-service.js';
 import { DocumentProtection } from './operations/documents/protection.js';
 import { createWebServices } from './operations/webservices.js';
 import type { SignatureService } from './operations/signature/signature-service.js';
-import { FileSessionStore } from './sessions/file-session-store.js';
 import { SessionService } from './sessions/session-service.js';
 import { DiskFloor } from './storage/disk-floor.js';
-import { FileDocumentStore } from './storage/file-document-store.js';
 import { MemoryScratch } from './storage/memory-scratch.js';
+import { openStores } from './stores-wiring.js';
 import { listenHttps, prepareHttps, redirectHttpToHttps, type HttpsListener } from './server-https.js';
 import { buildInfo } from './version.js';
 import { adoptClusterConfiguration, ClusterNode } from './cluster/node.js';
@@ -168,10 +167,9 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const httpsSetup = await prepareHttps(config, logger);
   const users = await BuiltInUserSource.create(config, announce);
   const tokens = await TokenService.open(config.dataDir, config.session.issuer);
-  const documentStore = new FileDocumentStore(config.dataDir);
-  const sessionStore = new FileSessionStore(path.join(config.dataDir, 'sessions'));
-  await sessionStore.open();
-  await documentStore.open();
+  // Embedded in the data dir, or in Redis in cluster mode (stores-wiring.ts).
+  const stores = await openStores(config, startedAt, { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) });
+  const { sessionStore, documentStore } = stores;
   // The durable work queue: async jobs replay their call through the app, webhooks report outcomes,
   // expired sessions' storage is deleted in the background. It starts running once the app listens.
   // Cluster mode: BullMQ on Redis, jobs as typed operations any node runs (queue-wiring.ts).
@@ -206,6 +204,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
       isLive: async (id) => (await sessionStore.get(id)) !== undefined,
     },
     diskFloor,
+    stores.locks,
   );
   const credentials = new RememberedCredentials();
   sessions.onEnd((sessionId) => credentials.forgetSession(sessionId));
@@ -274,6 +273,7 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     describer.close();
     await queue.stop(config.server.shutdownTimeoutMs);
     await sessions.stop();
+    await stores.close();
     await work.close();
     await engines.close();
     await memoryScratch.close();

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { leaseOwner } from './cluster/leases.js';
+import type { Config } from './config/load.js';
+import { nodeIdOf } from './operations/admin/cluster-status.js';
+import { FileSessionStore } from './sessions/file-session-store.js';
+import { RedisSessionStore } from './sessions/redis-session-store.js';
+import type { SessionStore } from './sessions/session-store.js';
+import type { DocumentLocks } from './storage/document-locks.js';
+import type { DocumentStore, StorageUsage } from './storage/document-store.js';
+import { FileDocumentStore } from './storage/file-document-store.js';
+import { RedisDocumentLocks } from './storage/redis-document-locks.js';
+import { RedisDocumentStore } from './storage/redis-document-store.js';
+import { closeRedis, openRedis, waitForRedis, type RedisLog } from './storage/redis/connection.js';
+
+/**
+ * The stores of this server, by `cluster.mode`:
+ * - `single` (the default): the embedded stores in the data dir (sessions/, storage/), the in-process
+ *   document locks — exactly as before cluster mode existed;
+ * - `cluster`: sessions, the document index and the document locks in Redis (`cluster.redis`), document
+ *   content on the data dir, which every node mounts (docs/cluster.md). The start waits for Redis for
+ *   `cluster.redis.commandTimeout` and fails with 503 (-91) without it: a node must not serve sessions it
+ *   cannot see. Later outages answer 503 per call while the client reconnects.
+ */
+export interface Stores {
+  sessionStore: SessionStore;
+  documentStore: DocumentStore & { totalUsage(): StorageUsage };
+  /** The cluster's document locks; undefined = DocumentService's embedded ones. */
+  locks: DocumentLocks | undefined;
+  /** After the session service stopped (it flushes the session store): stops refreshes and closes the Redis connection. */
+  close(): Promise<void>;
+}
+
+export async function openStores(config: Config, startedAt: Date, log: RedisLog): Promise<Stores> {
+  if (config.cluster.mode !== 'cluster') {
+    const documentStore = new FileDocumentStore(config.dataDir);
+    const sessionStore = new FileSessionStore(path.join(config.dataDir, 'sessions'));
+    await sessionStore.open();
+    await documentStore.open();
+    return { sessionStore, documentStore, locks: undefined, close: async () => undefined };
+  }
+  const id = nodeIdOf(config);
+  const redis = openRedis(config.cluster.redis, { name: `stores:${id}`, log });
+  try {
+    await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
+    // The owner the membership sweep recognises: a lost node's leases are released at once (cluster/leases.ts).
+    const locks = new RedisDocumentLocks(redis, { owner: leaseOwner({ id, startedAt: startedAt.getTime() }) });
+    const documentStore = new RedisDocumentStore(redis, config.dataDir, { nodeName: id, fenceFor: (sessionId, documentId) => locks.fenceFor(sessionId, documentId) });
+    const sessionStore = new RedisSessionStore(redis);
+    await sessionStore.open();
+    await documentStore.open();
+    return {
+      sessionStore,
+      documentStore,
+      locks,
+      close: async () => {
+        documentStore.close();
+        await closeRedis(redis);
+      },
+    };
+  } catch (error) {
+    await closeRedis(redis);
+    throw error;
+  }
+}
