@@ -12,7 +12,8 @@
  */
 import { type CosDocument, type CosInput, type CosLimits, openCosDocument } from './cos/index.js';
 import { DEFAULT_MAX_MODEL_OBJECTS, IMPLEMENTED_TYPES, type ModelWalk, modelObjects, objectPage, objectPath } from './model/index.js';
-import { checkRule } from './profile/check-rule.js';
+import type { PropertyValue } from './expression/value.js';
+import { checkRule, type RuleOutcome } from './profile/check-rule.js';
 import { loadProfile } from './profile/load.js';
 import { type ModelObject, PROFILE_ATTRIBUTION, type PdfaLevel, type Rule } from './profile/model.js';
 import { rulesFor } from './profile/rules-for.js';
@@ -107,10 +108,17 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
   let deferredDropped = false;
   let stoppedByDeadline = false;
 
+  const passes = new PassMemo();
   const check = (rule: Rule, object: ModelObject): void => {
+    const key = passes.key(rule, object);
+    if (key !== undefined && passes.has(rule, key)) {
+      tally.record(rule, PASSED);
+      return;
+    }
     const outcome = checkRule(rule, object, variables);
     tally.record(rule, outcome);
     if (outcome.status === 'failed') failures.add(rule, objectPath(object), objectPage(object), outcome.message);
+    else if (outcome.status === 'passed' && key !== undefined) passes.add(rule, key);
   };
 
   // Objects of one kind share their types array: look their rules up once per array, not per object.
@@ -190,6 +198,46 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
     problems: [...incomplete, ...doc.problems],
     complete: incomplete.length === 0,
   };
+}
+
+const PASSED: RuleOutcome = Object.freeze({ status: 'passed' });
+/** Values remembered per rule (a document has a few hundred distinct numbers and names). */
+const MAX_PASSES_PER_RULE = 4096;
+/** Longer strings are checked each time (not kept as keys). */
+const MAX_KEY_CHARS = 256;
+
+/**
+ * The values that passed each rule whose test reads one property of its object and no variable: the same
+ * value passes again without evaluating the test (a 100-page document has ~10,000 numbers, strings and names
+ * in its content, most of them alike). Only passes are remembered: a failure is checked on its own object, for
+ * its message and path. Exact: such a test's outcome depends on that one value (expressions have no other
+ * input, builtins no state); -0 is left out (a Map takes it for 0).
+ */
+class PassMemo {
+  private readonly byRule = new Map<Rule, Set<PropertyValue>>();
+
+  /** The object's value for the rule's one property, when the rule can be remembered. */
+  key(rule: Rule, object: ModelObject): PropertyValue | undefined {
+    if (rule.properties.length !== 1 || rule.variables.length !== 0) return undefined;
+    const name = rule.properties[0] as string;
+    if (!object.has(name)) return undefined;
+    const value = object.get(name) ?? null;
+    if (typeof value === 'string' ? value.length > MAX_KEY_CHARS : Object.is(value, -0)) return undefined;
+    return value;
+  }
+
+  has(rule: Rule, key: PropertyValue): boolean {
+    return this.byRule.get(rule)?.has(key) === true;
+  }
+
+  add(rule: Rule, key: PropertyValue): void {
+    let set = this.byRule.get(rule);
+    if (set === undefined) {
+      set = new Set();
+      this.byRule.set(rule, set);
+    }
+    if (set.size < MAX_PASSES_PER_RULE) set.add(key);
+  }
 }
 
 /** Why the document was not seen whole: each reason keeps `compliant` out of reach. */

@@ -216,6 +216,18 @@ export class CosParser {
 
   private readLiteral(): CosString {
     const buf = this.buf;
+    // Most strings have no escape, no nested parenthesis and no CR: their bytes are the file's, as they are (a view, no copy).
+    let q = this.pos + 1;
+    while (q < buf.length) {
+      const c = buf[q];
+      if (c === 0x5c || c === 0x28 || c === 0x29 || c === 0x0d) break;
+      q++;
+    }
+    if (buf[q] === 0x29) {
+      const bytes = buf.subarray(this.pos + 1, q);
+      this.pos = q + 1;
+      return { kind: 'string', bytes, isHex: false, hexCount: 0, containsOnlyHex: true };
+    }
     let p = this.pos + 1;
     let depth = 1;
     const out: number[] = [];

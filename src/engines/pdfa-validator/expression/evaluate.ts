@@ -159,6 +159,13 @@ function closure(node: Node): Step {
       const object = closure(node.object);
       const method = node.method;
       const args = node.args.map(argumentClosure);
+      if (args.length === 0) {
+        // `.length()`, `.toString()`: no argument list to build (the methods never change it).
+        return (e) => {
+          e.charge(1);
+          return callMethod(object(e), method, NO_ARGUMENTS, e);
+        };
+      }
       return (e) => {
         e.charge(1);
         const receiver = object(e);
@@ -183,6 +190,8 @@ function closure(node: Node): Step {
     }
   }
 }
+
+const NO_ARGUMENTS: Argument[] = [];
 
 /** A method argument: a value, or a lambda (`elem => body`) as a callback that binds its parameter's frame. */
 function argumentClosure(arg: ArgumentNode): (e: Evaluation) => Argument {

@@ -38,6 +38,33 @@ class Located implements LocatedObject {
   }
 }
 
+/**
+ * A model object with one property (a number of a content stream, a dictionary key's name, a `q`): the most
+ * frequent kind, so it keeps its value itself instead of in a properties object of its own.
+ */
+class LocatedValue implements LocatedObject {
+  constructor(
+    readonly types: readonly string[],
+    readonly path: string,
+    private readonly name: string,
+    private readonly value: PropertyValue,
+    readonly page: number | undefined,
+  ) {}
+
+  has(name: string): boolean {
+    return name === this.name;
+  }
+
+  get(name: string): PropertyValue {
+    return name === this.name ? this.value : null;
+  }
+}
+
+/** A model object whose one property is `name` (see LocatedValue). */
+export function valueObject(types: readonly string[], path: string, name: string, value: PropertyValue, page?: number): LocatedObject {
+  return new LocatedValue(types, path, name, value, page);
+}
+
 /** `props` is kept as it is (not copied): give each object its own. */
 export function modelObject<P extends ModelProps<P>>(types: readonly string[], path: string, props: P, page?: number): LocatedObject {
   return new Located(types, path, props as Readonly<Record<string, PropertyValue>>, page);

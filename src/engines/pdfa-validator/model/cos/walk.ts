@@ -33,7 +33,7 @@ import {
   isValidUtf8,
 } from '../../cos/index.js';
 import { ContentCache } from '../content-cache.js';
-import { type LocatedObject, modelObject } from './object.js';
+import { type LocatedObject, modelObject, valueObject } from './object.js';
 
 export interface CosWalkOptions {
   /** Model objects yielded at most; beyond it the walk stops and `state.truncated` says so. */
@@ -251,10 +251,10 @@ function valueObjects(doc: CosDocument, ctx: WalkContext, v: CosValue, path: str
       if (key !== undefined && TEXT_NAME_KEYS.has(key)) out.push(unicodeName(v.value, path));
       return;
     case 'int':
-      out.push(modelObject(T.int, path, { intValue: v.value }));
+      out.push(valueObject(T.int, path, 'intValue', v.value));
       return;
     case 'real':
-      out.push(modelObject(T.real, path, { realValue: v.value }));
+      out.push(valueObject(T.real, path, 'realValue', v.value));
       return;
     default:
       return;
@@ -313,7 +313,7 @@ function inherited(doc: CosDocument, page: CosDict, key: string): CosValue | und
 }
 
 function keyNames(dict: CosDict, path: string, out: LocatedObject[]): void {
-  for (const k of dict.entries.keys()) out.push(modelObject(T.name, `${path} (key ${k.length > 40 ? `${k.slice(0, 40)}…` : k})`, { internalRepresentation: k }));
+  for (const k of dict.entries.keys()) out.push(valueObject(T.name, `${path} (key ${k.length > 40 ? `${k.slice(0, 40)}…` : k})`, 'internalRepresentation', k));
 }
 
 function unicodeName(value: string, path: string): LocatedObject {

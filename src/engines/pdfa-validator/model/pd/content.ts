@@ -18,7 +18,7 @@
  */
 import type { ContentToken, CosDict, CosDocument, CosStream, CosValue } from '../../cos/index.js';
 import type { ContentCache } from '../content-cache.js';
-import { type LocatedObject, modelObject } from '../cos/object.js';
+import { type LocatedObject, modelObject, valueObject } from '../cos/object.js';
 import { actualTextMcids } from './actual-text.js';
 import { type ColourUse, type SeparationFacts, colourSpaceObjects } from './colour.js';
 import type { FontUse } from './fonts.js';
@@ -336,7 +336,7 @@ class StreamReader {
         case 'q':
           this.depth++;
           if (this.saved.length < 10_000) this.saved.push(this.state);
-          if (!quiet) yield modelObject(T.q, `${path}[${at}]`, { nestingLevel: this.depth }, this.job.pageNumber);
+          if (!quiet) yield valueObject(T.q, `${path}[${at}]`, 'nestingLevel', this.depth, this.job.pageNumber);
           break;
         case 'Q':
           if (this.depth > 0) this.depth--;
