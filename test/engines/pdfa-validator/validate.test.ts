@@ -87,6 +87,29 @@ describe('validatePdfa', () => {
     expect(rule?.failures[0]?.object).toMatch(/^4 0 obj \(key N{40}…\)$/);
   });
 
+  it('a value that passed a one-property rule is not evaluated again, and every failing object still counts (pass memo)', async () => {
+    // The same short name 50 times passes 6.1.12-4; the same long name 3 times, between them, fails it 3 times;
+    // the same big integer in the content and in a dictionary fails 6.1.12-1 on both, with their own paths.
+    const long = `/${'L'.repeat(130)}`;
+    const content = Buffer.from(`${'/S 1 '.repeat(25)}${long} 1 ${'/S 1 '.repeat(25)}3000000000 0 Td`);
+    const pdf = buildPdf([
+      '<< /Type /Catalog /Pages 2 0 R >>',
+      '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+      '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R >>',
+      streamBody(`/Length ${content.length}`, content),
+      `<< ${long} 3000000000 /A ${long} /B ${long} >>`,
+    ]);
+    const report = await validatePdfa(written(pdf.bytes, 'repeated-values.pdf'), '1b');
+    const names = report.rules.find((r) => r.id === '6.1.12-4');
+    expect(names?.failedCount).toBe(4); // object 5: its long key and two values; the content: one operand
+    expect(names?.failures).toHaveLength(1);
+    expect(names?.failures[0]?.count).toBe(4);
+    const ints = report.rules.find((r) => r.id === '6.1.12-1');
+    expect(ints?.failedCount).toBe(2);
+    expect(ints?.failures[0]?.count).toBe(2);
+    expect(ints?.failures[0]?.object).toBe(`5 0 obj/${long.slice(1)}`);
+  });
+
   it('a COS limit reached: the report says why, and no rule that was not failed counts as passed', async () => {
     const file = written(buildPdf([...BASE_OBJECTS, `[${'1 '.repeat(500)}]`]).bytes, 'many-tokens.pdf');
     const report = await validatePdfa(file, '1b', { limits: { maxTokens: 100 } });
