@@ -94,7 +94,6 @@ export interface Config {
   cluster: {
     mode: 'single' | 'cluster';
     redis: { url: string; keyPrefix: string; commandTimeoutMs: number };
-    secretKey: string;
     /** This node (src/cluster): its name, role and address, and its heartbeat. */
     node: { id: string; role: 'all' | 'api' | 'worker'; address: string; heartbeatIntervalMs: number; missedHeartbeats: number };
   };
@@ -395,7 +394,6 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     cluster: {
       mode: raw.cluster.mode,
       redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000) },
-      secretKey: raw.cluster.secretKey,
       node: {
         id: raw.cluster.node.id,
         role: raw.cluster.node.role,

@@ -457,10 +457,6 @@ export const ConfigSchema = Type.Object(
           },
           { additionalProperties: false, default: {} },
         ),
-        secretKey: Type.String({
-          default: '',
-          description: "encrypts remembered passwords and unlocked key stores kept in Redis (AES-256-GCM); '' = generated once into <dataDir>/keys/cluster-secret on the shared data dir",
-        }),
         node: Type.Object(
           {
             id: Type.String({ default: '', description: "this node's name in the cluster, unique; '' = <host name>:<port>" }),
