@@ -87,6 +87,23 @@ describe('barcode add', () => {
     expect(await storedSha(uploaded.documentId)).toBe(before);
   });
 
+  it('prints the human-readable text of a linear code with showText (a Quire extension), as text pdftotext finds; without it, none', async () => {
+    const uploaded = await upload(await realPdf(1), 'text.pdf');
+    const box = { x: 20, y: 60, width: 50, height: 25 };
+    const outcome = await barcode(uploaded.documentId, {
+      barcode: { add: { ean13: [{ value: '590123412345', showText: true, position: box }], code128: [{ value: 'NO-TEXT', position: { ...box, y: 120 } }] } },
+    });
+    expect(outcome.status).toBe(303);
+    const file = await download(uploaded.documentId);
+    const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+    expect(text).toContain('5 901234 123457');
+    expect(text).not.toContain('NO-TEXT');
+    const read = (b: typeof box, name: string) =>
+      zbar(renderPage(file, 1, scratch.file(name), { box: { x: b.x * MM, y: b.y * MM, width: b.width * MM, height: b.height * MM }, pad: 2 * MM, dpi: 300 }));
+    expect(read(box, 'text-ean')).toEqual(['EAN-13:5901234123457']);
+    expect(read({ ...box, y: 120 }, 'text-128')).toEqual(['CODE-128:NO-TEXT']);
+  });
+
   it('applies QR error correction h: a bigger symbol for the same text', async () => {
     const uploaded = await upload(await realPdf(1), 'ec.pdf');
     const outcome = await barcode(uploaded.documentId, { barcode: { add: { qrcode: [{ value: 'error correction', errorCorrection: 'h', position: { x: 20, y: 20, width: 40, height: 40 } }] } } });

@@ -8,8 +8,9 @@ import { cleanlyRead, cosToQpdfJson } from '../signature/cos-objects.js';
 import { IN_PROCESS_BYTES } from '../signature/document.js';
 import { openCleanly } from './clean-cos.js';
 import { layOutUpdate, type NewObject } from '../signature/update-writer.js';
-import { type CodeShape, formContent } from './encode.js';
+import { type CodeShape, formContent, formResources } from './encode.js';
 import { type Entries, Raw, type Written, writeCos } from './cos-writer.js';
+import { fitText } from './human-readable.js';
 import { readTail } from './incremental-save.js';
 import { stampMatrix } from './placement.js';
 import type { CodeStamp } from './stamp.js';
@@ -42,7 +43,7 @@ export async function stampThroughCos(input: string, output: string, stamps: (pa
   const { cos, pageRefs } = clean;
   const root = cos.trailer.entries.get('Root');
   if (root?.kind !== 'ref' || cos.trailer.entries.has('Encrypt')) return false;
-  const list = stamps(pageRefs.length);
+  const list = stamps(pageRefs.length).map(fitText);
   if (list.some((stamp) => stamp.newPage || stamp.shape.page)) return false;
 
   const update = new UpdateObjects(cos);
@@ -232,7 +233,7 @@ class UpdateObjects {
     let ref = this.forms.get(shape);
     if (!ref) {
       const data = deflateSync(formContent(shape));
-      const head = `/Type /XObject /Subtype /Form /BBox [0 0 ${num(shape.width)} ${num(shape.height)}] /Resources <<>> /Filter /FlateDecode`;
+      const head = `/Type /XObject /Subtype /Form /BBox [0 0 ${num(shape.width)} ${num(shape.height)}] /Resources ${formResources(shape)} /Filter /FlateDecode`;
       this.forms.set(shape, (ref = this.stream(data, head)));
     }
     return ref;

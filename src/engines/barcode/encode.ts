@@ -1,6 +1,7 @@
 import bwipjs from 'bwip-js';
 import { num } from '../pdf-edit/content/units.js';
 import { BarcodeError } from './errors.js';
+import { type HumanText, type LinearTextRaw, type PlacedText, TEXT_FONT_RESOURCES, textShape } from './human-readable.js';
 import { bwipOptions, type CodeSpec, MATRIX_SYMBOLOGIES } from './symbologies.js';
 
 /**
@@ -15,6 +16,9 @@ export interface CodeShape {
   rects: [number, number, number, number][];
   /** Instead of rectangles: a one-page PDF of `width` × `height` points drawn as it is (the Swiss QR bill, swiss-bill.ts). */
   page?: Uint8Array;
+  /** A linear code with its human-readable text (human-readable.ts): what it is laid out from, and the text placed. */
+  human?: HumanText;
+  labels?: PlacedText[];
 }
 
 /** bwip-js's linear encoding: spaces and bars alternating (`sbs`), bar heights and bottoms in inches. */
@@ -42,9 +46,10 @@ const MODULES_PER_INCH = 72;
  */
 export function encodeCode(spec: CodeSpec): CodeShape {
   const { bcid, options } = bwipOptions(spec);
+  const withText = spec.text === true && !MATRIX_SYMBOLOGIES.has(spec.symbology);
   let raw: unknown;
   try {
-    raw = (bwipjs.raw as (bcid: string, text: string, options: object) => unknown)(bcid, spec.value, options);
+    raw = (bwipjs.raw as (bcid: string, text: string, options: object) => unknown)(bcid, spec.value, withText ? { ...options, includetext: true } : options);
   } catch (error) {
     throw new BarcodeError('invalidValue', bwipMessage(error), { cause: error });
   }
@@ -52,6 +57,10 @@ export function encodeCode(spec: CodeSpec): CodeShape {
   if (!first) throw new BarcodeError('failed', `the ${spec.symbology} encoder produced nothing.`);
   const margin = spec.margin;
   if (first.pixs && first.pixx && first.pixy) return matrixShape(first as MatrixRaw, margin);
+  if (first.sbs && first.bhs && withText) {
+    const heights = first.bhs.map((h) => h * MODULES_PER_INCH);
+    return textShape(spec.symbology, first as LinearRaw & LinearTextRaw, margin, heights.length > 0 ? Math.min(...heights) : MODULES_PER_INCH);
+  }
   if (first.sbs && first.bhs) return linearShape(first as LinearRaw, margin, MATRIX_SYMBOLOGIES.has(spec.symbology));
   throw new BarcodeError('failed', `the ${spec.symbology} encoder returned an unknown structure.`);
 }
@@ -105,5 +114,11 @@ export function formContent(shape: CodeShape): string {
   const parts = [`1 g 0 0 ${num(shape.width)} ${num(shape.height)} re f 0 g`];
   for (const [x, y, w, h] of shape.rects) parts.push(`${num(x)} ${num(y)} ${num(w)} ${num(h)} re`);
   parts.push('f');
+  for (const label of shape.labels ?? []) parts.push(`BT /F1 ${num(label.size)} Tf ${num(label.x)} ${num(label.y)} Td (${label.text}) Tj ET`);
   return parts.join('\n');
+}
+
+/** The resources of a code's form XObject (PDF syntax): the font of its text, if it has any. */
+export function formResources(shape: CodeShape): string {
+  return shape.labels?.length ? TEXT_FONT_RESOURCES : '<<>>';
 }

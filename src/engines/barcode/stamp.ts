@@ -6,6 +6,7 @@ import { pageFrame } from '../pdf-edit/content/geometry.js';
 import { addForeground, addResource, pageResources } from '../pdf-edit/content/page-content.js';
 import { num, type Metrics } from '../pdf-edit/content/units.js';
 import { type CodeShape, formContent } from './encode.js';
+import { fitText, TEXT_FONT } from './human-readable.js';
 import { stampThroughCos } from './cos-stamp.js';
 import { saveIncrementally } from './incremental-save.js';
 import { stampMatrix } from './placement.js';
@@ -68,7 +69,8 @@ export async function newDocumentWithCodes(output: string, size: [number, number
 }
 
 /** Draws `stamps` into an open document (also used for a document made from scratch); returns the pages it drew on or added. */
-export async function placeStamps(document: PDFDocument, stamps: readonly CodeStamp[]): Promise<PDFPage[]> {
+export async function placeStamps(document: PDFDocument, given: readonly CodeStamp[]): Promise<PDFPage[]> {
+  const stamps = given.map(fitText);
   const touched: PDFPage[] = [];
   const pages = document.getPages();
   const perPage = new Map<number, string[]>();
@@ -122,7 +124,7 @@ async function codeForm(document: PDFDocument, shape: CodeShape): Promise<PDFRef
       Type: 'XObject',
       Subtype: 'Form',
       BBox: [0, 0, Number(num(shape.width)), Number(num(shape.height))],
-      Resources: {},
+      Resources: shape.labels?.length ? { Font: { F1: TEXT_FONT } } : {},
     }),
   );
 }

@@ -30,6 +30,8 @@ export interface CodeSpec {
   compact?: boolean;
   /** DataMatrix: GS1 (value with application identifiers in parentheses). */
   gs1?: boolean;
+  /** Linear codes: the human-readable text under the bars (human-readable.ts). */
+  text?: boolean;
 }
 
 /** bwip-js's encoder name and options for a code. */

@@ -53,7 +53,16 @@ export const Pdf417Item = item('Operation_Pdf417Barcode', {
 export const QrItem = item('Operation_QrBarcode', {
   errorCorrection: defaulted(Type.Enum(['l', 'm', 'q', 'h'], { default: 'l', description: 'Operation_QrCodeErrorCorrection' })),
 });
-export const PlainItem = (name: string) => item(name);
+/** The linear symbologies' items: the reference's members, and the human-readable text (a Quire extension). */
+export const LinearItem = (name: string) =>
+  item(name, {
+    showText: opt(
+      bool(
+        false,
+        'Quire extension: print the human-readable text under the bars as real PDF text (Helvetica), laid out by the symbology convention (EAN/UPC digit groups); the text takes the bottom of the position rectangle',
+      ),
+    ),
+  });
 
 /** `Operation_QrSwissPaymentBarcode`: a Swiss QR bill (docs/barcode.md, "Swiss QR bill"). */
 export const QrSwissItem = Type.Object(
@@ -103,17 +112,17 @@ export const QrSwissItem = Type.Object(
 export const AddBarcode = Type.Object(
   {
     aztec: opt(Type.Array(AztecItem)),
-    codabar: opt(Type.Array(PlainItem('Operation_CodabarBarcode'))),
-    code128: opt(Type.Array(PlainItem('Operation_Code128Barcode'))),
-    code39: opt(Type.Array(PlainItem('Operation_Code39Barcode'))),
+    codabar: opt(Type.Array(LinearItem('Operation_CodabarBarcode'))),
+    code128: opt(Type.Array(LinearItem('Operation_Code128Barcode'))),
+    code39: opt(Type.Array(LinearItem('Operation_Code39Barcode'))),
     datamatrix: opt(Type.Array(DataMatrixItem)),
-    ean13: opt(Type.Array(PlainItem('Operation_Ean13Barcode'))),
-    ean8: opt(Type.Array(PlainItem('Operation_Ean8Barcode'))),
-    itf: opt(Type.Array(PlainItem('Operation_ItfBarcode'))),
+    ean13: opt(Type.Array(LinearItem('Operation_Ean13Barcode'))),
+    ean8: opt(Type.Array(LinearItem('Operation_Ean8Barcode'))),
+    itf: opt(Type.Array(LinearItem('Operation_ItfBarcode'))),
     pdf417: opt(Type.Array(Pdf417Item)),
     qrcode: opt(Type.Array(QrItem)),
     qrswiss: opt(Type.Array(QrSwissItem)),
-    upca: opt(Type.Array(PlainItem('Operation_UpcaBarcode'))),
+    upca: opt(Type.Array(LinearItem('Operation_UpcaBarcode'))),
     outputFormat: defaulted(
       Type.Enum(['pdf', 'bmp', 'jpg', 'png', 'tif'], {
         default: 'pdf',

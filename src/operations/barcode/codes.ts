@@ -48,6 +48,7 @@ export async function prepareCodes(add: AddOptions): Promise<PreparedCode[]> {
       if (symbology === 'aztec') Object.assign(spec, { errorCorrection: item.errorCorrection, layers: item.layers });
       if (symbology === 'pdf417') Object.assign(spec, { errorCorrection: item.errorCorrection, compact: item.compact ?? false });
       if (symbology === 'datamatrix') Object.assign(spec, { shape: item.shape, gs1: item.gs1 ?? false });
+      if (item.showText === true) spec.text = true;
       let shape: CodeShape;
       try {
         shape = encodeCode(spec);
@@ -80,6 +81,8 @@ interface AnyItem {
   compact?: boolean;
   gs1?: boolean;
   shape?: 'default' | 'rectangle' | 'square';
+  /** Linear symbologies: the human-readable text under the bars. */
+  showText?: boolean;
 }
 
 /**

@@ -32,8 +32,8 @@ const CASES: { symbology: Symbology; value: string; zbar?: string; zxing?: strin
   { symbology: 'pdf417', value: 'PDF417 text', zxing: 'PDF_417', size: [80, 25] },
 ];
 
-function readBox(pdf: string, page: number, box: { x: number; y: number; width: number; height: number }, name: string): { zbar: string[]; zxing: () => ReturnType<typeof javaZxing> } {
-  const png = renderPage(pdf, page, scratch.file(name), { box, pad: 4 * MM });
+function readBox(pdf: string, page: number, box: { x: number; y: number; width: number; height: number }, name: string, dpi?: number): { zbar: string[]; zxing: () => ReturnType<typeof javaZxing> } {
+  const png = renderPage(pdf, page, scratch.file(name), { box, pad: 4 * MM, ...(dpi ? { dpi } : {}) });
   return { zbar: zbar(png), zxing: () => javaZxing(png) };
 }
 
@@ -142,6 +142,45 @@ describe('stampCodes', () => {
     expect(zbar(renderPage(output, 1, scratch.file('three-1')))).toEqual([]);
     expect(zbar(renderPage(output, 2, scratch.file('three-2')))).toEqual(['EAN-8:90311017']);
     expect(zbar(renderPage(output, 3, scratch.file('three-3')))).toEqual([]);
+  });
+
+  it('prints the human-readable text under linear codes as real text: pdftotext finds it inside each box, zbarimg reads each code at 300 dpi', async () => {
+    const input = await labelledPdf(scratch.file('text-in.pdf'));
+    const cases: { symbology: Symbology; value: string; zbar: string; text: string; size: [number, number]; rotation?: number }[] = [
+      // EAN/UPC: the digits in their groups (pdftotext keeps the gaps between groups), check digits computed.
+      { symbology: 'ean13', value: '590123412345', zbar: 'EAN-13:5901234123457', text: '5 901234 123457', size: [50, 25] },
+      { symbology: 'ean8', value: '9031101', zbar: 'EAN-8:90311017', text: '9031 1017', size: [40, 25] },
+      { symbology: 'upca', value: '03600029145', zbar: 'UPC-A:036000291452', text: '0 36000 29145 2', size: [50, 25] },
+      { symbology: 'code128', value: 'Quire-128 ok', zbar: 'CODE-128:Quire-128 ok', text: 'Quire-128 ok', size: [60, 20] },
+      { symbology: 'code39', value: 'ABC-123', zbar: 'CODE-39:ABC-123', text: '*ABC-123*', size: [60, 20] },
+      { symbology: 'codabar', value: 'A12345B', zbar: 'Codabar:A12345B', text: 'A12345B', size: [50, 20] },
+      { symbology: 'itf', value: '12345678', zbar: 'I2/5:12345678', text: '12345678', size: [50, 20] },
+      // Turned: the text turns with the code.
+      { symbology: 'ean13', value: '400638133393', zbar: 'EAN-13:4006381333931', text: '', size: [25, 50], rotation: 90 },
+    ];
+    const boxes = cases.map((c, i) => ({ x: 10 + (i % 2) * 100, y: 45 + Math.floor(i / 2) * 60, width: c.size[0], height: c.size[1] }));
+    const output = scratch.file('text-out.pdf');
+    await stampCodes(input, output, () =>
+      cases.map((c, i) => ({ ...stampAt(c.symbology, c.value, boxes[i]!, c.rotation ?? 0), shape: encodeCode({ symbology: c.symbology, value: c.value, margin: 0, text: true }) })),
+    );
+    qpdfCheck(output);
+    cases.forEach((c, i) => {
+      const box = { x: boxes[i]!.x * MM, y: boxes[i]!.y * MM, width: boxes[i]!.width * MM, height: boxes[i]!.height * MM };
+      const text = execFileSync(
+        'pdftotext',
+        ['-layout', '-x', String(Math.floor(box.x)), '-y', String(Math.floor(box.y)), '-W', String(Math.ceil(box.width)), '-H', String(Math.ceil(box.height)), output, '-'],
+        {
+          encoding: 'utf8',
+        },
+      );
+      if (c.text) expect(text.replace(/\s+/g, ' ').trim(), c.symbology).toBe(c.text);
+      else expect(text.replace(/\s+/g, ''), 'turned').toContain('4006381333931'.slice(1, 7));
+      expect(readBox(output, 1, box, `text-${i}`, 300).zbar, c.symbology).toEqual([c.zbar]);
+    });
+    // Without text, only the page's own label is text.
+    const plain = scratch.file('no-text-out.pdf');
+    await stampCodes(input, plain, () => [stampAt('ean13', '590123412345', boxes[0]!)]);
+    expect(textOf(plain).replace(/\s+/g, '')).toBe('PAGE-1');
   });
 
   it('makes a new one-page document with the codes', async () => {
