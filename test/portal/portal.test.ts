@@ -144,12 +144,19 @@ describe('the portal in Chromium', () => {
     }
   });
 
-  it('starts in German for a German browser', async () => {
+  it('starts in German for a German browser, and works by keyboard', async () => {
     const { context, page, problems } = await strictContext({ locale: 'de-DE' });
     try {
       await page.getByRole('heading', { name: 'Bei Quire anmelden' }).waitFor();
-      await page.getByRole('button', { name: 'Ohne Konto fortfahren' }).click();
+      // By keyboard only: Tab to the anonymous login and press Enter; then the skip link moves the focus to the content.
+      const focused = () => page.evaluate(() => ((globalThis as any).document.activeElement?.textContent ?? '') as string);
+      for (let presses = 0; presses < 8 && (await focused()) !== 'Ohne Konto fortfahren'; presses++) await page.keyboard.press('Tab');
+      await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: 'Dokumente', level: 1 }).waitFor();
+      await page.keyboard.press('Tab');
+      await expect(focused()).resolves.toBe('Zum Inhalt springen');
+      await page.keyboard.press('Enter');
+      await expect(page.evaluate(() => (globalThis as any).document.activeElement?.id)).resolves.toBe('main');
       await expect(page.locator('header .user').textContent()).resolves.toBe('Gast');
       expect(problems).toEqual([]);
     } finally {

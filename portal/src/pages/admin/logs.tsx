@@ -1,7 +1,7 @@
 /** The server log of a day (admin/server/log, today by default) with a level filter and download. */
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
-import { call, saveBlob } from '../../api/http';
+import { blob, call, saveBlob } from '../../api/http';
 import { useT } from '../../i18n/i18n';
 import { useLoad } from './use-load';
 import { ErrorText } from '../../components/error-text';
@@ -16,6 +16,7 @@ export function LogsPage(): JSX.Element {
   const t = useT();
   const [date, setDate] = useState('');
   const [level, setLevel] = useState<(typeof LEVELS)[number]>('info');
+  const [supportError, setSupportError] = useState<string>();
   const log = useLoad(async () => (await call(`admin/server/log?date=${date}`)).text(), [date], 10_000);
   const minimum = LEVELS.indexOf(level);
   const lines = (log.value ?? '')
@@ -43,8 +44,20 @@ export function LogsPage(): JSX.Element {
         <button type="button" class="secondary" onClick={() => saveBlob(new Blob([log.value ?? ''], { type: 'text/plain' }), `quire-${date || 'today'}.log`)}>
           {t('documents.download')}
         </button>
+        <button
+          type="button"
+          class="secondary"
+          onClick={() =>
+            void blob(`admin/server/support?group=logs&group=config&group=init&start=${date}&end=${date}`).then(
+              (zip) => saveBlob(zip, `quire-support-${date || 'today'}.zip`),
+              (failure: Error) => setSupportError(failure.message),
+            )
+          }
+        >
+          {t('admin.supportZip')}
+        </button>
       </div>
-      <ErrorText message={log.error} />
+      <ErrorText message={log.error ?? supportError} />
       <p class="hint">{t('admin.logLines', { shown: Math.min(lines.length, SHOWN), count: lines.length })}</p>
       <pre class="log" tabIndex={0} aria-label={t('admin.logs')}>
         {lines

@@ -39,6 +39,22 @@ export function ReplayPage(): JSX.Element {
           {entries.error ?? message!.text}
         </p>
       )}
+      <div class="toolbar">
+        <button
+          type="button"
+          class="danger"
+          disabled={!entries.value?.length}
+          onClick={() =>
+            confirm(t('admin.confirmPurge')) &&
+            void act(async () => {
+              const { removed } = await json<{ removed: number }>('admin/dlq/failed?olderThanMillis=0', { method: 'DELETE' });
+              return removed;
+            }, t('admin.purged'))
+          }
+        >
+          {t('admin.purge')}
+        </button>
+      </div>
       {entries.value?.length === 0 && <p class="empty">{t('admin.replayEmpty')}</p>}
       {entries.value && entries.value.length > 0 && (
         <table class="replay">
