@@ -61,15 +61,20 @@ export class Membership {
     this.releases.push(release);
   }
 
-  /** Writes the first heartbeat (failing when Redis cannot be reached) and keeps beating. */
+  /** Writes the first heartbeat and keeps beating; while Redis cannot be reached it keeps trying (said once in the log). */
   async start(): Promise<void> {
     const { redis, self } = this.options;
-    const holder = await redis.get(alive(self.id));
-    if (holder !== null && holder !== String(self.startedAt)) {
-      // Another live process uses this id (or this one was restarted within the heartbeat window): the records would mix.
-      this.options.log('warn', `cluster.node.id "${self.id}" was alive in the cluster until now: a second node with the same id overwrites its record`, { id: self.id });
+    try {
+      const holder = await redis.get(alive(self.id));
+      if (holder !== null && holder !== String(self.startedAt)) {
+        // Another live process uses this id (or this one was restarted within the heartbeat window): the records would mix.
+        this.options.log('warn', `cluster.node.id "${self.id}" was alive in the cluster until now: a second node with the same id overwrites its record`, { id: self.id });
+      }
+      await this.beat();
+    } catch (error) {
+      this.failing = true;
+      this.options.log('warn', 'cluster heartbeat failed; other nodes will see this one as lost if it lasts', { err: error });
     }
-    await this.beat();
     this.timer = setInterval(() => void this.tick(), this.options.heartbeatMs);
     this.timer.unref();
   }

@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { Config } from '../config/load.js';
 import { readConfigText, writeConfigFile } from '../config/write.js';
 import { nodeIdOf, type MemberView } from '../operations/admin/cluster-status.js';
-import { closeRedis, duplicateForBlocking, openRedis, redisCall, waitForRedis, type RedisClient } from '../storage/redis/connection.js';
+import { closeRedis, duplicateForBlocking, openRedis, redisCall, StoreUnavailableError, waitForRedis, type RedisClient } from '../storage/redis/connection.js';
 import { adoptStoredConfiguration, ConfigurationSync } from './config-sync.js';
 import { leaseOwner, releaseDocumentLocks } from './leases.js';
 import { Membership, type LeaseRelease, type MemberSnapshot } from './membership.js';
@@ -25,14 +25,20 @@ function configFileOf(config: Config): string {
  * Start of a cluster node, before anything is built from the configuration: the configuration the
  * cluster stored (the last administration write, or the first node's file) replaces this node's file,
  * and the configuration is read again. Node-specific settings come from the environment
- * (QUIRE_CLUSTER__NODE__ID, PORT…), which wins over the file. Redis unreachable: the start fails with
- * the store's 503 error (a node must not run on a configuration the others do not share).
+ * (QUIRE_CLUSTER__NODE__ID, PORT…), which wins over the file. Redis unreachable: the node starts on
+ * its own file, as it starts its stores (they answer 503 until Redis is back), and applies the stored
+ * configuration at its first catch-up once Redis answers.
  */
 export async function adoptClusterConfiguration(config: Config, reload: () => Config): Promise<Config> {
   if (config.cluster.mode !== 'cluster') return config;
   const redis = openRedis(config.cluster.redis, { name: 'config-adopt' });
   try {
-    await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
+    try {
+      await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) return config;
+      throw error;
+    }
     const file = configFileOf(config);
     const local = await readConfigText(file);
     const stored = await redisCall(() => adoptStoredConfiguration(redis, local, nodeIdOf(config)));
@@ -97,10 +103,21 @@ export class ClusterNode {
     return { publish: (text, keys) => redisCall(() => this.sync.publish(text, keys)) };
   }
 
+  /**
+   * Joins the cluster. Redis away: the node runs all the same (its stores answer 503 meanwhile) and joins
+   * when Redis is back: the heartbeat keeps trying, the subscription waits for the connection.
+   */
   async start(start: ClusterNodeStart): Promise<void> {
     this.apply = start.applyConfiguration;
-    await waitForRedis(this.redis, this.config.cluster.redis.commandTimeoutMs);
-    await this.sync.start(await readConfigText(configFileOf(this.config)));
+    const connected = await waitForRedis(this.redis, this.config.cluster.redis.commandTimeoutMs).then(
+      () => true,
+      () => false,
+    );
+    if (!connected) this.log('warn', `Redis (cluster.redis.url) is not reachable: node ${this.id} joins the cluster when it is back`);
+    const localText = await readConfigText(configFileOf(this.config));
+    const subscribed = this.sync.start(localText).catch((error: unknown) => this.log('warn', 'the configuration sync could not start; it retries at every heartbeat', { err: error }));
+    // Connected: the first configuration check is done before the node counts as started.
+    if (connected) await subscribed;
     const membership = new Membership({
       redis: this.redis,
       self: { id: this.id, role: this.config.cluster.node.role, address: nodeAddress(this.config, start.port), version: this.identity.version, startedAt: this.identity.startedAt.getTime() },
@@ -110,8 +127,8 @@ export class ClusterNode {
       log: this.log,
     });
     for (const release of this.releases) membership.onLost(release);
-    await redisCall(() => membership.start());
     this.membership = membership;
+    await membership.start();
     this.catchUp = setInterval(() => void this.sync.catchUp(), this.config.cluster.node.heartbeatIntervalMs);
     this.catchUp.unref();
   }
@@ -126,7 +143,8 @@ export class ClusterNode {
   async stop(): Promise<void> {
     clearInterval(this.catchUp);
     await this.membership?.stop();
-    await this.sync.stop();
+    // Never connected: there is no subscription to end (and an UNSUBSCRIBE would wait for a connection).
+    if (this.subscriber.status === 'ready') await this.sync.stop();
     await closeRedis(this.subscriber);
     await closeRedis(this.redis);
   }
