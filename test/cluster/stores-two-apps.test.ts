@@ -85,14 +85,6 @@ describe('two Quire apps on one Redis and one data dir', () => {
     expect((await fetch(`${a.rest}/documents/list`, { headers: bearer(second.token) })).status).toBe(200);
   });
 
-  it('renews once when the same refresh token reaches A and B at the same time', async () => {
-    const first = await login(a.rest);
-    const answers = await Promise.all([refresh(a, first.refreshToken), refresh(b, first.refreshToken)]);
-    expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
-    const refused = answers.find((r) => r.status === 401)!;
-    expect(((await refused.json()) as { errorCode: number }).errorCode).toBe(-60);
-  });
-
   it('logout on A ends the session and deletes its documents for B too', async () => {
     const { token } = await login(b.rest);
     const uploaded = await uploadFile(b.rest, token, await numberedPdf(1), 'one.pdf');
