@@ -322,7 +322,7 @@ describe('the portal in Chromium', () => {
     }
   });
 
-  it('lets an administrator find a failed webhook in the replay queue, inspect it and requeue it with a reason', async () => {
+  it('lets an administrator find a failed webhook in the replay queue, requeue it with a reason, and follow the log', async () => {
     // A loopback port with nothing listening: the job's webhook fails twice and lands in the replay queue.
     const receiver = http.createServer((request, response) => {
       deliveries.push(request.url ?? '');
@@ -360,6 +360,19 @@ describe('the portal in Chromium', () => {
       await page.getByRole('button', { name: 'Requeue' }).click();
       await page.getByText('The entry is queued again.').waitFor();
       await expect.poll(() => deliveries, { timeout: 15_000 }).toEqual(['/hook']);
+
+      // Today's log follows the server (Range requests for what was appended): a request made now shows up.
+      const logAnswers: number[] = [];
+      page.on('response', (response) => {
+        if (response.url().includes('/admin/server/log')) logAnswers.push(response.status());
+      });
+      await page.getByRole('link', { name: 'Logs', exact: true }).click();
+      await page.locator('pre.log').getByText('"path":"/webPDF/rest/admin/dlq/failed"').first().waitFor();
+      const marker = `tail-marker-${Date.now()}`;
+      expect((await fetch(`${server.rest}/${marker}`)).status).toBe(404);
+      await page.locator('pre.log').getByText(marker).waitFor({ timeout: 15_000 });
+      expect(logAnswers[0]).toBe(200);
+      expect(logAnswers).toContain(206);
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -1,9 +1,8 @@
-/** The server log of a day (admin/server/log, today by default) with a level filter and download. */
+/** The server log of a day (admin/server/log, today by default, followed live) with a level filter, download and the support ZIP. */
 import type { JSX } from 'preact';
-import { useState } from 'preact/hooks';
-import { blob, call, saveBlob } from '../../api/http';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, blob, call, saveBlob } from '../../api/http';
 import { useT } from '../../i18n/i18n';
-import { useLoad } from './use-load';
 import { ErrorText } from '../../components/error-text';
 
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
@@ -11,15 +10,19 @@ const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
 const NUMERIC: Record<number, (typeof LEVELS)[number]> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
 /** At most this many lines are shown (the newest); the download has the whole day. */
 const SHOWN = 500;
+/** How often today's log is asked for what was appended. */
+const TAIL_MS = 3000;
+/** Characters kept in the page (the newest): a day's log can be large. */
+const KEPT = 2_000_000;
 
 export function LogsPage(): JSX.Element {
   const t = useT();
   const [date, setDate] = useState('');
   const [level, setLevel] = useState<(typeof LEVELS)[number]>('info');
   const [supportError, setSupportError] = useState<string>();
-  const log = useLoad(async () => (await call(`admin/server/log?date=${date}`)).text(), [date], 10_000);
+  const log = useLogTail(date);
   const minimum = LEVELS.indexOf(level);
-  const lines = (log.value ?? '')
+  const lines = log.text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => ({ line, level: levelOf(line) }))
@@ -41,7 +44,7 @@ export function LogsPage(): JSX.Element {
             ))}
           </select>
         </div>
-        <button type="button" class="secondary" onClick={() => saveBlob(new Blob([log.value ?? ''], { type: 'text/plain' }), `quire-${date || 'today'}.log`)}>
+        <button type="button" class="secondary" onClick={() => saveBlob(new Blob([log.text], { type: 'text/plain' }), `quire-${date || 'today'}.log`)}>
           {t('documents.download')}
         </button>
         <button
@@ -80,4 +83,45 @@ function levelOf(line: string): (typeof LEVELS)[number] | undefined {
     return LEVELS.find((candidate) => candidate === word);
   }
   return undefined;
+}
+
+/**
+ * The day's log, then only what was appended: `Range: bytes=<bytes read>-` every few seconds (206 with
+ * the new bytes; 416 when there are none). A 200 means the whole file again (the server ignored the
+ * range): it replaces what was read. Past days do not grow and are read once.
+ */
+function useLogTail(date: string): { text: string; error?: string } {
+  const [state, setState] = useState<{ text: string; error?: string }>({ text: '' });
+  useEffect(() => {
+    let live = true;
+    let offset = 0;
+    let text = '';
+    let decoder = new TextDecoder();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    setState({ text: '' });
+    const poll = async (): Promise<void> => {
+      try {
+        const response = await call(`admin/server/log?date=${date}`, offset > 0 ? { headers: { range: `bytes=${offset}-` } } : {});
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        if (response.status !== 206) {
+          offset = 0;
+          text = '';
+          decoder = new TextDecoder();
+        }
+        offset += bytes.byteLength;
+        // A multi-byte character split between two reads is completed by the next (stream mode).
+        text = (text + decoder.decode(bytes, { stream: true })).slice(-KEPT);
+        if (live) setState({ text });
+      } catch (error) {
+        if (live && !(error instanceof ApiError && error.status === 416)) setState({ text, error: error instanceof Error ? error.message : String(error) });
+      }
+      if (live && date === '') timer = setTimeout(() => void poll(), TAIL_MS);
+    };
+    void poll();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [date]);
+  return state;
 }
