@@ -5,13 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestStore, sha256, type TestStore } from '../transaction/store.js';
 import { structuredTextPdf } from './inputs.js';
+import { preflight1b, preflightAvailable } from './preflight.js';
 import { convertRequest, pdfaService } from './service.js';
 import { readStructure, typesOf, type StructNode } from './structure.js';
 
 /**
  * autoTagging on untagged PDF input: the `a` levels from Ghostscript's output with the structure tree
  * built from the page content. Each result is checked by our validator (the conversion's verdict), and
- * independently: pdfinfo says Tagged, qpdf's JSON shows the tree (standard types, the ParentTree, the
+ * independently: pdfinfo says Tagged, PDFBox preflight accepts the 1a file as PDF/A-1b, qpdf's JSON shows the tree (standard types, the ParentTree, the
  * marks in the page content, MarkInfo, Lang, Tabs), pdftotext finds the same text as in the input.
  * Without autoTagging the same input is refused (-171) and stays as it was.
  */
@@ -42,6 +43,8 @@ describe('PDF/A a levels with autoTagging', () => {
 
     expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(/Tagged:\s+yes/);
     expect(pdftotext(file)).toBe(inputText);
+    // Part 1: Apache PDFBox preflight (PDF/A-1b rules) still accepts the file with the marks and the tree in it.
+    if (level === '1a' && preflightAvailable) expect(preflight1b(file).output).toMatch(/is a valid PDF\/A-1b file/);
 
     const s = readStructure(file);
     expect(s.catalog['/MarkInfo']).toEqual({ '/Marked': true });
