@@ -2,7 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { basic, bearer, json, login } from '../helpers/client.js';
+import { Redis } from 'ioredis';
+import { leaseOwner } from '../../src/cluster/leases.js';
+import { lockKey } from '../../src/storage/redis-document-locks.js';
+import { basic, bearer, json, login, uploadDocument } from '../helpers/client.js';
+import { realPdf } from '../helpers/documents.js';
+import { runToolbox } from '../helpers/toolbox.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { killAll, spawnQuire, waitHealthy, type QuireProcess } from '../helpers/process.js';
 import { ADMIN_PASSWORD } from '../helpers/server.js';
@@ -15,7 +20,7 @@ interface NodeStatus {
   isCoordinator: boolean;
   localAddress: string;
   error: { code: number; description: string };
-  member: { role: string; version: string; health: string; cpuCount: number; heartbeatAt: number; lostAt?: number };
+  member: { role: string; version: string; health: string; cpuCount: number; startedAt: number; heartbeatAt: number; lostAt?: number };
 }
 
 /** Heartbeat of these nodes: every second, lost after 2 missed (the defaults are 2 s and 3). */
@@ -105,6 +110,18 @@ describe('cluster of three nodes behind haproxy (real processes)', () => {
     }
     expect(answered.slice(0, 3).sort()).toEqual(['node-1', 'node-2', 'node-3']);
     expect(answered.slice(3)).toEqual(answered.slice(0, 3));
+
+    // One session, whichever node answers (the sessions are in Redis): each names itself in the cluster status.
+    const { token } = await login(`${proxy!.url}/webPDF/rest`, { name: 'admin', password: ADMIN_PASSWORD });
+    const named: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${proxy!.url}/webPDF/rest/admin/cluster/status`, { headers: bearer(token) });
+      expect(response.status).toBe(200);
+      const nodeName = ((await json(response)).settings as Json).nodeName as string;
+      expect(response.headers.get('x-quire-node')).toBe(nodeName);
+      named.push(nodeName);
+    }
+    expect(named.sort()).toEqual(['node-1', 'node-2', 'node-3']);
   });
 
   it('applies a configuration write on node 1 on node 3 within a second', async () => {
@@ -131,28 +148,44 @@ describe('cluster of three nodes behind haproxy (real processes)', () => {
     expect(await loginStatus(nodes[2]!, 'carol', 'carol-secret-pw')).toBe(200);
   });
 
-  it('shows a SIGKILLed node as lost within the heartbeat window; haproxy keeps answering', async () => {
+  it('shows a SIGKILLed node as lost within the heartbeat window and releases its document lock; haproxy keeps answering', async () => {
     const victim = nodes[1]!;
-    await victim.kill();
-    const killed = Date.now();
-    // The heartbeat expires HEARTBEAT_S × MISSED after the last one: at most that long after the kill, plus a beat of slack.
-    const window = HEARTBEAT_S * (MISSED + 1) * 1000 + 1000;
-    let node2: NodeStatus | undefined;
-    while (Date.now() - killed < window) {
-      node2 = (await clusterStatus(nodes[0]!)).nodes.find((n) => n.name === 'node-2');
-      if (node2?.state === 'down') break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(node2, `node-2 shown down within ${window} ms of SIGKILL`).toMatchObject({ state: 'down', isCoordinator: false });
-    expect(node2!.error.description).toMatch(/^lost: no heartbeat since /);
+    // node-2 holds a document's lock when it dies (the lease as its RedisDocumentLocks writes it, good for two minutes).
+    const { token } = await login(nodes[0]!.rest);
+    const documentId = (await uploadDocument(nodes[0]!.rest, token, await realPdf(2), 'held.pdf')).documentId as string;
+    const sessionId = (await json(await fetch(`${nodes[0]!.rest}/authentication/user/info`, { headers: bearer(token) }))).uniqueId as string;
+    const startedAt = (await clusterStatus(nodes[0]!)).nodes.find((n) => n.name === 'node-2')!.member.startedAt;
+    const client = new Redis(redis.url, { keyPrefix: 'quire:' });
+    try {
+      await client.set(lockKey(sessionId, documentId), `${leaseOwner({ id: 'node-2', startedAt })}:999999`, 'PX', 120_000);
+      expect((await runToolbox(nodes[0]!.rest, token, documentId, [{ rotate: { pages: '1', degrees: 90 } }])).error).toMatchObject({ errorCode: -75 });
 
-    // The coordinator's sweep records the loss (and releases what node-2 held) within a heartbeat more.
-    let lostAt: number | undefined;
-    while (Date.now() - killed < window + HEARTBEAT_S * 2000 && lostAt === undefined) {
-      lostAt = (await clusterStatus(nodes[0]!)).nodes.find((n) => n.name === 'node-2')?.member.lostAt;
-      if (lostAt === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      await victim.kill();
+      const killed = Date.now();
+      // The heartbeat expires HEARTBEAT_S × MISSED after the last one: at most that long after the kill, plus a beat of slack.
+      const window = HEARTBEAT_S * (MISSED + 1) * 1000 + 1000;
+      let node2: NodeStatus | undefined;
+      while (Date.now() - killed < window) {
+        node2 = (await clusterStatus(nodes[0]!)).nodes.find((n) => n.name === 'node-2');
+        if (node2?.state === 'down') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(node2, `node-2 shown down within ${window} ms of SIGKILL`).toMatchObject({ state: 'down', isCoordinator: false });
+      expect(node2!.error.description).toMatch(/^lost: no heartbeat since /);
+
+      // The coordinator's sweep records the loss (and releases what node-2 held) within a heartbeat more.
+      let lostAt: number | undefined;
+      while (Date.now() - killed < window + HEARTBEAT_S * 2000 && lostAt === undefined) {
+        lostAt = (await clusterStatus(nodes[0]!)).nodes.find((n) => n.name === 'node-2')?.member.lostAt;
+        if (lostAt === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(lostAt).toEqual(expect.any(Number));
+      // The lease is gone long before its expiry: the document is free for the other nodes.
+      expect(await client.exists(lockKey(sessionId, documentId))).toBe(0);
+      expect((await runToolbox(nodes[0]!.rest, token, documentId, [{ rotate: { pages: '1', degrees: 90 } }])).status).toBe(303);
+    } finally {
+      client.disconnect();
     }
-    expect(lostAt).toEqual(expect.any(Number));
 
     for (let i = 0; i < 4; i++) {
       const response = await fetch(`${proxy!.url}/webPDF/rest/authentication/user/login/`, { method: 'POST', headers: { authorization: basic('admin', ADMIN_PASSWORD), connection: 'close' } });
