@@ -1,5 +1,6 @@
 import { Job, Queue, type JobsOptions, type JobState, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { redisCall } from '../redis/connection.js';
 import { QUEUE_STATES, type QueueEntry, type QueueFilter, type QueueHistoryEvent, type QueueState } from './queue-store.js';
 
 /**
@@ -13,6 +14,7 @@ import { QUEUE_STATES, type QueueEntry, type QueueFilter, type QueueHistoryEvent
  * holds its lock), DONE = completed, FAILED_PERMANENT = failed (the replay queue). The history an entry
  * shows (DLQ listing) is BullMQ's job log, one JSON event per line, plus "enqueued" from the job's
  * timestamp. Jobs of a session are found through a sorted set per session (BullMQ has no index by data).
+ * While Redis is down every call fails at once with StoreUnavailableError (503, -91).
  */
 export interface BullmqStoreOptions {
   /**
@@ -73,72 +75,84 @@ export class BullmqStore {
   }
 
   /** Adds an entry; a job with the same id already stored is left as it is (BullMQ ignores the duplicate). */
-  async add<P>(kind: string, id: string, data: StoredJobData<P>, options: JobsOptions): Promise<Job> {
-    const job = await this.queue(kind).add(kind, data, { ...options, jobId: id, keepLogs: MAX_HISTORY });
-    if (data.sessionId !== undefined) await this.options.connection.zadd(this.sessionKey(data.sessionId), String(job.timestamp), id);
-    return job;
+  add<P>(kind: string, id: string, data: StoredJobData<P>, options: JobsOptions): Promise<Job> {
+    return redisCall(async () => {
+      const job = await this.queue(kind).add(kind, data, { ...options, jobId: id, keepLogs: MAX_HISTORY });
+      if (data.sessionId !== undefined) await this.options.connection.zadd(this.sessionKey(data.sessionId), String(job.timestamp), id);
+      return job;
+    });
   }
 
   /** The stored entry with this id in one of the known kinds (or in `kind`). */
-  async find(id: string, kind?: string): Promise<{ job: Job; state: QueueState } | undefined> {
-    const kinds = kind === undefined ? this.kinds : [kind];
-    const found = await Promise.all(kinds.map((k) => Job.fromId(this.queue(k), id)));
-    const job = found.find((j): j is Job => j !== undefined);
-    if (!job) return undefined;
-    const state = stateOf(await job.getState());
-    return state === undefined ? undefined : { job, state };
+  find(id: string, kind?: string): Promise<{ job: Job; state: QueueState } | undefined> {
+    return redisCall(async () => {
+      const kinds = kind === undefined ? this.kinds : [kind];
+      const found = await Promise.all(kinds.map((k) => Job.fromId(this.queue(k), id)));
+      const job = found.find((j): j is Job => j !== undefined);
+      if (!job) return undefined;
+      const state = stateOf(await job.getState());
+      return state === undefined ? undefined : { job, state };
+    });
   }
 
-  async get(id: string, kind?: string): Promise<QueueEntry | undefined> {
-    const found = await this.find(id, kind);
-    return found ? this.toEntry(found.job, found.state) : undefined;
+  get(id: string, kind?: string): Promise<QueueEntry | undefined> {
+    return redisCall(async () => {
+      const found = await this.find(id, kind);
+      return found ? this.toEntry(found.job, found.state) : undefined;
+    });
   }
 
   /** Entries matching the filter, oldest first. A session's are read through its index. */
-  async list(filter: QueueFilter = {}): Promise<QueueEntry[]> {
-    const kinds = filter.kind === undefined ? this.kinds : [filter.kind];
-    let entries: QueueEntry[];
-    if (filter.sessionId !== undefined) {
-      const key = this.sessionKey(filter.sessionId);
-      const ids = await this.options.connection.zrange(key, '0', '-1');
-      const found = await Promise.all(ids.map(async (id) => ({ id, entry: await this.get(id) })));
-      // Ids whose job is gone (expired results, cancelled, purged) leave the index as they are met.
-      const gone = found.filter((f) => f.entry === undefined).map((f) => f.id);
-      if (gone.length > 0) await this.options.connection.zrem(key, ...gone);
-      entries = found.flatMap((f) => (f.entry && f.entry.sessionId === filter.sessionId && kinds.includes(f.entry.kind) ? [f.entry] : []));
-      if (filter.state !== undefined) entries = entries.filter((e) => e.state === filter.state);
-    } else {
-      const states = filter.state === undefined ? QUEUE_STATES : [filter.state];
-      entries = [];
-      for (const kind of kinds) {
-        for (const state of states) {
-          const jobs = await this.queue(kind).getJobs(TYPES_OF[state], 0, -1, true);
-          entries.push(...(await Promise.all(jobs.map((job) => this.toEntry(job, state)))));
+  list(filter: QueueFilter = {}): Promise<QueueEntry[]> {
+    return redisCall(async () => {
+      const kinds = filter.kind === undefined ? this.kinds : [filter.kind];
+      let entries: QueueEntry[];
+      if (filter.sessionId !== undefined) {
+        const key = this.sessionKey(filter.sessionId);
+        const ids = await this.options.connection.zrange(key, '0', '-1');
+        const found = await Promise.all(ids.map(async (id) => ({ id, entry: await this.get(id) })));
+        // Ids whose job is gone (expired results, cancelled, purged) leave the index as they are met.
+        const gone = found.filter((f) => f.entry === undefined).map((f) => f.id);
+        if (gone.length > 0) await this.options.connection.zrem(key, ...gone);
+        entries = found.flatMap((f) => (f.entry && f.entry.sessionId === filter.sessionId && kinds.includes(f.entry.kind) ? [f.entry] : []));
+        if (filter.state !== undefined) entries = entries.filter((e) => e.state === filter.state);
+      } else {
+        const states = filter.state === undefined ? QUEUE_STATES : [filter.state];
+        entries = [];
+        for (const kind of kinds) {
+          for (const state of states) {
+            const jobs = await this.queue(kind).getJobs(TYPES_OF[state], 0, -1, true);
+            entries.push(...(await Promise.all(jobs.map((job) => this.toEntry(job, state)))));
+          }
         }
       }
-    }
-    entries.sort((a, b) => a.createdAt - b.createdAt);
-    return filter.limit === undefined ? entries : entries.slice(0, filter.limit);
+      entries.sort((a, b) => a.createdAt - b.createdAt);
+      return filter.limit === undefined ? entries : entries.slice(0, filter.limit);
+    });
   }
 
   /** Appends an event to an entry's history (its BullMQ log). */
-  async addHistory(kind: string, id: string, event: string, detail?: string, at = Date.now()): Promise<void> {
-    const row: QueueHistoryEvent = { at, event, ...(detail ? { detail } : {}) };
-    await Job.addJobLog(this.queue(kind), id, JSON.stringify(row), MAX_HISTORY);
+  addHistory(kind: string, id: string, event: string, detail?: string, at = Date.now()): Promise<void> {
+    return redisCall(async () => {
+      const row: QueueHistoryEvent = { at, event, ...(detail ? { detail } : {}) };
+      await Job.addJobLog(this.queue(kind), id, JSON.stringify(row), MAX_HISTORY);
+    });
   }
 
   /** Entries per state and kind (BullMQ's counters: a few commands per kind). */
-  async counts(): Promise<{ byState: Record<QueueState, number>; byKind: Record<string, Record<QueueState, number>> }> {
-    const byState = zeroCounts();
-    const byKind: Record<string, Record<QueueState, number>> = {};
-    for (const kind of this.kinds) {
-      const raw = await this.queue(kind).getJobCounts(...Object.values(TYPES_OF).flat());
-      const counts = zeroCounts();
-      for (const state of QUEUE_STATES) counts[state] = TYPES_OF[state].reduce((sum, type) => sum + (raw[type] ?? 0), 0);
-      byKind[kind] = counts;
-      for (const state of QUEUE_STATES) byState[state] += counts[state];
-    }
-    return { byState, byKind };
+  counts(): Promise<{ byState: Record<QueueState, number>; byKind: Record<string, Record<QueueState, number>> }> {
+    return redisCall(async () => {
+      const byState = zeroCounts();
+      const byKind: Record<string, Record<QueueState, number>> = {};
+      for (const kind of this.kinds) {
+        const raw = await this.queue(kind).getJobCounts(...Object.values(TYPES_OF).flat());
+        const counts = zeroCounts();
+        for (const state of QUEUE_STATES) counts[state] = TYPES_OF[state].reduce((sum, type) => sum + (raw[type] ?? 0), 0);
+        byKind[kind] = counts;
+        for (const state of QUEUE_STATES) byState[state] += counts[state];
+      }
+      return { byState, byKind };
+    });
   }
 
   /** The key of BullMQ's lock of a running job: its value is the token of the attempt that holds it. */

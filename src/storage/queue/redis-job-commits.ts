@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { redisCall } from '../redis/connection.js';
 
 /**
  * The idempotency record that makes a cluster job apply at most once to its document. A job's attempt
@@ -51,16 +52,16 @@ export class JobCommitRecords {
 
   /** Claims the right to commit for `attempt` (the BullMQ lock token) while it holds `lockKey`. */
   async claim(jobId: string, attempt: string, lockKey: string): Promise<ClaimResult> {
-    return (await this.redis.eval(CLAIM, 2, this.key(jobId), lockKey, attempt, String(this.lifetimeMs))) as ClaimResult;
+    return (await redisCall(() => this.redis.eval(CLAIM, 2, this.key(jobId), lockKey, attempt, String(this.lifetimeMs)))) as ClaimResult;
   }
 
   /** Marks the claim of `attempt` committed with its outcome; false when another attempt holds the record. */
   async committed(jobId: string, attempt: string, outcome: string): Promise<boolean> {
-    return (await this.redis.eval(COMMITTED, 1, this.key(jobId), attempt, outcome)) === 1;
+    return (await redisCall(() => this.redis.eval(COMMITTED, 1, this.key(jobId), attempt, outcome))) === 1;
   }
 
   async read(jobId: string): Promise<CommitRecord> {
-    const fields = await this.redis.hgetall(this.key(jobId));
+    const fields = await redisCall(() => this.redis.hgetall(this.key(jobId)));
     if (fields.attempt === undefined) return { state: 'none' };
     if (fields.state === 'committed') return { state: 'committed', attempt: fields.attempt, outcome: fields.outcome ?? '' };
     return { state: 'claimed', attempt: fields.attempt };
@@ -68,7 +69,7 @@ export class JobCommitRecords {
 
   /** Forgets the record: an administrator requeued the job after checking its document, so it runs anew. */
   async forget(jobId: string): Promise<void> {
-    await this.redis.del(this.key(jobId));
+    await redisCall(() => this.redis.del(this.key(jobId)));
   }
 
   private key(jobId: string): string {

@@ -120,5 +120,10 @@ describe('ClusterWorkQueue on BullMQ (real redis-server)', () => {
     for (const id of ids) expect((await t.settled(consumer, id)).state).toBe('DONE');
     const counts = await Promise.all(ids.map((id) => t.applied(keyPrefix, id)));
     expect(counts).toEqual(ids.map(() => 1));
+
+    // While Redis is down, enqueueing fails at once with the store's 503 (-91), not a hang or a 500.
+    await t.redis.kill();
+    await expect(producer.queue.enqueue(KIND, { n: 41 })).rejects.toMatchObject({ status: 503, errorCode: -91 });
+    await t.redis.restart();
   });
 });
