@@ -58,6 +58,13 @@ export class FileSessionStore implements SessionStore {
     await this.writes.run(session.id, () => writeFileAtomic(this.file(session.id), JSON.stringify(copy), 0o600));
   }
 
+  async rotate(renewed: Session, previousRefreshTokenId: string): Promise<boolean> {
+    const current = this.sessions.get(renewed.id);
+    if (!current || current.refreshTokenId !== previousRefreshTokenId) return false;
+    await this.put(renewed);
+    return true;
+  }
+
   async delete(id: string): Promise<boolean> {
     const session = this.sessions.get(id);
     if (!session) return false;

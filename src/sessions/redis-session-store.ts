@@ -42,6 +42,12 @@ export class RedisSessionStore implements SessionStore {
     await exec(multi);
   }
 
+  async rotate(renewed: Session, previousRefreshTokenId: string): Promise<boolean> {
+    const record = JSON.stringify({ ...renewed, roles: [...renewed.roles] });
+    const replaced = await redisCall(() => this.redis.eval(ROTATE, 1, sessionKey(renewed.id), previousRefreshTokenId, record));
+    return replaced === 1;
+  }
+
   async delete(id: string): Promise<boolean> {
     const record = await redisCall(() => this.redis.get(sessionKey(id)));
     if (record === null) return false;
@@ -134,6 +140,11 @@ interface Revocation {
 const SESSIONS = 'sessions';
 const EXTERNAL = 'sessions:external';
 const REVOCATIONS = 'sessions:revocations';
+/** KEYS[1] the record; ARGV[1] the refresh token id it must still carry, ARGV[2] the renewed record. */
+const ROTATE = `local current = redis.call('GET', KEYS[1])
+if not current or cjson.decode(current)['refreshTokenId'] ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
 /** KEYS[1] the record, KEYS[2] the access key: set KEYS[2] to the larger of its value and ARGV[1], only while KEYS[1] exists. */
 const SET_IF_EXISTS = `if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local current = tonumber(redis.call('GET', KEYS[2]) or '0')

@@ -166,8 +166,7 @@ export class SessionService {
     return this.serial.run(claims.sessionId, async () => {
       const session = await this.liveSession(claims.sessionId);
       if (session.refreshTokenId === '' || session.refreshTokenId !== claims.tokenId) {
-        // -60 rather than a code of our own: the clients know -60 for a token that no longer opens a session.
-        throw new QuireError('SESSION_NOT_FOUND', 'This refresh token has been replaced by a newer one (a refresh took place); use the newest refresh token.');
+        throw refreshTokenReplaced();
       }
       const now = Date.now();
       const renewed: Session = {
@@ -177,7 +176,10 @@ export class SessionService {
         refreshTokenId: newId(),
         lastAccess: now,
       };
-      await this.deps.store.put(renewed);
+      // Atomic in the store: two refreshes with the same token on two nodes renew once.
+      if (!(await this.deps.store.rotate(renewed, session.refreshTokenId))) {
+        throw refreshTokenReplaced();
+      }
       return this.tokensFor(renewed);
     });
   }
@@ -337,4 +339,9 @@ export class SessionService {
     ]);
     return { token, refreshToken, expiresIn: Math.max(1, Math.round((session.expiresAt - Date.now()) / 1000)) };
   }
+}
+
+/** -60 rather than a code of our own: the clients know -60 for a token that no longer opens a session. */
+function refreshTokenReplaced(): QuireError {
+  return new QuireError('SESSION_NOT_FOUND', 'This refresh token has been replaced by a newer one (a refresh took place); use the newest refresh token.');
 }

@@ -10,6 +10,11 @@ export interface SessionStore {
   get(id: string): Promise<Session | undefined>;
   /** Creates or replaces the session record durably. */
   put(session: Session): Promise<void>;
+  /**
+   * Refresh rotation: stores `renewed` only while the stored record still carries `previousRefreshTokenId`;
+   * returns false otherwise (another refresh won, on this node or another), so one refresh token renews once.
+   */
+  rotate(renewed: Session, previousRefreshTokenId: string): Promise<boolean>;
   /** Removes the record; returns false when it did not exist (so that only one caller ends a session). */
   delete(id: string): Promise<boolean>;
   list(): Promise<Session[]>;

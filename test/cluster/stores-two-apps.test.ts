@@ -36,7 +36,7 @@ beforeAll(async () => {
   // One after the other: the first creates the shared token key in the data dir.
   a = await startTestServer({ dataDir, env: clusterEnv('node-a') });
   b = await startTestServer({ dataDir, env: clusterEnv('node-b') });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await b?.stop();
   await a?.stop();
@@ -83,6 +83,14 @@ describe('two Quire apps on one Redis and one data dir', () => {
     await expectError(await fetch(`${a.rest}/documents/list`, { headers: bearer(first.token) }), 401, -60);
     await expectError(await refresh(a, first.refreshToken), 401, -60);
     expect((await fetch(`${a.rest}/documents/list`, { headers: bearer(second.token) })).status).toBe(200);
+  });
+
+  it('renews once when the same refresh token reaches A and B at the same time', async () => {
+    const first = await login(a.rest);
+    const answers = await Promise.all([refresh(a, first.refreshToken), refresh(b, first.refreshToken)]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 401]);
+    const refused = answers.find((r) => r.status === 401)!;
+    expect(((await refused.json()) as { errorCode: number }).errorCode).toBe(-60);
   });
 
   it('logout on A ends the session and deletes its documents for B too', async () => {

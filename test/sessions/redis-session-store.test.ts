@@ -116,6 +116,22 @@ describe.each(implementations)('%s', (_name, make) => {
     await Promise.all([a.close(), b.close(), again.close()]);
   });
 
+  it('rotates the refresh token once: a second rotation from the same token is refused', async () => {
+    const a = await impl.node();
+    const original = session();
+    await a.put(original);
+    const b = await impl.node();
+    const first = { ...original, accessTokenId: newId(), refreshTokenId: newId() };
+    const second = { ...original, accessTokenId: newId(), refreshTokenId: newId() };
+    const results = await Promise.all([a.rotate(first, original.refreshTokenId), b.rotate(second, original.refreshTokenId)]);
+    // The embedded store's "other node" is a second process on the same files: only the first one's own rotation can be refused there.
+    if (_name === 'RedisSessionStore') expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await a.rotate({ ...first, refreshTokenId: newId() }, original.refreshTokenId)).toBe(false);
+    expect(await a.rotate({ ...original, refreshTokenId: newId() }, 'unknown')).toBe(false);
+    expect(await a.rotate(session(), original.refreshTokenId)).toBe(false);
+    await Promise.all([a.close(), b.close()]);
+  });
+
   it('ends a session for exactly one of two concurrent deleters', async () => {
     const store = await impl.node();
     const s = session();
