@@ -1,3 +1,4 @@
+import { readFile, stat } from 'node:fs/promises';
 import { type CosDocument, dictOf, openCosBytes } from '../pdfa-validator/cos/index.js';
 import { cleanlyRead, cosPageRefs } from '../signature/cos-objects.js';
 import { IN_PROCESS_BYTES, IN_PROCESS_LIMITS } from '../signature/document.js';
@@ -24,4 +25,41 @@ export function openCleanly(bytes: Buffer): { cos: CosDocument; pageRefs: string
   const count = dictOf(cos.resolve(cos.catalog?.entries.get('Pages')))?.entries.get('Count');
   // Read last: resolving the tree may have met problems the first check could not see.
   return count?.kind === 'int' && count.value === pageRefs.length && cleanlyRead(cos) ? { cos, pageRefs } : undefined;
+}
+
+type Clean = NonNullable<ReturnType<typeof openCleanly>>;
+
+/**
+ * The last file found clean, kept for the stamp that follows in the same transaction (CleanInputTool
+ * checks the input, then cos-stamp.ts stamps that same file: one read instead of two). It is used only
+ * when path, inode, size and modification time all still match, handed out once, and dropped after a
+ * few seconds in any case, so that an idle server holds no document.
+ */
+let kept: { file: string; ino: number; size: number; mtimeMs: number; clean: Clean; timer: NodeJS.Timeout } | undefined;
+const KEEP_MS = 5_000;
+
+function forget(): void {
+  if (kept) clearTimeout(kept.timer);
+  kept = undefined;
+}
+
+/** `openCleanly` of a file; a clean result is kept for `takeCleanly` (see above). */
+export async function openCleanlyFile(file: string): Promise<Clean | undefined> {
+  const before = await stat(file);
+  if (before.size > IN_PROCESS_BYTES) return undefined;
+  const clean = openCleanly(await readFile(file));
+  forget();
+  if (clean && clean.cos.bytes.length === before.size) {
+    kept = { file, ino: before.ino, size: before.size, mtimeMs: before.mtimeMs, clean, timer: setTimeout(forget, KEEP_MS).unref() };
+  }
+  return clean;
+}
+
+/** What `openCleanlyFile` found for this very file, if it is still the same file; else read afresh. */
+export async function takeCleanly(file: string): Promise<Clean | undefined> {
+  const now = await stat(file);
+  const hit = kept?.file === file && kept.ino === now.ino && kept.size === now.size && kept.mtimeMs === now.mtimeMs ? kept.clean : undefined;
+  forget();
+  if (hit) return hit;
+  return now.size > IN_PROCESS_BYTES ? undefined : openCleanly(await readFile(file));
 }

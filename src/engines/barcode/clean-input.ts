@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { PdfRewriter } from '../pdf/rewriter.js';
 import { IN_PROCESS_BYTES } from '../signature/document.js';
 
@@ -42,6 +42,6 @@ export class CleanInputTool implements ProtectionTool {
 export async function readsCleanly(file: string): Promise<boolean> {
   if ((await stat(file)).size > IN_PROCESS_BYTES) return false;
   // Loaded at the first call that needs it (docs/ARCHITECTURE.md: heavy engine parts load on first use).
-  const { openCleanly } = await import('./clean-cos.js');
-  return openCleanly(await readFile(file)) !== undefined;
+  const { openCleanlyFile } = await import('./clean-cos.js');
+  return (await openCleanlyFile(file)) !== undefined;
 }

@@ -1,12 +1,11 @@
-import { appendFile, copyFile, readFile, stat } from 'node:fs/promises';
+import { appendFile, copyFile } from 'node:fs/promises';
 import { deflateSync } from 'node:zlib';
 import { asDict } from '../pdf/qpdf-json.js';
 import { type Box, frameOf } from '../pdf-edit/content/geometry.js';
 import { num } from '../pdf-edit/content/units.js';
 import { type CosDict, type CosDocument, type CosValue, dictOf } from '../pdfa-validator/cos/index.js';
 import { cleanlyRead, cosToQpdfJson } from '../signature/cos-objects.js';
-import { IN_PROCESS_BYTES } from '../signature/document.js';
-import { openCleanly } from './clean-cos.js';
+import { takeCleanly } from './clean-cos.js';
 import { layOutUpdate, type NewObject } from '../signature/update-writer.js';
 import { type CodeShape, formContent, formResources } from './encode.js';
 import { type Entries, Raw, type Written, writeCos } from './cos-writer.js';
@@ -35,11 +34,9 @@ import type { CodeStamp } from './stamp.js';
  * false before writing anything and the caller uses pdf-lib (stamp.ts).
  */
 export async function stampThroughCos(input: string, output: string, stamps: (pageCount: number) => readonly CodeStamp[]): Promise<boolean> {
-  if ((await stat(input)).size > IN_PROCESS_BYTES) return false;
-  const bytes = await readFile(input);
-  const tail = readTail(bytes);
-  const clean = tail && openCleanly(bytes);
-  if (!tail || !clean) return false;
+  const clean = await takeCleanly(input);
+  const tail = clean && readTail(clean.cos.bytes);
+  if (!clean || !tail) return false;
   const { cos, pageRefs } = clean;
   const root = cos.trailer.entries.get('Root');
   if (root?.kind !== 'ref' || cos.trailer.entries.has('Encrypt')) return false;
@@ -66,7 +63,7 @@ export async function stampThroughCos(input: string, output: string, stamps: (pa
 
   const { update: bytesOut } = layOutUpdate(
     {
-      size: bytes.length,
+      size: cos.bytes.length,
       endsWithEol: tail.endsWithEol,
       startxref: tail.startxref,
       xrefKind: tail.kind,

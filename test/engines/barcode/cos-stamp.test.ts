@@ -1,5 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readsCleanly } from '../../../src/engines/barcode/clean-input.js';
 import { stampThroughCos } from '../../../src/engines/barcode/cos-stamp.js';
 import { encodeCode } from '../../../src/engines/barcode/drawing.js';
 import type { CodeStamp } from '../../../src/engines/barcode/index.js';
@@ -91,6 +92,27 @@ describe('stampThroughCos', () => {
     expect(zbar(renderPage(output, 1, scratch.file('three-1')))).toEqual([]);
     expect(zbar(renderPage(output, 2, scratch.file('three-2')))).toEqual(['QR-Code:second only']);
     expect(textOf(output, 2, 2)).toContain(pageText(2));
+  });
+
+  it("uses the clean-input check's read of the same file, and reads a file changed since afresh", async () => {
+    const file = scratch.file('changing.pdf');
+    writeFileSync(file, buildPdf(documentObjects({ pages: 3 })));
+    expect(await readsCleanly(file)).toBe(true);
+    // Replaced after the check (another inode, size and time): the stamp must see the new file's two pages.
+    const replacement = scratch.file('changing-new.pdf');
+    writeFileSync(replacement, buildPdf(documentObjects({ pages: 2 })));
+    renameSync(replacement, file);
+    let counted = 0;
+    const output = scratch.file('changing-out.pdf');
+    expect(
+      await stampThroughCos(file, output, (count) => {
+        counted = count;
+        return [qr('changed', [1, 2])];
+      }),
+    ).toBe(true);
+    expect(counted).toBe(2);
+    expect(pdfinfo(output)).toMatch(/Pages:\s+2\n/);
+    expect(zbar(renderPage(output, 2, scratch.file('changing-2')))).toEqual(['QR-Code:changed']);
   });
 
   it('leaves to pdf-lib, writing nothing, a file qpdf would repair and a code that needs a page of its own', async () => {
