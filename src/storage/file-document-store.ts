@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
 import { CONTENT_FILE, contentFileName, contentPath, documentDir, removeSessionDir } from './document-files.js';
-import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
 
@@ -17,6 +17,7 @@ const META = 'meta.json';
  */
 export class FileDocumentStore implements DocumentStore {
   private readonly index = new Map<string, Map<string, DocumentRecord>>();
+  private readonly contentPaths = new WeakMap<DocumentVersion, string>();
   /** Running usage per session, kept in step with the index so that usage() is O(1) (it runs per received chunk). */
   private readonly totals = new Map<string, StorageUsage>();
   private readonly storageDir: string;
@@ -83,7 +84,14 @@ export class FileDocumentStore implements DocumentStore {
     if (!record) return undefined;
     const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
     if (!version) return undefined;
-    return { path: this.filePath(record, version.file), size: version.size, lastModified: version.createdAt };
+    // The checked path of a version, made once: `GET info` asks for it on every call. A record
+    // (with its versions) is replaced, never changed, when a document changes.
+    let contentPath = this.contentPaths.get(version);
+    if (contentPath === undefined) {
+      contentPath = this.filePath(record, version.file);
+      this.contentPaths.set(version, contentPath);
+    }
+    return { path: contentPath, size: version.size, lastModified: version.createdAt };
   }
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {

@@ -52,6 +52,7 @@ export class DocumentDescriber {
   private readonly metadata = new BoundedCache<Promise<DocumentDescription['metadata']>>(CACHE_SIZE);
   private readonly settled = new BoundedCache<NonNullable<DocumentDescription['metadata']>>(CACHE_SIZE);
   private readonly background = new Map<string, BackgroundWork>();
+  private readonly passwords = new WeakMap<SecurityInfo, DocumentPassword>();
 
   constructor(
     private readonly store: DocumentStore,
@@ -104,12 +105,7 @@ export class DocumentDescriber {
     } catch (error) {
       return { error: asException(fromEngine(error)) };
     }
-    const password: DocumentPassword = {
-      isOpenSet: security.hasOpenPassword,
-      isPermissionSet: security.hasPermissionPassword,
-      isCertificateSet: security.hasCertificate,
-      recipients: security.recipients.map((r) => ({ issuer: r.issuer, serialNumber: r.serialNumber })),
-    };
+    const password = this.passwordOf(security);
     const remembered = this.credentials.get(record.sessionId, record.id, record.activeVersion);
     if (security.kind === 'certificate') {
       // Verified key material opens the document for this session; qpdf cannot decrypt it for metadata.
@@ -129,6 +125,24 @@ export class DocumentDescriber {
     } catch (error) {
       return { error: asException(fromEngine(error)), password };
     }
+  }
+
+  /**
+   * The protections of an inspection as `Document_Password`, one object per inspection: an answer
+   * made of the same objects as the last one is the same text (http/schemas/documents.ts keeps it).
+   */
+  private passwordOf(security: SecurityInfo): DocumentPassword {
+    let password = this.passwords.get(security);
+    if (password === undefined) {
+      password = {
+        isOpenSet: security.hasOpenPassword,
+        isPermissionSet: security.hasPermissionPassword,
+        isCertificateSet: security.hasCertificate,
+        recipients: security.recipients.map((r) => ({ issuer: r.issuer, serialNumber: r.serialNumber })),
+      };
+      this.passwords.set(security, password);
+    }
+    return password;
   }
 
   /**
