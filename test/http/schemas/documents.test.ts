@@ -38,4 +38,16 @@ describe('documentFileText', () => {
     expect(documentFileText(record, false, { error: NO_ERROR, metadata: own })).toBe(first);
     expect(JSON.parse(documentFileText(record, false, { error: NO_ERROR, metadata: { ...own } })).metadata.pages).toBe(2);
   });
+
+  it('makes a new text when the record is replaced, the lock changes or the description has other objects', () => {
+    const description: DocumentDescription = { error: NO_ERROR, password, metadata };
+    const first = documentFileText(record, false, description);
+    expect(documentFileText(record, false, { ...description })).toBe(first);
+    const renamed = { ...record, fileName: 'renamed' };
+    expect(JSON.parse(documentFileText(renamed, false, description)).fileName).toBe('renamed');
+    expect(JSON.parse(documentFileText(record, true, description)).isFileLocked).toBe(true);
+    const error = { errorCode: -5009, errorMessage: 'password required', stackTrace: '' };
+    expect(JSON.parse(documentFileText(record, true, { ...description, error })).error).toEqual(error);
+    expect(documentFileText(record, false, description)).toBe(first);
+  });
 });
