@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { BaseLogger } from 'pino';
 import type { Config } from './config/load.js';
+import { Errors, QuireError } from './core/errors.js';
+import type { OperationEvents } from './observability/operation-events.js';
 import { toDocumentFile } from './http/schemas/documents.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
@@ -39,6 +41,9 @@ export interface JobHandlerWiring {
   services: WebServices;
   sessions: SessionService;
   describer: DocumentDescriber;
+  /** Cluster: a job's run counts in the statistics and metrics as the operation it is (embedded: the replayed call does). */
+  events: OperationEvents;
+  restBase: string;
 }
 
 export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'info' | 'warn' | 'error'>): Promise<WorkQueueWiring> {
@@ -65,7 +70,7 @@ export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'in
         config,
         queue,
         commits: connections.commits,
-        run: operationRunner(deps.services, deps.sessions),
+        run: operationRunner(deps),
         documentFile: async (sessionId, documentId) => {
           const record = await deps.documents.info({ id: sessionId }, documentId);
           return toDocumentFile(record, deps.documents.isLocked(record), await deps.describer.describe(record)) as unknown as Record<string, unknown>;
@@ -75,15 +80,40 @@ export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'in
   };
 }
 
-/** Runs a typed job operation through its web service's route (`operationId`), as the session, without HTTP. */
-function operationRunner(services: WebServices, sessions: SessionService): OperationRunner {
+/**
+ * Runs a typed job operation through its web service's route (`operationId`), as the session, without
+ * HTTP, and reports it as the HTTP layer reports a call (one OperationEvent: 303 or the error's status).
+ */
+function operationRunner({ services, sessions, events, restBase }: Pick<JobHandlerWiring, 'services' | 'sessions' | 'events' | 'restBase'>): OperationRunner {
   const routes = new Map(REGISTERED.flatMap((module) => module.routes.map((route) => [route.operationId, { module, route }] as const)));
   return async (operation, sessionId) => {
     const found = routes.get(operation.operationId);
     if (!found) throw new PermanentFailure(`this node has no web-service operation "${operation.operationId}"`);
-    const session = await sessions.byId(sessionId);
-    const service = (services as Record<string, unknown>)[found.module.name];
-    const answer = await found.route.run(service, session, { params: operation.params, query: operation.query, body: operation.body } as never);
-    return { documentId: answer.documentId };
+    const startedAt = Date.now();
+    let failure: unknown;
+    try {
+      const session = await sessions.byId(sessionId);
+      const service = (services as Record<string, unknown>)[found.module.name];
+      const answer = await found.route.run(service, session, { params: operation.params, query: operation.query, body: operation.body } as never);
+      return { documentId: answer.documentId };
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      const statusCode = failure === undefined ? 303 : failure instanceof QuireError ? failure.status : 500;
+      events.emit({
+        webservice: found.module.name,
+        route: `${restBase}/${found.module.name}${found.route.path}`,
+        method: found.route.method,
+        statusCode,
+        ok: statusCode < 400,
+        ...(failure === undefined ? {} : { errorCode: failure instanceof QuireError ? failure.errorCode : Errors.INTERNAL.errorCode }),
+        startedAt,
+        durationMs: Date.now() - startedAt,
+        bytesIn: 0,
+        bytesOut: 0,
+        sessionId,
+      });
+    }
   };
 }

@@ -265,7 +265,18 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   queue.register(webhooks.handler());
   const internalSecret = randomBytes(32).toString('hex');
   const app = await buildApp({ config, logger, sessions, documents, describer, protection, archives, thumbnails, webservices, build, admin, queue, webhooks, internalSecret, draining });
-  queue.register(work.jobHandler({ documents, webhooks, execute: (call, sessionId) => replay(app, call, sessionId, internalSecret), services: webservices, sessions, describer }));
+  queue.register(
+    work.jobHandler({
+      documents,
+      webhooks,
+      execute: (call, sessionId) => replay(app, call, sessionId, internalSecret),
+      services: webservices,
+      sessions,
+      describer,
+      events,
+      restBase: config.server.restBase,
+    }),
+  );
   const stopServices = async () => {
     // Leave the cluster first: a node that stops is not lost, and its heartbeat must not outlive it.
     await cluster?.stop();

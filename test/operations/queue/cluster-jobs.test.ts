@@ -80,7 +80,15 @@ describe('asynchronous calls in cluster mode (BullMQ on a real redis-server)', (
       50,
     );
 
+  /** quire_operations_total of the toolbox's successful operations, as the metrics (admin token) show it. */
+  const toolboxOperations = async (admin: string) => {
+    const text = await (await fetch(`${server.url}/webPDF/metrics`, { headers: bearer(admin) })).text();
+    return Number(/^quire_operations_total\{webservice="toolbox",result="ok",error_code=""\} (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+
   it('runs a rotation as a BullMQ job with typed operation data, once, and answers the job resource as in embedded mode', async () => {
+    const admin = (await login(server.rest, { name: 'admin', password: ADMIN_PASSWORD })).token;
+    const operationsBefore = await toolboxOperations(admin);
     const uploaded = await uploadFile(server.rest, session.token, await numberedPdf(3), 'three.pdf');
     const accepted = await post(`${server.rest}/toolbox/${uploaded.documentId}?async=true&Authorization=${session.token}`, { toolbox: [{ rotate: { pages: '*', degrees: 90 } }] });
     expect(accepted.status).toBe(202);
@@ -90,6 +98,8 @@ describe('asynchronous calls in cluster mode (BullMQ on a real redis-server)', (
     expect(done.result).toEqual(await info(server.rest, session.token, uploaded.documentId));
     // Applied exactly once: 90, not 180.
     expect(rotations(await downloadToFile(server.rest, session.token, uploaded.documentId))).toEqual([90, 90, 90]);
+    // The run counts as one toolbox operation (the 202 that accepted it does not).
+    expect(await toolboxOperations(admin)).toBe(operationsBefore + 1);
 
     // The job as BullMQ keeps it: typed operation data, no recorded request, no token anywhere.
     const stored = await raw.hgetall(`${PREFIX}bull:job:${jobId}`);
