@@ -264,7 +264,8 @@ export class SessionService {
     const session = await this.deps.store.get(sessionId);
     if (!session) throw new QuireError('SESSION_NOT_FOUND', 'No session exists for this token (logged out, expired or closed).');
     if (session.expiresAt <= Date.now()) {
-      void this.end(sessionId, 'expired');
+      // In the background; a store that is down now (cluster: Redis) must not become an unhandled rejection: the sweep ends it later.
+      void this.end(sessionId, 'expired').catch((error: unknown) => this.deps.logger.warn({ err: error, sessionId }, 'ending an expired session failed; the sweep retries'));
       throw new QuireError('SESSION_NOT_FOUND', 'The session of this token has expired.');
     }
     return session;
