@@ -17,6 +17,7 @@ import { registerEmptyBodies } from './http/plugins/empty-bodies.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRequestLog } from './http/plugins/request-log.js';
 import { registerAsyncCalls } from './http/plugins/async-calls.js';
+import { forwardedCallTimeoutMs, roleOf } from './cluster/roles.js';
 import { registerClientCancellation } from './http/plugins/client-cancellation.js';
 import { registerInternalCalls } from './http/plugins/internal-calls.js';
 import { registerOperationObserver } from './http/plugins/operation-observer.js';
@@ -136,7 +137,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOperationObserver(app, { restBase: config.server.restBase, events: deps.admin.events });
   registerInternalCalls(app, { secret: deps.internalSecret, sessions: deps.sessions });
   registerAuth(app, deps.sessions);
-  registerAsyncCalls(app, { restBase: config.server.restBase, queue: deps.queue, webhooks: deps.webhooks, documents: deps.documents });
+  // An api node forwards synchronous web-service calls to the workers (cluster/roles.ts).
+  const forwardSync = roleOf(config) === 'api' ? { timeoutMs: (webservice: string) => forwardedCallTimeoutMs(config, webservice) } : undefined;
+  registerAsyncCalls(app, { restBase: config.server.restBase, queue: deps.queue, webhooks: deps.webhooks, documents: deps.documents, forwardSync });
   registerClientCancellation(app, { restBase: config.server.restBase });
   registerExpectContinue(app);
   registerLenientJson(app);

@@ -30,3 +30,24 @@ export function consumesQueue(config: Config): boolean {
 export function servesApi(config: Config): boolean {
   return roleOf(config) !== 'worker';
 }
+
+/**
+ * How long a synchronous call that an `api` node forwards to the workers may take, queue wait included:
+ * the web service's own time limit (the converter's for the services without one of their own).
+ */
+export function forwardedCallTimeoutMs(config: Config, webservice: string): number {
+  switch (webservice) {
+    case 'toolbox':
+      return config.toolbox.timeoutMs;
+    case 'ocr':
+      return config.ocr.timeoutMs;
+    case 'barcode':
+      return config.barcode.timeoutMs;
+    case 'urlconverter':
+      return config.urlconverter.timeoutMs;
+    case 'signature':
+      return config.signature.timeout * 1000;
+    default:
+      return config.converter.timeoutMs;
+  }
+}

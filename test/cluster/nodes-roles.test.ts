@@ -1,19 +1,28 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { bearer, json, login } from '../helpers/client.js';
+import { basic, bearer, json, login, uploadDocument } from '../helpers/client.js';
+import { downloadToFile } from '../helpers/converter.js';
+import { realPdf } from '../helpers/documents.js';
+import { objectDict, pageRefs, qpdfObjects } from '../helpers/pdf-tools.js';
+import { runToolbox } from '../helpers/toolbox.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
 import { ADMIN_PASSWORD, startTestServer, type TestServer } from '../helpers/server.js';
 
 type Json = Record<string, unknown>;
 
 /**
- * Node roles on one real redis-server: an `all` node, an `api` node started with the engines switched
- * on (its role keeps them off) and a `worker` node, whose only socket answers health and metrics.
+ * Node roles on one real redis-server and one data dir: an `all` node, an `api` node started with the
+ * engines switched on (its role keeps them off) and a `worker` node, whose only socket answers health
+ * and metrics, and which runs what the api node forwards.
  */
 describe('cluster node roles (in-process nodes, real redis-server)', () => {
   let redis: RedisServer;
   let all: TestServer;
   let api: TestServer;
   let worker: TestServer;
+  let dataDir: string;
 
   const env = (id: string, role: string): Record<string, string> => ({
     QUIRE_CLUSTER__MODE: 'cluster',
@@ -25,15 +34,17 @@ describe('cluster node roles (in-process nodes, real redis-server)', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer({ appendonly: false });
-    all = await startTestServer({ env: env('all-1', 'all') });
-    api = await startTestServer({ env: env('api-1', 'api'), engines: true });
-    worker = await startTestServer({ env: env('worker-1', 'worker') });
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-roles-'));
+    all = await startTestServer({ dataDir, env: env('all-1', 'all') });
+    api = await startTestServer({ dataDir, env: env('api-1', 'api'), engines: true });
+    worker = await startTestServer({ dataDir, env: env('worker-1', 'worker') });
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();
     await api?.stop();
     await all?.stop();
     await redis?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function members(): Promise<Json[]> {
@@ -80,5 +91,36 @@ describe('cluster node roles (in-process nodes, real redis-server)', () => {
       expect(response.headers.get('content-type')).toBe('application/json');
       expect(await response.json()).toMatchObject({ errorCode: -80, errorMessage: expect.stringContaining('worker') });
     }
+  });
+
+  it('a synchronous call on the api node runs on a worker and answers as if it had run there', async () => {
+    // The all node is stopped: the worker is the only queue consumer left.
+    await all.stop();
+    const { token } = await login(api.rest);
+    const documentId = (await uploadDocument(api.rest, token, await realPdf(2), 'forwarded.pdf')).documentId as string;
+    const outcome = await runToolbox(api.rest, token, documentId, [{ rotate: { pages: '1', degrees: 90 } }]);
+    expect(outcome.status, JSON.stringify(outcome.error)).toBe(303);
+    expect(outcome.location).toBe(`/webPDF/rest/documents/${documentId}/info`);
+    // qpdf reads the stored result: page 1 turned, page 2 not.
+    const file = await downloadToFile(api.rest, token, documentId);
+    const objects = qpdfObjects(file);
+    expect(pageRefs(file).map((ref) => objectDict(objects, ref)?.['/Rotate'] ?? 0)).toEqual([90, 0]);
+
+    // It ran on the worker: the worker counted the toolbox operation it ran (the api node counts the call it answered).
+    const toolboxJobs = async (server: TestServer) => {
+      const { token: admin } = JSON.parse(
+        (await server.app.inject({ method: 'POST', url: '/webPDF/rest/authentication/user/login/', headers: { authorization: basic('admin', ADMIN_PASSWORD) } })).body,
+      ) as { token: string };
+      const status = JSON.parse((await server.app.inject({ url: '/webPDF/rest/admin/server/status', headers: bearer(admin) })).body) as {
+        webservices: Record<string, { state: { jobs: { numberOfJobs: number } } }>;
+      };
+      return status.webservices.toolbox!.state.jobs.numberOfJobs;
+    };
+    expect(await toolboxJobs(worker)).toBe(1);
+
+    // A failure on the worker comes back as the call's error structure.
+    const failed = await runToolbox(api.rest, token, documentId, [{ rotate: { pages: '7', degrees: 90 } }]);
+    expect(failed.status).toBe(400);
+    expect(failed.error?.errorCode).toEqual(expect.any(Number));
   });
 });

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import { QuireError } from '../../core/errors.js';
+import { Errors, QuireError } from '../../core/errors.js';
 import { isWebservice } from '../../core/webservices.js';
 import type { DocumentService } from '../../operations/documents/document-service.js';
 import { toJobView } from '../../operations/jobs/job-view.js';
 import { JOB, type JobPayload, type JobPayloadBase, type OperationJobPayload } from '../../operations/jobs/payloads.js';
 import type { Webhooks } from '../../operations/jobs/webhooks.js';
 import type { BackgroundQueue } from '../../operations/queue/background-queue.js';
+import type { QueueEntry } from '../../storage/queue/queue-store.js';
+import { seeDocumentInfo } from '../replies.js';
 import { Job } from '../schemas/jobs.js';
 import { ref } from '../schemas/shared.js';
 import { INTERNAL_SESSION_HEADER } from './internal-calls.js';
@@ -15,6 +17,11 @@ export interface AsyncCallsOptions {
   queue: BackgroundQueue;
   webhooks: Webhooks;
   documents: DocumentService;
+  /**
+   * Cluster mode, an `api` node (no engines): a synchronous web-service call runs on a worker as a queued
+   * job, and the call waits for it up to `timeoutMs(webservice)`, answering as if it had run here.
+   */
+  forwardSync?: { timeoutMs(webservice: string): number } | undefined;
 }
 
 declare module 'fastify' {
@@ -45,7 +52,7 @@ const REPLAYED_HEADERS = ['content-type', 'accept', 'accept-language'];
  * as RFC 7240 asks of preferences a server cannot honour (the answer has no Preference-Applied).
  */
 export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOptions): void {
-  const { restBase, queue, webhooks, documents } = options;
+  const { restBase, queue, webhooks, documents, forwardSync } = options;
   // Every web-service operation may answer 202 with the job: the OpenAPI document says so.
   app.addHook('onRoute', (route: RouteOptions) => {
     if (![route.method].flat().some((method) => webserviceOf(route.url, method, restBase))) return;
@@ -93,9 +100,10 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
     queue.admit();
     const preferred = prefersAsync(request.headers.prefer);
     const callbackUrl = callbackOf(request, query);
-    if (!asyncQuery && !preferred) {
+    const synchronous = !asyncQuery && !preferred;
+    if (synchronous) {
       if (callbackUrl !== undefined) throw new QuireError('PARAMETER', 'A webhook (X-Quire-Callback-Url or callbackUrl) needs an asynchronous call: add Prefer: respond-async or async=true.');
-      return false;
+      if (!forwardSync || queue.jobPayloads !== 'operation') return false;
     }
     if (callbackUrl !== undefined) await webhooks.checkCallbackUrl(callbackUrl);
     const session = request.session;
@@ -122,13 +130,47 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
             },
           };
     const entry = await queue.enqueue(JOB, payload, { sessionId: session.id });
-    request.log.info({ jobId: entry.id, webservice, documentId: target?.id }, 'job accepted');
+    request.log.info({ jobId: entry.id, webservice, documentId: target?.id }, synchronous ? 'call forwarded to the workers' : 'job accepted');
     request.acceptedAsJob = true;
+    if (synchronous && forwardSync) {
+      await answerForwarded(reply, await settledJob(queue, entry.id, forwardSync.timeoutMs(webservice)), restBase);
+      return true;
+    }
     reply.code(202).header('location', `${restBase}/jobs/${entry.id}`);
     if (preferred) reply.header('preference-applied', 'respond-async');
     reply.send(toJobView(entry));
     return true;
   }
+}
+
+/** Polls the shared queue until the job settled (it runs on another node), or cancels it and fails past the deadline. */
+async function settledJob(queue: BackgroundQueue, id: string, timeoutMs: number): Promise<QueueEntry<JobPayloadBase>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const entry = await queue.get(id);
+    if (entry && (entry.state === 'DONE' || entry.state === 'FAILED_PERMANENT')) return entry as QueueEntry<JobPayloadBase>;
+    if (Date.now() >= deadline) {
+      await queue.cancel(id).catch(() => false);
+      throw new QuireError('PROCESSING_TIMEOUT', `The call did not finish on a worker node within ${Math.round(timeoutMs / 1000)} s.`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, FORWARD_POLL_MS));
+  }
+}
+
+/** How often an api node looks at a forwarded call's job: a few Redis reads per second per waiting call. */
+const FORWARD_POLL_MS = 50;
+
+/** A forwarded call's job as the synchronous answer: 303 to the document's information, or the job's error structure. */
+async function answerForwarded(reply: FastifyReply, entry: QueueEntry<JobPayloadBase>, restBase: string): Promise<void> {
+  const view = toJobView(entry);
+  const documentId = (view.result as { documentId?: unknown } | undefined)?.documentId;
+  if (typeof documentId === 'string') {
+    seeDocumentInfo(reply, restBase, documentId);
+    return;
+  }
+  const error = view.error ?? { errorCode: Errors.INTERNAL.errorCode, errorMessage: 'The forwarded call finished without a result.', stackTrace: '' };
+  const status = Object.values(Errors).find((definition) => definition.errorCode === error.errorCode)?.status ?? 500;
+  await reply.code(status).type('application/json').send(error);
 }
 
 /** The route's input as validated (defaults filled in), without the asynchronous switches and the token. */
