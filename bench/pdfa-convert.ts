@@ -9,10 +9,12 @@
  * its first ~10 validations in a process: ~400 ms CPU on the first, ~80 ms from the tenth on), so
  * `--warmup=10` shows a server that has converted a few documents already.
  *
- *   node --import tsx bench/pdfa-convert.ts [--pages=100] [--runs=5] [--warmup=1]
+ * `--keep=<file.pdf>` keeps the last result (for bench/pdfa-validate-runs.ts).
+ *
+ *   node --import tsx bench/pdfa-convert.ts [--pages=100] [--runs=5] [--warmup=1] [--keep=<file.pdf>]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -31,7 +33,7 @@ import type { Session } from '../src/sessions/session.js';
 import { FileDocumentStore } from '../src/storage/file-document-store.js';
 import { median } from './lib/stats.js';
 
-const { values } = parseArgs({ options: { pages: { type: 'string', default: '100' }, runs: { type: 'string', default: '5' }, warmup: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { pages: { type: 'string', default: '100' }, runs: { type: 'string', default: '5' }, warmup: { type: 'string', default: '1' }, keep: { type: 'string' } } });
 const pages = Number(values.pages);
 const runs = Number(values.runs);
 const warmup = Number(values.warmup);
@@ -100,6 +102,7 @@ try {
     const oursMs = performance.now() - t;
     const { user, system } = process.cpuUsage(cpu);
     verdict = warnings[0] ?? '';
+    if (values.keep !== undefined && run === warmup + runs - 1) copyFileSync((await documents.content(session, record.id)).file.path, values.keep);
     await documents.delete(session, record.id);
     // The warm-up runs load pdf-lib and the profiles and let V8 optimise: not counted.
     if (run < warmup) continue;
