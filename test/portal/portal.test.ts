@@ -8,12 +8,11 @@
  * violation fails the test. Only the accessibility pass uses `bypassCSP: true`: axe-core is injected
  * as an inline script (page.addScriptTag), which the portal's policy refuses, as it should.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { realPdf } from '../helpers/documents.js';
@@ -23,33 +22,7 @@ import { pdfinfo } from '../helpers/pdf-tools.js';
 import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
 import { numberedPdf } from '../helpers/toolbox.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const BUILT = path.join(ROOT, 'dist/portal/index.html');
-const SCREENSHOTS = path.join(ROOT, 'test-results/portal-screenshots');
-const AXE = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
-const CHROMIUM = process.env.QUIRE_TEST_CHROMIUM ?? '/usr/bin/chromium';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-/** The newest modification time under a path (the portal's sources). */
-function newest(file: string): number {
-  const stat = statSync(file);
-  if (!stat.isDirectory()) return stat.mtimeMs;
-  return Math.max(stat.mtimeMs, ...readdirSync(file).map((name) => newest(path.join(file, name))));
-}
-
-/** `vite build` once when dist/portal is missing or older than portal/ (seconds; skipped when current). */
-function ensureBuilt(): void {
-  let built = 0;
-  try {
-    built = statSync(BUILT).mtimeMs;
-  } catch {
-    // not built
-  }
-  if (built > newest(path.join(ROOT, 'portal'))) return;
-  execFileSync(path.join(ROOT, 'node_modules/.bin/vite'), ['build', '--config', 'portal/vite.config.ts', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit', timeout: 120_000 });
-}
+import { AXE, DESKTOP, dropFiles, ensureBuilt, launchChromium, loginAs, PHONE, SCREENSHOTS, strictContext as openStrictContext, tokenOf } from './helpers.js';
 
 ensureBuilt();
 
@@ -71,53 +44,14 @@ const portal = () => `${new URL(server.rest).origin}/webPDF/`;
 
 beforeAll(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
 });
 
-/** A context that enforces the CSP and records every violation (and page error) for the test to assert on. */
-async function strictContext(options: Parameters<Browser['newContext']>[0] = {}, beforeLoad?: (page: Page) => Promise<void>): Promise<{ context: BrowserContext; page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: DESKTOP, locale: 'en-GB', ...options });
-  const page = await context.newPage();
-  await beforeLoad?.(page);
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
-  await page.goto(portal());
-  return { context, page, problems };
-}
-
-async function loginAs(page: Page, user: string, password: string): Promise<void> {
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
-}
-
-/** The session's token as the portal keeps it (sessionStorage of this tab), for checks through the REST API. */
-async function tokenOf(page: Page): Promise<string> {
-  return page.evaluate(() => (JSON.parse((globalThis as any).sessionStorage.getItem('quire.session') ?? '{}') as { token: string }).token);
-}
-
-// Callbacks of page.evaluate run in the page: the test's program has no DOM types (on purpose: the
-// server's code must not use them), so they reach the browser's globals as `(globalThis as any)`.
-
-/** Drops files on the drop zone the way a browser does: a DataTransfer built in the page, dragenter/over/drop. */
-async function dropFiles(page: Page, files: Array<{ name: string; content: Buffer }>): Promise<void> {
-  const payload = files.map((file) => ({ name: file.name, base64: file.content.toString('base64') }));
-  await page.getByTestId('dropzone').evaluate((zone, items) => {
-    const transfer = new (globalThis as any).DataTransfer();
-    for (const item of items) {
-      const bytes = Uint8Array.from(atob(item.base64), (char) => char.charCodeAt(0));
-      transfer.items.add(new (globalThis as any).File([bytes], item.name, { type: 'application/pdf' }));
-    }
-    for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new (globalThis as any).DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: transfer }));
-  }, payload);
-}
+/** A context on this server's portal that enforces the CSP and records every violation (helpers.ts). */
+const strictContext = (options: Parameters<Browser['newContext']>[0] = {}, beforeLoad?: (page: Page) => Promise<void>) => openStrictContext(browser, portal(), options, beforeLoad);
 
 describe('the portal in Chromium', () => {
   it('refuses a wrong password with the server message, logs a user in, switches to German and logs out', async () => {

@@ -88,7 +88,10 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
     setJob(undefined);
     try {
       const path = operation.path.replace('{documentId}', encodeURIComponent(documentId));
-      const response = await call(`${path.slice(1)}${asJob ? '?async=true' : ''}`, { method: 'POST', body: value });
+      // A required group the user left untouched is sent empty: its members keep the server's defaults.
+      const groups = (envelope.required ?? []).filter((key) => key !== chainKey && kindOf(resolve(envelope.properties?.[key], components)) === 'object');
+      const body = { ...Object.fromEntries(groups.map((key) => [key, {}])), ...value };
+      const response = await call(`${path.slice(1)}${asJob ? '?async=true' : ''}`, { method: 'POST', body });
       let outcome: DocumentFile;
       if (response.status === 202) {
         outcome = await followJob((await response.json()) as Job, setJob);

@@ -1,0 +1,161 @@
+/**
+ * Issue 19: every web service run from its generated form in Chromium (helpers.ts: Debian's browser,
+ * the CSP enforced), each result downloaded through the portal and checked with the independent tools
+ * the API tests use: pdfinfo and pdftotext (converter, urlconverter, OCR), pdfinfo's XMP (PDF/A
+ * identification; our validator is the code under test), pdfsig (signature), zbarimg on a pdftoppm
+ * render (barcode). One anonymous session runs them one after another.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MM, renderPage, zbar } from '../engines/barcode/readers.js';
+import { realPdf } from '../helpers/documents.js';
+import { useTestServer } from '../helpers/fixture.js';
+import { pdfinfo, textOf } from '../helpers/pdf-tools.js';
+import { useTempDir } from '../helpers/temp-dir.js';
+import { imagePdf, scanPage, textPdf } from '../operations/ocr/scans.js';
+import { type Listener, listen, page as sitePage } from '../operations/urlconverter/site.js';
+import { dropFiles, ensureBuilt, launchChromium, strictContext } from './helpers.js';
+
+ensureBuilt();
+
+// The urlconverter may fetch the loopback site only because this configuration allows 127.0.0.1.
+// Chromium's pool only (HTML and web pages); LibreOffice stays off: its warm pool costs seconds and memory.
+const { server } = useTestServer({
+  session: false,
+  engines: true,
+  env: { QUIRE_ENGINES__LIBREOFFICE__ENABLED: 'false' },
+  yaml: 'network:\n  allowHosts: ["127.0.0.1"]\nurlconverter:\n  timeout: 8\n  networkIdleTimeout: 1\n',
+});
+const tempDir = useTempDir('portal-services');
+
+let browser: Browser;
+let site: Listener;
+beforeAll(async () => {
+  browser = await launchChromium();
+  site = await listen('127.0.0.1', (_url, _headers, reply) => reply(200, 'text/html', sitePage('Loopback', '<h1>Fetched from loopback</h1>')));
+});
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** Opens a folded group of the form (the <details> around the fieldset with this id). */
+async function openGroup(page: Page, id: string): Promise<void> {
+  const details = page.locator(`details:has(> #${id})`);
+  if (!(await details.evaluate((element) => (element as any).open as boolean))) await details.locator('> summary').click();
+}
+
+async function chooseService(page: Page, service: string, documentName?: string): Promise<void> {
+  await page.getByRole('link', { name: 'Web services' }).click();
+  await page.getByRole('link', { name: service, exact: true }).click();
+  await page.locator('h2#service-title', { hasText: service }).waitFor();
+  if (documentName) await page.getByLabel('Document').selectOption({ label: documentName });
+}
+
+/** Runs the form, waits for its result and saves the portal's download of it. */
+async function runAndDownload(page: Page, file: string): Promise<string> {
+  await page.getByRole('button', { name: 'Run', exact: true }).click();
+  const result = page.locator('.result');
+  // The result, or the server's message (shown instead, so that a failure says why).
+  await page.locator('.service-form .result, .service-form .error').first().waitFor({ timeout: 50_000 });
+  const failure = page.locator('.service-form .error');
+  if (await failure.count()) throw new Error(`the form shows: ${await failure.textContent()}`);
+  const [download] = await Promise.all([page.waitForEvent('download'), result.getByRole('button', { name: 'Download' }).click()]);
+  const saved = path.join(tempDir, file);
+  await download.saveAs(saved);
+  return saved;
+}
+
+describe('every web service from its form in Chromium', () => {
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let scan: string;
+
+  beforeAll(async () => {
+    ({ context, page, problems } = await strictContext(browser, `${new URL(server.rest).origin}/webPDF/`));
+    await page.getByRole('button', { name: 'Continue without an account' }).click();
+    await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+    const source = await textPdf(path.join(tempDir, 'scan-source.pdf'), [[{ text: 'Searchable portal scan', x: 20, y: 110, size: 24 }]]);
+    scan = await imagePdf(path.join(tempDir, 'scan.pdf'), [await scanPage(source, 1, 300, path.join(tempDir, 'scan.png'))]);
+    await dropFiles(page, [
+      { name: 'report.html', type: 'text/html', content: Buffer.from(sitePage('Report', '<p>Quarterly portal report</p>')) },
+      { name: 'plain.pdf', content: await realPdf(2, 'Plain') },
+      { name: 'scan.pdf', content: readFileSync(scan) },
+    ]);
+    await page.locator('.upload.done').nth(2).waitFor();
+  });
+  afterAll(async () => {
+    expect(problems).toEqual([]);
+    await context?.close();
+  });
+
+  it('converter: HTML to PDF with the defaults (the required group is sent empty); pdfinfo and pdftotext', async () => {
+    await chooseService(page, 'converter', 'report.html');
+    const converted = await runAndDownload(page, 'converted.pdf');
+    expect(pdfinfo(converted)).toMatch(/Pages:\s+1\b/);
+    expect(textOf(converted)).toContain('Quarterly portal report');
+  });
+
+  it('pdfa: convert to level 2b; the XMP identification as pdfinfo reads it', async () => {
+    await chooseService(page, 'pdfa', 'plain.pdf');
+    await openGroup(page, 'f-pdfa-convert');
+    await page.locator('#f-pdfa-convert-level').selectOption('2b');
+    const archived = await runAndDownload(page, 'archived.pdf');
+    const xmp = pdfinfo(archived, '-meta');
+    expect(xmp).toMatch(/pdfaid:part(>|=")2/);
+    expect(xmp).toMatch(/pdfaid:conformance(>|=")B/);
+  });
+
+  it('ocr: the scanned image gets a text layer pdftotext reads', async () => {
+    await chooseService(page, 'ocr', 'scan.pdf');
+    expect(textOf(scan).trim()).toBe('');
+    const recognised = await runAndDownload(page, 'recognised.pdf');
+    expect(textOf(recognised)).toMatch(/searchable\s+portal\s+scan/i);
+  });
+
+  it("signature: add with the server's generated key store; pdfsig finds it with its reason", async () => {
+    await chooseService(page, 'signature', 'plain.pdf');
+    await openGroup(page, 'f-signature-add');
+    await page.locator('#f-signature-add-include').check();
+    await page.locator('#f-signature-add-reason').fill('Signed in the portal');
+    const signed = await runAndDownload(page, 'signed.pdf');
+    const report = spawnSync('pdfsig', ['-nocert', signed], { encoding: 'utf8' });
+    expect(`${report.stdout}${report.stderr}`).toMatch(/Signature #1/);
+    expect(`${report.stdout}${report.stderr}`).toMatch(/Signature is Valid/);
+    // The reason typed into the form is in the signature dictionary (written uncompressed by the incremental update).
+    expect(readFileSync(signed, 'latin1')).toContain('/Reason (Signed in the portal)');
+  });
+
+  it('barcode add: a QR code at 20/20 mm, 40 mm wide, on page 1; zbarimg reads it from a pdftoppm render', async () => {
+    await chooseService(page, 'barcode', 'plain.pdf');
+    await openGroup(page, 'f-barcode-add');
+    await page.getByRole('button', { name: 'Add qrcode', exact: true }).click();
+    await openGroup(page, 'f-barcode-add-qrcode-0');
+    await page.locator('#f-barcode-add-qrcode-0-value').fill('portal-qr');
+    await page.locator('#f-barcode-add-qrcode-0-pages').fill('1');
+    await openGroup(page, 'f-barcode-add-qrcode-0-position');
+    for (const [field, value] of [
+      ['x', '20'],
+      ['y', '20'],
+      ['width', '40'],
+      ['height', '40'],
+    ] as const)
+      await page.locator(`#f-barcode-add-qrcode-0-position-${field}`).fill(value);
+    const stamped = await runAndDownload(page, 'stamped.pdf');
+    const box = { x: 20 * MM, y: 20 * MM, width: 40 * MM, height: 40 * MM };
+    expect(zbar(renderPage(stamped, 1, path.join(tempDir, 'qr-1'), { box, pad: 2 * MM }))).toEqual(['QR-Code:portal-qr']);
+    expect(zbar(renderPage(stamped, 2, path.join(tempDir, 'qr-2'), { box, pad: 2 * MM }))).toEqual([]);
+  });
+
+  it('urlconverter: a new document from a loopback page (allowed by this configuration); pdftotext and qpdf --check', async () => {
+    await chooseService(page, 'urlconverter');
+    await page.locator('#f-urlconverter-url').fill(`${site.origin}/`);
+    const fetched = await runAndDownload(page, 'fetched.pdf');
+    expect(textOf(fetched)).toContain('Fetched from loopback');
+    expect(execFileSync('qpdf', ['--check', fetched], { encoding: 'utf8' })).toMatch(/No syntax or stream encoding errors/);
+  });
+});
