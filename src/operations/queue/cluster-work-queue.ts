@@ -4,6 +4,7 @@ import path from 'node:path';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QuireError } from '../../core/errors.js';
+import { closeRedis } from '../../storage/redis/connection.js';
 import type { BullmqStore, StoredJobData } from '../../storage/queue/bullmq-store.js';
 import type { QueueEntry, QueueFilter, QueueState } from '../../storage/queue/queue-store.js';
 import type { JobCommitRecords } from '../../storage/queue/redis-job-commits.js';
@@ -95,10 +96,13 @@ export class ClusterWorkQueue implements BackgroundQueue {
     const workers = [...this.workers.values()];
     this.workers.clear();
     this.started = false;
-    const graceful = Promise.all(workers.map(({ worker }) => worker.close()));
-    const timedOut = await Promise.race([graceful.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref())]);
-    if (timedOut) await Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined)));
-    await Promise.all(workers.map(({ connection }) => connection.quit().catch(() => connection.disconnect())));
+    const graceful = Promise.all(workers.map(({ worker }) => worker.close().catch(() => undefined)));
+    if (!(await within(graceful, timeoutMs))) {
+      // Running jobs keep their locks until they expire; BullMQ's stalled check gives them to another node.
+      // A forced close can wait for a connection that Redis left half-open: bounded too, then the sockets go.
+      await within(Promise.all(workers.map(({ worker }) => worker.close(true).catch(() => undefined))), 1000);
+    }
+    await Promise.all(workers.map(({ connection }) => closeRedis(connection)));
   }
 
   admit(): void {
@@ -353,6 +357,19 @@ export class ClusterWorkQueue implements BackgroundQueue {
       .finally(() => {
         this.refreshing = false;
       });
+  }
+}
+
+/** Whether `work` settled within `ms` (it goes on in the background otherwise). */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -189,9 +189,11 @@ export class BullmqStore {
     };
   }
 
-  async close(): Promise<void> {
-    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+  /** Closes the queues; bounded, since a queue waiting for a Redis that is gone must not hold up a shutdown. */
+  async close(timeoutMs = 2000): Promise<void> {
+    const closing = Promise.all([...this.queues.values()].map((queue) => queue.close().catch(() => undefined)));
     this.queues.clear();
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
   }
 
   private sessionKey(sessionId: string): string {
