@@ -11,14 +11,14 @@ import { buildPdf, streamBody } from '../cos/build-pdf.js';
 
 const content = Buffer.from('q 1 0 0 1 0 0 cm BT /F1 12 Tf (Hello) Tj ET Q');
 
-async function twoStreams() {
+function twoStreams() {
   const bytes = buildPdf([
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [] /Count 0 >>',
     streamBody(`/Length ${deflateSync(content).length} /Filter /FlateDecode`, deflateSync(content)),
     streamBody('/Length 5 /Filter /FlateDecode', Buffer.from('xxxxx')),
   ]).bytes;
-  const doc = await openCosBytes(bytes);
+  const doc = openCosBytes(bytes);
   const stream = (num: number): CosStream => {
     const v = doc.getObject(num)?.value;
     if (v?.kind !== 'stream') throw new Error(`object ${num} is not a stream`);
@@ -33,8 +33,8 @@ function names(read: ContentRead): string[] {
 }
 
 describe('ContentCache', () => {
-  it('reads a stream once for both walks, and forgets it when the last reader takes it', async () => {
-    const { doc, good } = await twoStreams();
+  it('reads a stream once for both walks, and forgets it when the last reader takes it', () => {
+    const { doc, good } = twoStreams();
     const cache = new ContentCache(doc);
     const first = cache.read(good);
     expect(cache.read(good)).toBe(first);
@@ -45,8 +45,8 @@ describe('ContentCache', () => {
     expect(names(again)).toEqual(names(first));
   });
 
-  it('past its budget reads the stream afresh each time, with the same tokens', async () => {
-    const { doc, good } = await twoStreams();
+  it('past its budget reads the stream afresh each time, with the same tokens', () => {
+    const { doc, good } = twoStreams();
     const cache = new ContentCache(doc, 10);
     const first = names(cache.read(good));
     expect(first).toHaveLength(16);
@@ -57,8 +57,8 @@ describe('ContentCache', () => {
     expect(read.ok && Array.isArray(read.tokens)).toBe(false);
   });
 
-  it('keeps why a stream cannot be decoded', async () => {
-    const { doc, broken } = await twoStreams();
+  it('keeps why a stream cannot be decoded', () => {
+    const { doc, broken } = twoStreams();
     const cache = new ContentCache(doc);
     const read = cache.read(broken);
     expect(read.ok).toBe(false);
