@@ -7,14 +7,12 @@ import { toDocumentFile } from './http/schemas/documents.js';
 import type { DocumentDescriber } from './operations/documents/describe.js';
 import type { DocumentService } from './operations/documents/document-service.js';
 import { jobHandler, type CallExecutor } from './operations/jobs/async-job.js';
-import { clusterJobHandler, type OperationRunner } from './operations/jobs/cluster-job.js';
+import type { OperationRunner } from './operations/jobs/cluster-job.js';
 import type { Webhooks } from './operations/jobs/webhooks.js';
 import type { BackgroundQueue } from './operations/queue/background-queue.js';
-import { ClusterWorkQueue } from './operations/queue/cluster-work-queue.js';
 import { PermanentFailure, WorkQueue, type QueueHandler } from './operations/queue/work-queue.js';
 import { REGISTERED, type WebServices } from './operations/webservices.js';
 import type { SessionService } from './sessions/session-service.js';
-import { openBullmqConnections } from './storage/queue/bullmq-connections.js';
 import { FileQueueStore } from './storage/queue/file-queue-store.js';
 
 /**
@@ -59,6 +57,12 @@ export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'in
       close: () => store.close(),
     };
   }
+  // Loaded only in cluster mode: BullMQ and ioredis cost a single node ~15 MB of RSS for nothing.
+  const [{ openBullmqConnections }, { ClusterWorkQueue }, { clusterJobHandler }] = await Promise.all([
+    import('./storage/queue/bullmq-connections.js'),
+    import('./operations/queue/cluster-work-queue.js'),
+    import('./operations/jobs/cluster-job.js'),
+  ]);
   const keepResultsMs = config.queue.keepResultsMs;
   const connections = openBullmqConnections(config.cluster.redis, { keepDoneMs: (kind) => (kind === 'job' ? keepResultsMs : 0), log: logger });
   // The archive of purged failed entries is on the data dir, which is the shared mount in cluster mode.

@@ -38,7 +38,7 @@ import { MemoryScratch } from './storage/memory-scratch.js';
 import { openStores } from './stores-wiring.js';
 import { listenHttps, prepareHttps, redirectHttpToHttps, type HttpsListener } from './server-https.js';
 import { buildInfo } from './version.js';
-import { adoptClusterConfiguration, ClusterNode } from './cluster/node.js';
+import type { ClusterNode } from './cluster/node.js';
 import { listenPrivate, type PrivateListener } from './cluster/private-listener.js';
 import { consumesQueue, engineConfigFor, servesApi } from './cluster/roles.js';
 
@@ -96,7 +96,11 @@ interface Instance {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<RunningServer> {
   const startedAt = new Date();
   // A cluster node runs on the configuration the cluster stored, not on a file that may be out of date.
-  config = await adoptClusterConfiguration(config, options.reloadConfig ?? (() => loadConfig()));
+  // The cluster's modules (ioredis, BullMQ: ~15 MB of RSS) are loaded only in cluster mode.
+  if (config.cluster.mode === 'cluster') {
+    const { adoptClusterConfiguration } = await import('./cluster/node.js');
+    config = await adoptClusterConfiguration(config, options.reloadConfig ?? (() => loadConfig()));
+  }
   let current = await startInstance(config, options, startedAt, () => void restart().catch(() => undefined));
   let restarting: Promise<void> | undefined;
   let closed = false;
@@ -233,7 +237,10 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const build = buildInfo();
   const events = new OperationEvents();
   // Cluster mode: membership heartbeat and configuration sync over Redis (src/cluster); started once the node listens.
-  const cluster = config.cluster.mode === 'cluster' ? new ClusterNode(config, { version: build.version, startedAt }, (level, message, detail) => logger[level](detail ?? {}, message)) : undefined;
+  const cluster: ClusterNode | undefined =
+    config.cluster.mode === 'cluster'
+      ? new (await import('./cluster/node.js')).ClusterNode(config, { version: build.version, startedAt }, (level, message, detail) => logger[level](detail ?? {}, message))
+      : undefined;
   const base = {
     config,
     logger,

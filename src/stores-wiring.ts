@@ -1,16 +1,11 @@
 import path from 'node:path';
-import { leaseOwner } from './cluster/leases.js';
 import type { Config } from './config/load.js';
-import { nodeIdOf } from './operations/admin/cluster-status.js';
 import { FileSessionStore } from './sessions/file-session-store.js';
-import { RedisSessionStore } from './sessions/redis-session-store.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { DocumentLocks } from './storage/document-locks.js';
 import type { DocumentStore, StorageUsage } from './storage/document-store.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
-import { RedisDocumentLocks } from './storage/redis-document-locks.js';
-import { RedisDocumentStore } from './storage/redis-document-store.js';
-import { closeRedis, openRedis, waitForRedis, type RedisLog } from './storage/redis/connection.js';
+import type { RedisLog } from './storage/redis/connection.js';
 
 /**
  * The stores of this server, by `cluster.mode`:
@@ -38,27 +33,7 @@ export async function openStores(config: Config, startedAt: Date, log: RedisLog)
     await documentStore.open();
     return { sessionStore, documentStore, locks: undefined, close: async () => undefined };
   }
-  const id = nodeIdOf(config);
-  const redis = openRedis(config.cluster.redis, { name: `stores:${id}`, log });
-  try {
-    await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
-    // The owner the membership sweep recognises: a lost node's leases are released at once (cluster/leases.ts).
-    const locks = new RedisDocumentLocks(redis, { owner: leaseOwner({ id, startedAt: startedAt.getTime() }) });
-    const documentStore = new RedisDocumentStore(redis, config.dataDir, { nodeName: id, fenceFor: (sessionId, documentId) => locks.fenceFor(sessionId, documentId) });
-    const sessionStore = new RedisSessionStore(redis);
-    await sessionStore.open();
-    await documentStore.open();
-    return {
-      sessionStore,
-      documentStore,
-      locks,
-      close: async () => {
-        documentStore.close();
-        await closeRedis(redis);
-      },
-    };
-  } catch (error) {
-    await closeRedis(redis);
-    throw error;
-  }
+  // Loaded only in cluster mode: ioredis and the Redis stores cost a single node ~10 MB of RSS for nothing.
+  const { openClusterStores } = await import('./stores-wiring-cluster.js');
+  return openClusterStores(config, startedAt, log);
 }
