@@ -6,9 +6,9 @@
  * render (barcode). One anonymous session runs them one after another.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MM, renderPage, zbar } from '../engines/barcode/readers.js';
 import { realPdf } from '../helpers/documents.js';
@@ -17,7 +17,7 @@ import { pdfinfo, textOf } from '../helpers/pdf-tools.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { imagePdf, scanPage, textPdf } from '../operations/ocr/scans.js';
 import { type Listener, listen, page as sitePage } from '../operations/urlconverter/site.js';
-import { dropFiles, ensureBuilt, launchChromium, strictContext } from './helpers.js';
+import { dropFiles, ensureBuilt, launchChromium, SCREENSHOTS, strictContext, tokenOf } from './helpers.js';
 
 ensureBuilt();
 
@@ -34,6 +34,7 @@ const tempDir = useTempDir('portal-services');
 let browser: Browser;
 let site: Listener;
 beforeAll(async () => {
+  mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await launchChromium();
   site = await listen('127.0.0.1', (_url, _headers, reply) => reply(200, 'text/html', sitePage('Loopback', '<h1>Fetched from loopback</h1>')));
 });
@@ -41,6 +42,12 @@ afterAll(async () => {
   await browser?.close();
   await site?.close();
 });
+
+/** The session's documents as the server lists them. */
+async function documentsOf(page: Page): Promise<Array<{ documentId: string; fileName: string }>> {
+  const response = await fetch(`${server.rest}/documents/list`, { headers: { authorization: `Bearer ${await tokenOf(page)}` } });
+  return (await response.json()) as Array<{ documentId: string; fileName: string }>;
+}
 
 /** Opens a folded group of the form (the <details> around the fieldset with this id). */
 async function openGroup(page: Page, id: string): Promise<void> {
@@ -55,14 +62,18 @@ async function chooseService(page: Page, service: string, documentName?: string)
   if (documentName) await page.getByLabel('Document').selectOption({ label: documentName });
 }
 
-/** Runs the form, waits for its result and saves the portal's download of it. */
-async function runAndDownload(page: Page, file: string): Promise<string> {
+/** Runs the form and waits for its result; the server's message (shown instead) fails the test with it. */
+async function runForm(page: Page): Promise<Locator> {
   await page.getByRole('button', { name: 'Run', exact: true }).click();
-  const result = page.locator('.result');
-  // The result, or the server's message (shown instead, so that a failure says why).
   await page.locator('.service-form .result, .service-form .error').first().waitFor({ timeout: 50_000 });
   const failure = page.locator('.service-form .error');
   if (await failure.count()) throw new Error(`the form shows: ${await failure.textContent()}`);
+  return page.locator('.result');
+}
+
+/** Runs the form and saves the portal's download of its result. */
+async function runAndDownload(page: Page, file: string): Promise<string> {
+  const result = await runForm(page);
   const [download] = await Promise.all([page.waitForEvent('download'), result.getByRole('button', { name: 'Download' }).click()]);
   const saved = path.join(tempDir, file);
   await download.saveAs(saved);
@@ -85,8 +96,10 @@ describe('every web service from its form in Chromium', () => {
       { name: 'report.html', type: 'text/html', content: Buffer.from(sitePage('Report', '<p>Quarterly portal report</p>')) },
       { name: 'plain.pdf', content: await realPdf(2, 'Plain') },
       { name: 'scan.pdf', content: readFileSync(scan) },
+      // Analysed as it is (plain.pdf becomes PDF/A in the convert test).
+      { name: 'raw.pdf', content: await realPdf(1, 'Raw') },
     ]);
-    await page.locator('.upload.done').nth(2).waitFor();
+    await page.locator('.upload.done').nth(3).waitFor();
   });
   afterAll(async () => {
     expect(problems).toEqual([]);
@@ -108,6 +121,36 @@ describe('every web service from its form in Chromium', () => {
     const xmp = pdfinfo(archived, '-meta');
     expect(xmp).toMatch(/pdfaid:part(>|=")2/);
     expect(xmp).toMatch(/pdfaid:conformance(>|=")B/);
+  });
+
+  it('pdfa analyze: the report shown as a readable view (verdict, counts, failed rules with clause, description and page), as the server stored it', async () => {
+    await chooseService(page, 'pdfa', 'raw.pdf');
+    await openGroup(page, 'f-pdfa-analyze');
+    await page.locator('#f-pdfa-analyze-level').selectOption('2b');
+    const result = await runForm(page);
+    const view = result.getByTestId('pdfa-report');
+    await view.waitFor({ timeout: 10_000 }).catch(async (error: Error) => {
+      throw new Error(`${error.message}; the result shows: ${await result.innerText()}`);
+    });
+    // The stored report, read through the REST API: the view shows what it says.
+    const stored = (await documentsOf(page)).find((document) => document.fileName === 'raw-pdfa-2b-report')!;
+    const response = await fetch(`${server.rest}/documents/${stored.documentId}`, { headers: { authorization: `Bearer ${await tokenOf(page)}` } });
+    const { report } = (await response.json()) as {
+      report: { verdict: string; counts: Record<string, number>; rules: Array<{ id: string; clause: string; description: string; status: string; failures: Array<{ page?: number }> }> };
+    };
+    expect(report.verdict).toBe('non-compliant');
+    await expect(view.getByTestId('pdfa-verdict').textContent()).resolves.toBe('non-compliant');
+    for (const count of ['passed', 'failed', 'notChecked']) await expect(view.locator(`dd[data-count="${count}"]`).textContent()).resolves.toBe(String(report.counts[count]));
+    const failed = report.rules.filter((rule) => rule.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    await expect(view.locator('tr[data-rule]').evaluateAll((rows) => rows.map((row) => (row as any).dataset.rule as string))).resolves.toEqual(failed.map((rule) => rule.id));
+    const first = view.locator(`tr[data-rule="${failed[0]!.id}"]`);
+    await expect(first.locator('td').nth(1).textContent()).resolves.toBe(failed[0]!.clause);
+    await expect(first.locator('td').nth(2).textContent()).resolves.toBe(failed[0]!.description);
+    // A rule that failed on a page names it (content and fonts carry their first page; the XMP has none).
+    const onPage = failed.find((rule) => rule.failures.some((failure) => failure.page !== undefined));
+    await view.screenshot({ path: path.join(SCREENSHOTS, 'services-pdfa-report-desktop.png') });
+    if (onPage) await expect(view.locator(`tr[data-rule="${onPage.id}"] td`).nth(4).textContent()).resolves.toMatch(/\b1\b/);
   });
 
   it('ocr: the scanned image gets a text layer pdftotext reads', async () => {

@@ -175,6 +175,20 @@ export const en = {
   'admin.problems': '{count} problem(s) found:',
   'admin.restartRequired': 'A restart applies: {keys}.',
   'admin.overridden': 'An environment variable overrides: {keys}.',
+  'pdfa.report': 'PDF/A report, level {level} ({profile})',
+  'pdfa.verdict': 'Verdict',
+  'pdfa.incomplete': 'Not every rule could be evaluated: see the problems below.',
+  'pdfa.passed': 'Rules passed',
+  'pdfa.failed': 'Rules failed',
+  'pdfa.notChecked': 'Rules not checked',
+  'pdfa.failedRules': 'Failed rules ({count})',
+  'pdfa.rule': 'Rule',
+  'pdfa.clause': 'Clause',
+  'pdfa.description': 'Description',
+  'pdfa.where': 'Objects and messages',
+  'pdfa.pages': 'Pages',
+  'pdfa.noFailures': 'No rule failed.',
+  'pdfa.reportUnreadable': 'The report could not be read: {message}',
 };
 
 export type Messages = typeof en;

@@ -18,6 +18,7 @@ import { type Components, fieldErrors, kindOf, resolve, type Schema, withMember 
 import { useT } from '../i18n/i18n';
 import { linkProps } from '../router';
 import { ErrorText } from '../components/error-text';
+import { asPdfaReport, type PdfaReport, PdfaReportView } from '../components/pdfa-report';
 
 const PdfPreview = lazy(() => import('../preview/pdf-preview').then((module) => module.PdfPreview));
 
@@ -373,7 +374,45 @@ function Result({ document }: { document: DocumentFile }): JSX.Element {
         </button>
       </div>
       <ErrorText message={error} />
+      {isJson(document) && <JsonReport document={document} />}
       {isPdf(document) && <PdfPreview documentId={document.documentId} version={`${document.historyId}:${document.fileLastModified}:${document.fileSize}`} />}
     </section>
   );
 }
+
+/**
+ * A result that may be a JSON report: typed JSON, or a pdfa analyze report by its name (the server
+ * currently stores it as .txt, text/plain). Small files only: a report is read whole into the page.
+ */
+const isJson = (document: DocumentFile) =>
+  document.fileSize <= 8 * 1024 * 1024 && (document.mimeType === 'application/json' || document.fileExtension.toLowerCase() === 'json' || /-pdfa-\w+-report$/.test(document.fileName));
+
+/** A JSON result shown as what it is: a PDF/A report (pdfa analyze) becomes a readable report; other text is left to the download. */
+function JsonReport({ document }: { document: DocumentFile }): JSX.Element | null {
+  const t = useT();
+  const [report, setReport] = useState<PdfaReport>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let current = true;
+    download(document.documentId)
+      .then((content) => content.text())
+      .then(
+        (text) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            return; // not JSON (an XML report, plain text): download only
+          }
+          if (current) setReport(asPdfaReport(parsed));
+        },
+        (failure: Error) => current && setError(t('pdfa.reportUnreadable', { message: failure.message })),
+      );
+    return () => {
+      current = false;
+    };
+  }, [document.documentId, document.historyId]);
+  if (error) return <ErrorText message={error} />;
+  return report ? <PdfaReportView report={report} /> : null;
+}
+
