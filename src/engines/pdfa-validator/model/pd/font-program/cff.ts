@@ -101,6 +101,8 @@ interface PrivateFacts {
   readonly defaultWidthX: number;
   readonly nominalWidthX: number;
   readonly scale: number;
+  /** The Private DICT's local subroutines (Subrs, relative to the Private DICT), if any. */
+  readonly subrs?: Index;
 }
 
 export function readCff(data: Buffer): FontProgram {
@@ -109,6 +111,7 @@ export function readCff(data: Buffer): FontProgram {
   const topIndex = readIndex(data, names.end);
   need(topIndex.count >= 1, 'no Top DICT');
   const strings = readIndex(data, topIndex.end);
+  const globalSubrs = readIndex(data, strings.end);
   const [ts, te] = topIndex.item(0);
   const top = readDict(data, ts, te);
   const sid = (n: number): string => {
@@ -134,7 +137,9 @@ export function readCff(data: Buffer): FontProgram {
     const [size, offset] = p as [number, number];
     need(offset >= 0 && size >= 0 && offset + size <= data.length, 'Private DICT past the end');
     const priv = readDict(data, offset, offset + size);
-    return { defaultWidthX: priv.get(20)?.[0] ?? 0, nominalWidthX: priv.get(21)?.[0] ?? 0, scale: fontScale };
+    const subrsAt = priv.get(19)?.[0];
+    const subrs = subrsAt !== undefined && subrsAt > 0 && offset + subrsAt < data.length ? readIndex(data, offset + subrsAt) : undefined;
+    return { defaultWidthX: priv.get(20)?.[0] ?? 0, nominalWidthX: priv.get(21)?.[0] ?? 0, scale: fontScale, ...(subrs ? { subrs } : {}) };
   };
   let privates: PrivateFacts[];
   let fdOf: (gid: number) => number = () => 0;
@@ -148,7 +153,11 @@ export function readCff(data: Buffer): FontProgram {
     for (let i = 0; i < fdArray.count; i++) {
       const [s, e] = fdArray.item(i);
       const fd = readDict(data, s, e);
-      privates.push(privateOf(fd, fd.get(1207)?.[0] ?? matrix));
+      // A font dictionary's FontMatrix applies within the top one when the top has its own (CFF
+      // spec §18, as FreeType reads it): Ghostscript writes 0.001 on top and 1 here, i.e. 0.001.
+      const own = fd.get(1207)?.[0];
+      const topOwn = top.get(1207)?.[0];
+      privates.push(privateOf(fd, own === undefined ? matrix : topOwn === undefined ? own : own * topOwn));
     }
     fdOf = fdSelect(data, fdSelectAt, numGlyphs);
   } else privates = [privateOf(top, matrix)];
@@ -180,7 +189,7 @@ export function readCff(data: Buffer): FontProgram {
       const p = privates[fdOf(gid)];
       if (p === undefined) return null;
       const [s, e] = charStrings.item(gid);
-      const w = charStringWidth(data, s, e);
+      const w = charStringWidth(data, s, e, { local: p.subrs, global: globalSubrs });
       if (w === undefined) return null;
       return (w === null ? p.defaultWidthX : p.nominalWidthX + w) * p.scale * 1000;
     },
@@ -262,60 +271,99 @@ function readEncoding(data: Buffer, at: number, charset: readonly number[], sid:
   return out;
 }
 
+/** Subroutine calls followed to find a width (Type 2 allows a nesting of 10). */
+const MAX_SUBR_DEPTH = 10;
+/** Charstring bytes read for one width, subroutines included. */
+const MAX_WIDTH_BYTES = 65_536;
+
+/** TN 5177 4.7: a subroutine number is biased by the size of its INDEX. */
+function subrBias(count: number): number {
+  return count < 1240 ? 107 : count < 33900 ? 1131 : 32768;
+}
+
 /**
  * The width operand of a Type 2 charstring: the first operand of the first stack-clearing operator when it has
- * one more than it takes (number), none (null: the default width), or unknown (undefined: a subroutine call first).
+ * one more than it takes (number), none (null: the default width), or unknown (undefined). Subroutine calls
+ * (callsubr, callgsubr) before it are followed, as Ghostscript's programs start with one: the operands they
+ * push count as the charstring's own. Bounded in depth and bytes; anything else before the first
+ * stack-clearing operator leaves the width unknown, never guessed.
  */
-function charStringWidth(data: Buffer, start: number, end: number): number | null | undefined {
-  let args = 0;
-  let first: number | null = null;
-  for (let i = start; i < end; ) {
-    const b = data[i] as number;
-    if (b >= 32 || b === 28) {
-      let v: number;
-      if (b === 28) {
-        if (i + 3 > end) return undefined;
-        v = data.readInt16BE(i + 1);
-        i += 3;
-      } else if (b <= 246) {
-        v = b - 139;
-        i++;
-      } else if (b <= 250) {
-        v = (b - 247) * 256 + (data[i + 1] as number) + 108;
-        i += 2;
-      } else if (b <= 254) {
-        v = -(b - 251) * 256 - (data[i + 1] as number) - 108;
-        i += 2;
-      } else {
-        if (i + 5 > end) return undefined;
-        v = data.readInt32BE(i + 1) / 65536;
-        i += 5;
+function charStringWidth(data: Buffer, start: number, end: number, subrs: { local: Index | undefined; global: Index }): number | null | undefined {
+  const stack: number[] = [];
+  let budget = MAX_WIDTH_BYTES;
+  type Outcome = { width: number | null | undefined } | 'return';
+  const run = (from: number, to: number, depth: number): Outcome | undefined => {
+    for (let i = from; i < to; ) {
+      if (--budget < 0) return { width: undefined };
+      const b = data[i] as number;
+      if (b >= 32 || b === 28) {
+        let v: number;
+        if (b === 28) {
+          if (i + 3 > to) return { width: undefined };
+          v = data.readInt16BE(i + 1);
+          i += 3;
+        } else if (b <= 246) {
+          v = b - 139;
+          i++;
+        } else if (b <= 250) {
+          if (i + 2 > to) return { width: undefined };
+          v = (b - 247) * 256 + (data[i + 1] as number) + 108;
+          i += 2;
+        } else if (b <= 254) {
+          if (i + 2 > to) return { width: undefined };
+          v = -(b - 251) * 256 - (data[i + 1] as number) - 108;
+          i += 2;
+        } else {
+          if (i + 5 > to) return { width: undefined };
+          v = data.readInt32BE(i + 1) / 65536;
+          i += 5;
+        }
+        if (stack.length >= 48) return { width: undefined };
+        stack.push(v);
+        continue;
       }
-      if (args === 0) first = v;
-      args++;
-      continue;
+      const args = stack.length;
+      const first = stack[0] ?? null;
+      const odd = args % 2 === 1;
+      switch (b) {
+        case 1: // hstem
+        case 3: // vstem
+        case 18: // hstemhm
+        case 23: // vstemhm
+        case 19: // hintmask
+        case 20: // cntrmask
+          return { width: odd ? first : null };
+        case 21: // rmoveto
+          return { width: args > 2 ? first : null };
+        case 4: // vmoveto
+        case 22: // hmoveto
+          return { width: args > 1 ? first : null };
+        case 14: // endchar
+          return { width: args === 1 || args === 5 ? first : null };
+        case 10: // callsubr
+        case 29: {
+          // callgsubr
+          const index = b === 10 ? subrs.local : subrs.global;
+          const number = stack.pop();
+          if (index === undefined || number === undefined || depth >= MAX_SUBR_DEPTH || !Number.isInteger(number)) return { width: undefined };
+          const n = number + subrBias(index.count);
+          if (n < 0 || n >= index.count) return { width: undefined };
+          const [s, e] = index.item(n);
+          const outcome = run(s, e, depth + 1);
+          if (outcome === undefined) return { width: undefined }; // a subroutine that ends without return
+          if (outcome !== 'return') return outcome;
+          i++;
+          continue;
+        }
+        case 11: // return
+          return depth > 0 ? 'return' : { width: undefined };
+        default:
+          // Anything else before the first stack-clearing operator: unknown.
+          return { width: undefined };
+      }
     }
-    const odd = args % 2 === 1;
-    switch (b) {
-      case 1: // hstem
-      case 3: // vstem
-      case 18: // hstemhm
-      case 23: // vstemhm
-        return odd ? first : null;
-      case 19: // hintmask
-      case 20: // cntrmask
-        return odd ? first : null;
-      case 21: // rmoveto
-        return args > 2 ? first : null;
-      case 4: // vmoveto
-      case 22: // hmoveto
-        return args > 1 ? first : null;
-      case 14: // endchar
-        return args === 1 || args === 5 ? first : null;
-      default:
-        // callsubr (10), callgsubr (29) or anything else before the first stack-clearing operator: unknown.
-        return undefined;
-    }
-  }
-  return undefined;
+    return undefined;
+  };
+  const outcome = run(start, end, 0);
+  return outcome === undefined || outcome === 'return' ? undefined : outcome.width;
 }
