@@ -460,7 +460,10 @@ export const ConfigSchema = Type.Object(
         node: Type.Object(
           {
             id: Type.String({ default: '', description: "this node's name in the cluster, unique; '' = <host name>:<port>" }),
-            role: Type.Enum(['all', 'api', 'worker'], { default: 'all', description: 'all: API, engines and queue; api: API only, no warm engines, no queue consumers; worker: engines and queue, only health and metrics on HTTP' }),
+            role: Type.Enum(['all', 'api', 'worker'], {
+              default: 'all',
+              description: 'all: API, engines and queue; api: API only, no warm engines, no queue consumers; worker: engines and queue, only health and metrics on HTTP',
+            }),
             address: Type.String({ default: '', description: "where this node is reached, shown in admin/cluster/status; '' = http://<server.host>:<port>" }),
             heartbeatInterval: Type.Number({ minimum: 0.1, maximum: 60, default: 2, description: 'seconds between two heartbeats of this node in Redis' }),
             missedHeartbeats: Type.Integer({ minimum: 2, maximum: 100, default: 3, description: 'heartbeats a node may miss before the others see it as lost (its document locks are released then)' }),
