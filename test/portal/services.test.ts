@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MM, renderPage, zbar } from '../engines/barcode/readers.js';
 import { realPdf } from '../helpers/documents.js';
 import { useTestServer } from '../helpers/fixture.js';
-import { pdfinfo, textOf } from '../helpers/pdf-tools.js';
+import { pdfinfo, qpdfObjects, textOf } from '../helpers/pdf-tools.js';
 import { useTempDir } from '../helpers/temp-dir.js';
 import { imagePdf, scanPage, textPdf } from '../operations/ocr/scans.js';
 import { type Listener, listen, page as sitePage } from '../operations/urlconverter/site.js';
@@ -49,6 +49,34 @@ async function documentsOf(page: Page): Promise<Array<{ documentId: string; file
   return (await response.json()) as Array<{ documentId: string; fileName: string }>;
 }
 
+/**
+ * Drags a rectangle on the placement preview's page 1 from (fromX, fromY) to (toX, toY), fractions of
+ * the page as displayed; answers the rectangle in points from the top-left corner (595 x 842 pt pages).
+ */
+async function dragOnPage(page: Page, from: [number, number], to: [number, number]): Promise<{ x: number; y: number; width: number; height: number }> {
+  const placement = page.locator('fieldset.placement');
+  await placement.getByText('Page 1 of').waitFor();
+  // The page's top at the top of the window: the mouse reaches only what is in the viewport.
+  await placement.getByTestId('pdf-overlay').evaluate((overlay) => (overlay as any).scrollIntoView({ block: 'start' }));
+  const bounds = (await placement.getByTestId('pdf-overlay').boundingBox())!;
+  await page.mouse.move(bounds.x + from[0] * bounds.width, bounds.y + from[1] * bounds.height);
+  await page.mouse.down();
+  await page.mouse.move(bounds.x + ((from[0] + to[0]) / 2) * bounds.width, bounds.y + ((from[1] + to[1]) / 2) * bounds.height, { steps: 4 });
+  await page.mouse.move(bounds.x + to[0] * bounds.width, bounds.y + to[1] * bounds.height, { steps: 4 });
+  await page.mouse.up();
+  await placement.getByTestId('placed').waitFor();
+  return { x: from[0] * 595, y: from[1] * 842, width: (to[0] - from[0]) * 595, height: (to[1] - from[1]) * 842 };
+}
+
+/** The barcode form on a document with one QR code item (its group opened) holding `value`. */
+async function addQrCode(page: Page, documentName: string, value: string): Promise<void> {
+  await chooseService(page, 'barcode', documentName);
+  await openGroup(page, 'f-barcode-add');
+  await page.getByRole('button', { name: 'Add qrcode', exact: true }).click();
+  await openGroup(page, 'f-barcode-add-qrcode-0');
+  await page.locator('#f-barcode-add-qrcode-0-value').fill(value);
+}
+
 /** Opens a folded group of the form (the <details> around the fieldset with this id). */
 async function openGroup(page: Page, id: string): Promise<void> {
   const details = page.locator(`details:has(> #${id})`);
@@ -59,7 +87,7 @@ async function chooseService(page: Page, service: string, documentName?: string)
   await page.getByRole('link', { name: 'Web services' }).click();
   await page.getByRole('link', { name: service, exact: true }).click();
   await page.locator('h2#service-title', { hasText: service }).waitFor();
-  if (documentName) await page.getByLabel('Document').selectOption({ label: documentName });
+  if (documentName) await page.getByLabel('Document', { exact: true }).selectOption({ label: documentName });
 }
 
 /** Runs the form and waits for its result; the server's message (shown instead) fails the test with it. */
@@ -98,8 +126,11 @@ describe('every web service from its form in Chromium', () => {
       { name: 'scan.pdf', content: readFileSync(scan) },
       // Analysed as it is (plain.pdf becomes PDF/A in the convert test).
       { name: 'raw.pdf', content: await realPdf(1, 'Raw') },
+      // Placement by dragging (595 x 842 pt pages).
+      { name: 'place-signature.pdf', content: await realPdf(1, 'Signature placement') },
+      { name: 'place-barcode.pdf', content: await realPdf(2, 'Barcode placement') },
     ]);
-    await page.locator('.upload.done').nth(3).waitFor();
+    await page.locator('.upload.done').nth(5).waitFor();
   });
   afterAll(async () => {
     expect(problems).toEqual([]);
@@ -174,11 +205,7 @@ describe('every web service from its form in Chromium', () => {
   });
 
   it('barcode add: a QR code at 20/20 mm, 40 mm wide, on page 1; zbarimg reads it from a pdftoppm render', async () => {
-    await chooseService(page, 'barcode', 'plain.pdf');
-    await openGroup(page, 'f-barcode-add');
-    await page.getByRole('button', { name: 'Add qrcode', exact: true }).click();
-    await openGroup(page, 'f-barcode-add-qrcode-0');
-    await page.locator('#f-barcode-add-qrcode-0-value').fill('portal-qr');
+    await addQrCode(page, 'plain.pdf', 'portal-qr');
     await page.locator('#f-barcode-add-qrcode-0-pages').fill('1');
     await openGroup(page, 'f-barcode-add-qrcode-0-position');
     for (const [field, value] of [
@@ -192,6 +219,43 @@ describe('every web service from its form in Chromium', () => {
     const box = { x: 20 * MM, y: 20 * MM, width: 40 * MM, height: 40 * MM };
     expect(zbar(renderPage(stamped, 1, path.join(tempDir, 'qr-1'), { box, pad: 2 * MM }))).toEqual(['QR-Code:portal-qr']);
     expect(zbar(renderPage(stamped, 2, path.join(tempDir, 'qr-2'), { box, pad: 2 * MM }))).toEqual([]);
+  });
+
+  it('signature: the visible signature placed by dragging a box on the page preview; the widget /Rect (qpdf) is that box', async () => {
+    await chooseService(page, 'signature', 'place-signature.pdf');
+    await page.getByLabel('Place', { exact: true }).selectOption({ label: 'signature.add.appearance' });
+    const box = await dragOnPage(page, [0.1, 0.1], [0.5, 0.2]);
+    // The drag wrote the form's fields: millimetres, user coordinates, page 1.
+    await openGroup(page, 'f-signature-add');
+    await openGroup(page, 'f-signature-add-appearance');
+    await openGroup(page, 'f-signature-add-appearance-position');
+    await expect(page.locator('#f-signature-add-appearance-position-x').inputValue()).resolves.toBe(String(Math.round(((box.x * 25.4) / 72) * 10) / 10));
+    await expect(page.locator('#f-signature-add-appearance-position-metrics').inputValue()).resolves.toBe('mm');
+    const signed = await runAndDownload(page, 'placed-signature.pdf');
+    const report = spawnSync('pdfsig', ['-nocert', signed], { encoding: 'utf8' });
+    expect(`${report.stdout}${report.stderr}`).toMatch(/Signature is Valid/);
+    const widget = Object.values(qpdfObjects(signed))
+      .map((object) => object.value as Record<string, unknown> | undefined)
+      .find((dict) => dict?.['/FT'] === '/Sig' && Array.isArray(dict['/Rect']));
+    const [x1, y1, x2, y2] = (widget!['/Rect'] as number[]).map(Number);
+    // PDF coordinates (bottom-left origin); within a point or two (pixels and 0.1 mm rounding).
+    expect(Math.abs(x1! - box.x)).toBeLessThan(2);
+    expect(Math.abs(x2! - (box.x + box.width))).toBeLessThan(2);
+    expect(Math.abs(y2! - (842 - box.y))).toBeLessThan(2);
+    expect(Math.abs(y1! - (842 - box.y - box.height))).toBeLessThan(2);
+  });
+
+  it('barcode add: the QR code placed by dragging a square on page 1; zbarimg reads it in that box and not on page 2', async () => {
+    await addQrCode(page, 'place-barcode.pdf', 'dragged-qr');
+    await page.getByLabel('Place', { exact: true }).selectOption({ label: 'barcode.add.qrcode.0' });
+    // A square in points: 0.3 x 595 wide, as high in fractions of 842.
+    const box = await dragOnPage(page, [0.4, 0.1], [0.7, 0.1 + (0.3 * 595) / 842]);
+    await expect(page.locator('#f-barcode-add-qrcode-0-pages').inputValue()).resolves.toBe('1');
+    await page.locator('fieldset.placement').screenshot({ path: path.join(SCREENSHOTS, 'services-placement-desktop.png') });
+    const stamped = await runAndDownload(page, 'placed-barcode.pdf');
+    expect(zbar(renderPage(stamped, 1, path.join(tempDir, 'dragged-1'), { box, pad: 2 * MM }))).toEqual(['QR-Code:dragged-qr']);
+    expect(zbar(renderPage(stamped, 1, path.join(tempDir, 'dragged-elsewhere'), { box: { ...box, y: 500 } }))).toEqual([]);
+    expect(zbar(renderPage(stamped, 2, path.join(tempDir, 'dragged-2'), { box, pad: 2 * MM }))).toEqual([]);
   });
 
   it('urlconverter: a new document from a loopback page (allowed by this configuration); pdftotext and qpdf --check', async () => {

@@ -191,4 +191,8 @@ export const de: Messages = {
   'pdfa.pages': 'Seiten',
   'pdfa.noFailures': 'Keine Regel verletzt.',
   'pdfa.reportUnreadable': 'Der Bericht konnte nicht gelesen werden: {message}',
+  'services.placement': 'Platzierung auf der Seite',
+  'services.placementTarget': 'Platzieren',
+  'services.placementHint': 'Ziehen Sie ein Rechteck auf der Seite auf: es wird Position (in mm) und Seite dieser Option.',
+  'services.placed': '{target} auf Seite {page} platziert.',
 };

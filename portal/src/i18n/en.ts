@@ -189,6 +189,10 @@ export const en = {
   'pdfa.pages': 'Pages',
   'pdfa.noFailures': 'No rule failed.',
   'pdfa.reportUnreadable': 'The report could not be read: {message}',
+  'services.placement': 'Placement on the page',
+  'services.placementTarget': 'Place',
+  'services.placementHint': 'Drag a rectangle on the page: it becomes the position (in mm) and the page of this option.',
+  'services.placed': '{target} placed on page {page}.',
 };
 
 export type Messages = typeof en;

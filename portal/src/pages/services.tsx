@@ -15,6 +15,8 @@ import type { DocumentFile, Job } from '../api/types';
 import { lazy } from '../components/lazy';
 import { Field } from '../forms/schema-form';
 import { type Components, fieldErrors, kindOf, resolve, type Schema, withMember } from '../forms/schema';
+import { place, placementTargets, type PlacementTarget } from '../forms/placement';
+import type { PageBox } from '../preview/pdf-preview';
 import { useT } from '../i18n/i18n';
 import { linkProps } from '../router';
 import { ErrorText } from '../components/error-text';
@@ -80,6 +82,7 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
     if (!documentId && list.length > 0) setDocumentId(list[list.length - 1]!.documentId);
   }, [list]);
 
+  const selected = list.find((candidate) => candidate.documentId === documentId);
   const chainKey = Object.entries(envelope.properties ?? {}).find(([, member]) => isOperationList(member, components))?.[0];
 
   const run = async (): Promise<void> => {
@@ -176,6 +179,14 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
             open={envelope.required?.includes(key) ?? false}
           />
         ),
+      )}
+      {operation.needsDocument && selected && isPdf(selected) && (
+        <Placement
+          documentId={selected.documentId}
+          version={`${selected.historyId}:${selected.fileSize}`}
+          targets={placementTargets(envelope, components, value)}
+          onPlace={(target, box) => setValue(place(value, target, box))}
+        />
       )}
       <div class="field checkbox">
         <input id="as-job" type="checkbox" checked={asJob} onChange={(event) => setAsJob(event.currentTarget.checked)} />
@@ -416,3 +427,55 @@ function JsonReport({ document }: { document: DocumentFile }): JSX.Element | nul
   return report ? <PdfaReportView report={report} /> : null;
 }
 
+/**
+ * Placement by dragging: the chosen member (signature appearance, a barcode) gets the rectangle dragged
+ * on the page preview as its position (millimetres, user coordinates) and its page.
+ */
+function Placement({
+  documentId,
+  version,
+  targets,
+  onPlace,
+}: {
+  documentId: string;
+  version: string;
+  targets: PlacementTarget[];
+  onPlace: (target: PlacementTarget, box: PageBox) => void;
+}): JSX.Element | null {
+  const t = useT();
+  const [chosen, setChosen] = useState(0);
+  const [placed, setPlaced] = useState<PageBox>();
+  if (targets.length === 0) return null;
+  const target = targets[Math.min(chosen, targets.length - 1)]!;
+  const name = (candidate: PlacementTarget) => candidate.path.join('.');
+  return (
+    <fieldset class="placement">
+      <legend>{t('services.placement')}</legend>
+      <div class="field">
+        <label for="placement-target">{t('services.placementTarget')}</label>
+        <select id="placement-target" value={String(chosen)} onChange={(event) => setChosen(Number(event.currentTarget.value))}>
+          {targets.map((candidate, index) => (
+            <option key={name(candidate)} value={String(index)}>
+              {name(candidate)}
+            </option>
+          ))}
+        </select>
+        <small class="hint">{t('services.placementHint')}</small>
+      </div>
+      {placed && (
+        <p class="hint" role="status" data-testid="placed">
+          {t('services.placed', { target: name(target), page: placed.page })}
+        </p>
+      )}
+      <PdfPreview
+        documentId={documentId}
+        version={version}
+        boxes={placed ? [{ ...placed, label: name(target) }] : []}
+        onSelect={(box) => {
+          setPlaced(box);
+          onPlace(target, box);
+        }}
+      />
+    </fieldset>
+  );
+}
