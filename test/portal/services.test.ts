@@ -258,6 +258,36 @@ describe('every web service from its form in Chromium', () => {
     expect(zbar(renderPage(stamped, 2, path.join(tempDir, 'dragged-2'), { box, pad: 2 * MM }))).toEqual([]);
   });
 
+  it('barcode detect: the codes found listed and drawn as boxes on the page they were found on (the PDF kept from before the report replaced it)', async () => {
+    // place-barcode.pdf carries the QR code the previous test placed.
+    await chooseService(page, 'barcode', 'place-barcode.pdf');
+    await openGroup(page, 'f-barcode-detect');
+    await page.locator('#f-barcode-detect-include').check();
+    const result = await runForm(page);
+    await expect(result.getByTestId('barcodes').textContent()).resolves.toContain('qrcode: dragged-qr (page 1)');
+    // The report as the server stored it (it replaced the PDF): the box the overlay must show.
+    const stored = (await documentsOf(page)).find((document) => document.fileName === 'place-barcode')!;
+    const response = await fetch(`${server.rest}/documents/${stored.documentId}`, { headers: { authorization: `Bearer ${await tokenOf(page)}` } });
+    const { barcodes } = (await response.json()) as { barcodes: { results: Array<{ page: number; position: { x: number; y: number; width: number; height: number; metrics: string } }> } };
+    expect(barcodes.results).toHaveLength(1);
+    const found = barcodes.results[0]!.position;
+    expect(found.metrics).toBe('mm');
+    await result.getByText('Page 1 of 2').waitFor();
+    // The overlay has the box's stroke on its left edge, halfway down, and nothing in the page's lower half.
+    const overlay = result.getByTestId('pdf-overlay');
+    await expect
+      .poll(() =>
+        overlay.evaluate((canvas, box) => {
+          const c = canvas as any;
+          const scale = c.width / ((595 * 25.4) / 72);
+          const data = c.getContext('2d').getImageData(Math.round(box.x * scale) - 3, Math.round((box.y + box.height / 2) * scale), 7, 1).data as Uint8ClampedArray;
+          const below = c.getContext('2d').getImageData(0, Math.round(c.height * 0.6), c.width, 20).data as Uint8ClampedArray;
+          return { edge: Math.max(...[3, 7, 11, 15, 19, 23, 27].map((alpha) => data[alpha]!)), below: below.some((value: number, index: number) => index % 4 === 3 && value > 0) };
+        }, found),
+      )
+      .toEqual({ edge: 255, below: false });
+  });
+
   it('urlconverter: a new document from a loopback page (allowed by this configuration); pdftotext and qpdf --check', async () => {
     await chooseService(page, 'urlconverter');
     await page.locator('#f-urlconverter-url').fill(`${site.origin}/`);

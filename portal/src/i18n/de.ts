@@ -195,4 +195,6 @@ export const de: Messages = {
   'services.placementTarget': 'Platzieren',
   'services.placementHint': 'Ziehen Sie ein Rechteck auf der Seite auf: es wird Position (in mm) und Seite dieser Option.',
   'services.placed': '{target} auf Seite {page} platziert.',
+  'services.codesFound': 'Gefundene Codes: {count}',
+  'services.onPage': 'Seite {page}',
 };

@@ -193,6 +193,8 @@ export const en = {
   'services.placementTarget': 'Place',
   'services.placementHint': 'Drag a rectangle on the page: it becomes the position (in mm) and the page of this option.',
   'services.placed': '{target} placed on page {page}.',
+  'services.codesFound': 'Codes found: {count}',
+  'services.onPage': 'page {page}',
 };
 
 export type Messages = typeof en;

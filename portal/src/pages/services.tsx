@@ -77,6 +77,7 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
   const [job, setJob] = useState<Job>();
   const [failure, setFailure] = useState<{ message: string; fields: Map<string, string> }>();
   const [result, setResult] = useState<DocumentFile>();
+  const [source, setSource] = useState<Blob>();
 
   useEffect(() => {
     if (!documentId && list.length > 0) setDocumentId(list[list.length - 1]!.documentId);
@@ -95,6 +96,9 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
       // A required group the user left untouched is sent empty: its members keep the server's defaults.
       const groups = (envelope.required ?? []).filter((key) => key !== chainKey && kindOf(resolve(envelope.properties?.[key], components)) === 'object');
       const body = { ...Object.fromEntries(groups.map((key) => [key, {}])), ...value };
+      // A barcode detection replaces the PDF by its report: keep the PDF to draw the codes found on it.
+      const detected = selected && isPdf(selected) && (body as { barcode?: { detect?: unknown } }).barcode?.detect ? await download(documentId) : undefined;
+      setSource(detected);
       const response = await call(`${path.slice(1)}${asJob ? '?async=true' : ''}`, { method: 'POST', body });
       let outcome: DocumentFile;
       if (response.status === 202) {
@@ -204,7 +208,7 @@ function ServiceForm({ operations, components }: { operations: ServiceOperation[
         </button>
       </div>
       {job && <JobProgress job={job} onCancel={() => void cancelJob(job, setJob)} />}
-      {result && <Result document={result} />}
+      {result && <Result document={result} source={source} />}
     </form>
   );
 }
@@ -365,7 +369,7 @@ function JobProgress({ job, onCancel }: { job: Job; onCancel: () => void }): JSX
   );
 }
 
-function Result({ document }: { document: DocumentFile }): JSX.Element {
+function Result({ document, source }: { document: DocumentFile; source?: Blob }): JSX.Element {
   const t = useT();
   const [error, setError] = useState<string>();
   return (
@@ -385,7 +389,7 @@ function Result({ document }: { document: DocumentFile }): JSX.Element {
         </button>
       </div>
       <ErrorText message={error} />
-      {isJson(document) && <JsonReport document={document} />}
+      {isJson(document) && <JsonReport document={document} source={source} />}
       {isPdf(document) && <PdfPreview documentId={document.documentId} version={`${document.historyId}:${document.fileLastModified}:${document.fileSize}`} />}
     </section>
   );
@@ -399,9 +403,10 @@ const isJson = (document: DocumentFile) =>
   document.fileSize <= 8 * 1024 * 1024 && (document.mimeType === 'application/json' || document.fileExtension.toLowerCase() === 'json' || /-pdfa-\w+-report$/.test(document.fileName));
 
 /** A JSON result shown as what it is: a PDF/A report (pdfa analyze) becomes a readable report; other text is left to the download. */
-function JsonReport({ document }: { document: DocumentFile }): JSX.Element | null {
+function JsonReport({ document, source }: { document: DocumentFile; source?: Blob }): JSX.Element | null {
   const t = useT();
   const [report, setReport] = useState<PdfaReport>();
+  const [codes, setCodes] = useState<PageBox[]>();
   const [error, setError] = useState<string>();
   useEffect(() => {
     let current = true;
@@ -415,7 +420,9 @@ function JsonReport({ document }: { document: DocumentFile }): JSX.Element | nul
           } catch {
             return; // not JSON (an XML report, plain text): download only
           }
-          if (current) setReport(asPdfaReport(parsed));
+          if (!current) return;
+          setReport(asPdfaReport(parsed));
+          setCodes(barcodeBoxes(parsed));
         },
         (failure: Error) => current && setError(t('pdfa.reportUnreadable', { message: failure.message })),
       );
@@ -424,7 +431,44 @@ function JsonReport({ document }: { document: DocumentFile }): JSX.Element | nul
     };
   }, [document.documentId, document.historyId]);
   if (error) return <ErrorText message={error} />;
-  return report ? <PdfaReportView report={report} /> : null;
+  if (report) return <PdfaReportView report={report} />;
+  if (codes) return <BarcodeResults documentId={document.documentId} codes={codes} source={source} />;
+  return null;
+}
+
+/** Points per unit of the reports' `metrics`. */
+const POINTS: Record<string, number> = { pt: 1, pc: 12, px: 0.75, mm: 72 / 25.4, in: 72 };
+
+/** The codes of a barcode detection report with their boxes in points (user coordinates only: pdf ones would need each page's height). */
+function barcodeBoxes(value: unknown): PageBox[] | undefined {
+  const results = (value as { barcodes?: { results?: unknown } } | null)?.barcodes?.results;
+  if (!Array.isArray(results)) return undefined;
+  return (results as Array<{ format?: string; value?: string; page?: number; position?: Record<string, number | string> }>).flatMap((code) => {
+    const position = code.position;
+    const scale = POINTS[String(position?.metrics ?? 'mm')];
+    if (!position || !scale || (position.coordinates ?? 'user') !== 'user') return [];
+    const at = (key: string) => Number(position[key] ?? 0) * scale;
+    return [{ page: code.page ?? 1, x: at('x'), y: at('y'), width: at('width'), height: at('height'), label: `${code.format ?? ''}: ${code.value ?? ''}` }];
+  });
+}
+
+/** A barcode detection: the codes as a list, and drawn on the PDF they were found on (when the portal kept it). */
+function BarcodeResults({ documentId, codes, source }: { documentId: string; codes: PageBox[]; source?: Blob }): JSX.Element {
+  const t = useT();
+  return (
+    <section class="barcodes" aria-labelledby="barcodes-title">
+      <h4 id="barcodes-title">{t('services.codesFound', { count: codes.length })}</h4>
+      <ul data-testid="barcodes">
+        {codes.map((code, index) => (
+          // Codes have no identity of their own: their position in the report is it.
+          <li key={index}>
+            {code.label} ({t('services.onPage', { page: code.page })})
+          </li>
+        ))}
+      </ul>
+      {source && <PdfPreview documentId={documentId} source={source} boxes={codes} />}
+    </section>
+  );
 }
 
 /**

@@ -41,13 +41,15 @@ export interface PageBox {
 export interface PdfPreviewProps {
   documentId: string;
   version?: string;
+  /** The PDF's bytes when they are not the document's current content (a barcode detection replaced it). */
+  source?: Blob;
   /** When set, a rectangle dragged on the page is reported (placement of a signature or a barcode). */
   onSelect?: (box: PageBox) => void;
   /** Boxes drawn over their pages (the last selection, detected barcodes). */
   boxes?: PageBox[];
 }
 
-export function PdfPreview({ documentId, version, onSelect, boxes = [] }: PdfPreviewProps): JSX.Element {
+export function PdfPreview({ documentId, version, source, onSelect, boxes = [] }: PdfPreviewProps): JSX.Element {
   const t = useT();
   const canvas = useRef<HTMLCanvasElement>(null);
   const overlay = useRef<HTMLCanvasElement>(null);
@@ -65,7 +67,7 @@ export function PdfPreview({ documentId, version, onSelect, boxes = [] }: PdfPre
     setPage(1);
     void (async () => {
       try {
-        const [library, content] = await Promise.all([loadPdfJs(), download(documentId)]);
+        const [library, content] = await Promise.all([loadPdfJs(), source ?? download(documentId)]);
         const task = library.getDocument({ data: new Uint8Array(await content.arrayBuffer()), isEvalSupported: false, enableXfa: false, stopAtErrors: false });
         loaded = await task.promise;
         if (live) setPdf(loaded);
@@ -78,7 +80,7 @@ export function PdfPreview({ documentId, version, onSelect, boxes = [] }: PdfPre
       live = false;
       void loaded?.destroy();
     };
-  }, [documentId, version]);
+  }, [documentId, version, source]);
 
   useEffect(() => {
     if (!pdf || !canvas.current) return;
