@@ -1,7 +1,7 @@
-import { rename, rm } from 'node:fs/promises';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
-import type { DocumentRecord } from './document-store.js';
+import { activeVersion, type DocumentRecord } from './document-store.js';
 
 /**
  * Where a document's content lives on the data dir, for both document stores (the embedded one and the
@@ -22,6 +22,14 @@ export function documentDir(storageDir: string, sessionId: string, documentId: s
 export function contentPath(storageDir: string, record: Pick<DocumentRecord, 'sessionId' | 'id'>, file: string): string {
   if (!CONTENT_FILE.test(file)) throw new Error('refusing a content file name the server did not make');
   return path.join(documentDir(storageDir, record.sessionId, record.id), file);
+}
+
+/** Moves a finished temporary file into place as a new record's active content file; returns the document's directory. */
+export async function moveIntoPlace(storageDir: string, record: DocumentRecord, tempFile: string): Promise<string> {
+  const dir = documentDir(storageDir, record.sessionId, record.id);
+  await mkdir(dir, { recursive: true });
+  await rename(tempFile, contentPath(storageDir, record, activeVersion(record).file));
+  return dir;
 }
 
 /** Deletes a session's storage area: renamed into `tempDir` first so that its documents vanish at once, then the slow recursive delete. */

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
-import { CONTENT_FILE, contentFileName, contentPath, documentDir, removeSessionDir } from './document-files.js';
+import { CONTENT_FILE, contentFileName, contentPath, documentDir, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
@@ -52,9 +52,7 @@ export class FileDocumentStore implements DocumentStore {
   }
 
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
-    const dir = this.documentDir(record.sessionId, record.id);
-    await mkdir(dir, { recursive: true });
-    await rename(tempFile, this.filePath(record, activeVersion(record).file));
+    const dir = await moveIntoPlace(this.storageDir, record, tempFile);
     await writeFileAtomic(path.join(dir, META), JSON.stringify(record));
     this.remember(structuredClone(record));
   }

@@ -2,7 +2,7 @@ import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../core/errors.js';
 import { isId, newId } from '../core/ids.js';
-import { contentFileName, contentPath, documentDir, removeSessionDir } from './document-files.js';
+import { contentFileName, contentPath, documentDir, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
 import { redisCall, type RedisClient } from './redis/connection.js';
@@ -73,10 +73,7 @@ export class RedisDocumentStore implements DocumentStore {
   }
 
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
-    const dir = this.documentDir(record.sessionId, record.id);
-    const file = this.filePath(record, activeVersion(record).file);
-    await mkdir(dir, { recursive: true });
-    await rename(tempFile, file);
+    const dir = await moveIntoPlace(this.storageDir, record, tempFile);
     const stored = { ...record, rev: 1 };
     const [bytes, historyBytes] = sizes(record);
     try {

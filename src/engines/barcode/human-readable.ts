@@ -37,15 +37,14 @@ export interface PlacedText {
   size: number;
 }
 
-/** Helvetica's digit and cap height, and the room kept under the baseline for descenders, per unit of font size. */
-const ASCENT = 0.72;
-const DESCENT = 0.22;
-/** Between the text's top and the bars. */
-const GAP = 0.25;
-/** Font size in modules: Helvetica digits 7.2 modules tall (2.4 mm at EAN's nominal 0.33 mm module) and 5.6 wide, within a digit's 7. */
-const SIZE = 10;
-/** Room left (and for UPC-A right) of the bars for a digit printed outside them, in modules. */
-const OUTSIDE = 8;
+/**
+ * The text's measures: Helvetica's digit and cap height (`ascent`) and the room kept under the baseline
+ * for descenders (`descent`), and the gap between the text's top and the bars, per unit of font size;
+ * the font size in modules (Helvetica digits 7.2 modules tall, 2.4 mm at EAN's nominal 0.33 mm module,
+ * and 5.6 wide, within a digit's 7); the room left (and for UPC-A right) of the bars for a digit
+ * printed outside them, in modules.
+ */
+const TEXT = { ascent: 0.72, descent: 0.22, gap: 0.25, size: 10, outside: 8 } as const;
 
 /** The form resources a code with text needs: the font /F1. */
 export const TEXT_FONT_RESOURCES = '<</Font <</F1 <</Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding>>>>>>';
@@ -67,7 +66,7 @@ export interface LinearTextRaw {
 /** The code with its text at its natural size: bars `barHeight` modules tall above the text. */
 export function textShape(symbology: Symbology, raw: LinearTextRaw, margin: number, barHeight: number): CodeShape {
   const digitsOutside = symbology === 'ean13' || symbology === 'upca';
-  const left = margin + (digitsOutside ? OUTSIDE : 0);
+  const left = margin + (digitsOutside ? TEXT.outside : 0);
   const bars: HumanText['bars'] = [];
   let x = 0;
   raw.sbs.forEach((width, i) => {
@@ -80,25 +79,25 @@ export function textShape(symbology: Symbology, raw: LinearTextRaw, margin: numb
   const digit = (text: string, centre: number, scale = 1) => ({ text: literal(text), centre: left + centre, scale, em: em(text) });
   let items: HumanText['items'];
   if (symbology === 'ean13' && texts.length === 13) {
-    items = texts.map((text, i) => (i === 0 ? digit(text, -OUTSIDE / 2) : digit(text, (i <= 6 ? 3 + 7 * (i - 1) : 50 + 7 * (i - 7)) + 3.5)));
+    items = texts.map((text, i) => (i === 0 ? digit(text, -TEXT.outside / 2) : digit(text, (i <= 6 ? 3 + 7 * (i - 1) : 50 + 7 * (i - 7)) + 3.5)));
   } else if (symbology === 'ean8' && texts.length === 8) {
     items = texts.map((text, i) => digit(text, (i < 4 ? 3 + 7 * i : 36 + 7 * (i - 4)) + 3.5));
   } else if (symbology === 'upca' && texts.length === 12) {
     items = texts.map((text, i) =>
-      i === 0 ? digit(text, -OUTSIDE / 2, 0.8) : i === 11 ? digit(text, barsWidth + OUTSIDE / 2, 0.8) : digit(text, (i <= 5 ? 10 + 7 * (i - 1) : 50 + 7 * (i - 6)) + 3.5),
+      i === 0 ? digit(text, -TEXT.outside / 2, 0.8) : i === 11 ? digit(text, barsWidth + TEXT.outside / 2, 0.8) : digit(text, (i <= 5 ? 10 + 7 * (i - 1) : 50 + 7 * (i - 6)) + 3.5),
     );
   } else {
     const text = texts.join('');
-    const width = em(text) * SIZE;
+    const width = em(text) * TEXT.size;
     items = text === '' ? [] : [{ ...digit(text, barsWidth / 2), scale: width > barsWidth ? barsWidth / width : 1 }];
   }
-  const human: HumanText = { bars, items, size: SIZE, margin };
-  const width = left + barsWidth + (symbology === 'upca' ? OUTSIDE : 0) + margin;
-  return layOut(human, width, 2 * margin + band(SIZE) + barHeight);
+  const human: HumanText = { bars, items, size: TEXT.size, margin };
+  const width = left + barsWidth + (symbology === 'upca' ? TEXT.outside : 0) + margin;
+  return layOut(human, width, 2 * margin + band(TEXT.size) + barHeight);
 }
 
 function band(size: number): number {
-  return size * (ASCENT + DESCENT + GAP);
+  return size * (TEXT.ascent + TEXT.descent + TEXT.gap);
 }
 
 /**
@@ -108,10 +107,10 @@ function band(size: number): number {
 export function layOut(human: HumanText, width: number, height: number): CodeShape {
   const { margin } = human;
   const room = height - 2 * margin;
-  const size = Math.min(human.size, room / 3 / (ASCENT + DESCENT + GAP));
-  const baseline = margin + size * DESCENT;
+  const size = Math.min(human.size, room / 3 / (TEXT.ascent + TEXT.descent + TEXT.gap));
+  const baseline = margin + size * TEXT.descent;
   const barsBottom = margin + band(size);
-  const longBottom = baseline + (size * ASCENT) / 2;
+  const longBottom = baseline + (size * TEXT.ascent) / 2;
   const top = height - margin;
   const rects: CodeShape['rects'] = human.bars.map(([x, w, long]) => {
     const bottom = long ? longBottom : barsBottom;
