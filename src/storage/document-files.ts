@@ -24,6 +24,38 @@ export function contentPath(storageDir: string, record: Pick<DocumentRecord, 'se
   return path.join(documentDir(storageDir, record.sessionId, record.id), file);
 }
 
+/**
+ * What both document stores share about content files: the storage and scratch directories, and the
+ * names and checked paths in them.
+ */
+export abstract class ContentFiles {
+  protected readonly storageDir: string;
+
+  constructor(
+    dataDir: string,
+    /** Temporary files, on the storage's file system so that a rename moves them into place. */
+    protected readonly tempDir: string,
+  ) {
+    this.storageDir = path.join(dataDir, 'storage');
+  }
+
+  tempPath(): string {
+    return path.join(this.tempDir, newId());
+  }
+
+  contentFileName(): string {
+    return contentFileName();
+  }
+
+  protected documentDir(sessionId: string, documentId: string): string {
+    return documentDir(this.storageDir, sessionId, documentId);
+  }
+
+  protected filePath(record: DocumentRecord, file: string): string {
+    return contentPath(this.storageDir, record, file);
+  }
+}
+
 /** Moves a finished temporary file into place as a new record's active content file; returns the document's directory. */
 export async function moveIntoPlace(storageDir: string, record: DocumentRecord, tempFile: string): Promise<string> {
   const dir = documentDir(storageDir, record.sessionId, record.id);

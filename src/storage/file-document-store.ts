@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isId, newId } from '../core/ids.js';
+import { isId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
-import { CONTENT_FILE, contentFileName, contentPath, documentDir, moveIntoPlace, removeSessionDir } from './document-files.js';
+import { CONTENT_FILE, ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
@@ -15,17 +15,13 @@ const META = 'meta.json';
  * that no state refers to any more deleted; a crash in between leaves whole documents and debris that
  * the next start removes.
  */
-export class FileDocumentStore implements DocumentStore {
+export class FileDocumentStore extends ContentFiles implements DocumentStore {
   private readonly index = new Map<string, Map<string, DocumentRecord>>();
   private readonly contentPaths = new WeakMap<DocumentVersion, string>();
   /** Running usage per session, kept in step with the index so that usage() is O(1) (it runs per received chunk). */
   private readonly totals = new Map<string, StorageUsage>();
-  private readonly storageDir: string;
-  private readonly tempDir: string;
-
   constructor(dataDir: string) {
-    this.storageDir = path.join(dataDir, 'storage');
-    this.tempDir = path.join(dataDir, 'tmp');
+    super(dataDir, path.join(dataDir, 'tmp'));
   }
 
   async open(): Promise<void> {
@@ -41,14 +37,6 @@ export class FileDocumentStore implements DocumentStore {
         else await rm(path.join(sessionDir, documentId), { recursive: true, force: true });
       }
     }
-  }
-
-  tempPath(): string {
-    return path.join(this.tempDir, newId());
-  }
-
-  contentFileName(): string {
-    return contentFileName();
   }
 
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
@@ -153,14 +141,6 @@ export class FileDocumentStore implements DocumentStore {
       totals.bytes += sign * version.size;
       if (version.id !== record.activeVersion) totals.historyBytes += sign * version.size;
     }
-  }
-
-  private documentDir(sessionId: string, documentId: string): string {
-    return documentDir(this.storageDir, sessionId, documentId);
-  }
-
-  private filePath(record: DocumentRecord, file: string): string {
-    return contentPath(this.storageDir, record, file);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { QuireError } from '../core/errors.js';
-import { isId, newId } from '../core/ids.js';
-import { contentFileName, contentPath, documentDir, moveIntoPlace, removeSessionDir } from './document-files.js';
+import { isId } from '../core/ids.js';
+import { ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
 import { redisCall, type RedisClient } from './redis/connection.js';
@@ -33,9 +33,7 @@ export interface RedisDocumentStoreOptions {
  * Keys: `docs:<sessionId>` documentId → record, `docs-size:<sessionId>` documentId → "bytes historyBytes",
  * `docs-usage:<sessionId>` {files, bytes, historyBytes}, `docs-usage-total` the sum of all sessions.
  */
-export class RedisDocumentStore implements DocumentStore {
-  private readonly storageDir: string;
-  private readonly tempDir: string;
+export class RedisDocumentStore extends ContentFiles implements DocumentStore {
   private total: StorageUsage = { files: 0, bytes: 0, historyBytes: 0 };
   private refresher: NodeJS.Timeout | undefined;
 
@@ -44,8 +42,7 @@ export class RedisDocumentStore implements DocumentStore {
     dataDir: string,
     private readonly options: RedisDocumentStoreOptions,
   ) {
-    this.storageDir = path.join(dataDir, 'storage');
-    this.tempDir = path.join(dataDir, 'tmp', `node-${options.nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}`);
+    super(dataDir, path.join(dataDir, 'tmp', `node-${options.nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}`));
   }
 
   async open(): Promise<void> {
@@ -62,14 +59,6 @@ export class RedisDocumentStore implements DocumentStore {
   close(): void {
     if (this.refresher) clearInterval(this.refresher);
     this.refresher = undefined;
-  }
-
-  tempPath(): string {
-    return path.join(this.tempDir, newId());
-  }
-
-  contentFileName(): string {
-    return contentFileName();
   }
 
   async add(record: DocumentRecord, tempFile: string): Promise<void> {
@@ -179,14 +168,6 @@ export class RedisDocumentStore implements DocumentStore {
 
   private keys(sessionId: string): [string, string, string, string] {
     return [docsKey(sessionId), `docs-size:${sessionId}`, usageKey(sessionId), TOTAL];
-  }
-
-  private documentDir(sessionId: string, documentId: string): string {
-    return documentDir(this.storageDir, sessionId, documentId);
-  }
-
-  private filePath(record: DocumentRecord, file: string): string {
-    return contentPath(this.storageDir, record, file);
   }
 }
 
