@@ -1,3 +1,4 @@
+import { jsonRecord } from '../core/json-record.js';
 import type { Redis } from 'ioredis';
 import type { MemberRecord, MemberView, NodeRole } from '../operations/admin/cluster-status.js';
 
@@ -172,10 +173,5 @@ export class Membership {
 }
 
 function parseRecord(text: string): MemberRecord[] {
-  try {
-    const record = JSON.parse(text) as MemberRecord;
-    return typeof record.id === 'string' && typeof record.startedAt === 'number' ? [record] : [];
-  } catch {
-    return [];
-  }
+  return jsonRecord<MemberRecord>(text, (record) => typeof record.id === 'string' && typeof record.startedAt === 'number');
 }

@@ -1,3 +1,4 @@
+import { jsonRecord } from '../../core/json-record.js';
 import { Job, Queue, type JobsOptions, type JobState, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisCall } from '../redis/connection.js';
@@ -211,10 +212,5 @@ function zeroCounts(): Record<QueueState, number> {
 }
 
 function parseEvent(line: string): QueueHistoryEvent[] {
-  try {
-    const value = JSON.parse(line) as QueueHistoryEvent;
-    return typeof value.at === 'number' && typeof value.event === 'string' ? [value] : [];
-  } catch {
-    return [];
-  }
+  return jsonRecord<QueueHistoryEvent>(line, (value) => typeof value.at === 'number' && typeof value.event === 'string');
 }
