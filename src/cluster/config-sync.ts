@@ -10,10 +10,11 @@ interface StoredConfiguration {
   keys: string[];
 }
 
-/** Keys under the connection's key prefix; the channel is named with the prefix by hand (channels are never prefixed). */
-const STORED = 'config:file';
-const VERSION = 'config:version';
-const CHANNEL = 'config:changed';
+/**
+ * The stored configuration, its version counter, and the channel of changes: keys under the
+ * connection's key prefix; the channel is named with the prefix by hand (channels are never prefixed).
+ */
+const NAMES = { stored: 'config:file', version: 'config:version', channel: 'config:changed' } as const;
 
 export interface ConfigurationSyncOptions {
   /** Commands (with the key prefix). */
@@ -45,7 +46,7 @@ export class ConfigurationSync {
   constructor(private readonly options: ConfigurationSyncOptions) {}
 
   private get channel(): string {
-    return `${this.options.keyPrefix}${CHANNEL}`;
+    return `${this.options.keyPrefix}${NAMES.channel}`;
   }
 
   /**
@@ -76,9 +77,9 @@ export class ConfigurationSync {
   /** After an administration write on this node: store the file's text and tell the others. */
   async publish(text: string, keys: string[]): Promise<void> {
     const { redis, nodeId } = this.options;
-    const version = await redis.incr(VERSION);
+    const version = await redis.incr(NAMES.version);
     const stored: StoredConfiguration = { version, text, by: nodeId, at: Date.now(), keys };
-    await redis.set(STORED, JSON.stringify(stored));
+    await redis.set(NAMES.stored, JSON.stringify(stored));
     this.applied = stored;
     this.text = text;
     await redis.publish(this.channel, JSON.stringify({ version, by: nodeId }));
@@ -136,15 +137,15 @@ export async function adoptStoredConfiguration(redis: Redis, localText: string |
   const stored = await readStored(redis);
   if (stored) return stored.text === localText ? undefined : stored.text;
   if (localText !== undefined) {
-    const version = await redis.incr(VERSION);
+    const version = await redis.incr(NAMES.version);
     const seed: StoredConfiguration = { version, text: localText, by: nodeId, at: Date.now(), keys: [] };
-    await redis.set(STORED, JSON.stringify(seed), 'NX');
+    await redis.set(NAMES.stored, JSON.stringify(seed), 'NX');
   }
   return undefined;
 }
 
 async function readStored(redis: Redis): Promise<StoredConfiguration | undefined> {
-  const text = await redis.get(STORED);
+  const text = await redis.get(NAMES.stored);
   if (text === null) return undefined;
   try {
     return JSON.parse(text) as StoredConfiguration;
