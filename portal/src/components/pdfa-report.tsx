@@ -6,6 +6,7 @@
  */
 import type { JSX } from 'preact';
 import { useT } from '../i18n/i18n';
+import { TableHead } from './table-head';
 
 interface Failure {
   object?: string;
@@ -76,15 +77,7 @@ export function PdfaReportView({ report }: { report: PdfaReport }): JSX.Element 
       {failed.length > 0 ? (
         <table class="pdfa-rules">
           <caption>{t('pdfa.failedRules', { count: failed.length })}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('pdfa.rule')}</th>
-              <th scope="col">{t('pdfa.clause')}</th>
-              <th scope="col">{t('pdfa.description')}</th>
-              <th scope="col">{t('pdfa.where')}</th>
-              <th scope="col">{t('pdfa.pages')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={['pdfa.rule', 'pdfa.clause', 'pdfa.description', 'pdfa.where', 'pdfa.pages']} />
           <tbody>
             {failed.map((rule) => (
               <tr key={rule.id} data-rule={rule.id}>

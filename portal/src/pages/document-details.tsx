@@ -6,6 +6,7 @@ import type { DocumentFile, HistoryEntry } from '../api/types';
 import { lazy } from '../components/lazy';
 import { useT } from '../i18n/i18n';
 import { ErrorText } from '../components/error-text';
+import { TableHead } from '../components/table-head';
 
 const PdfPreview = lazy(() => import('../preview/pdf-preview').then((module) => module.PdfPreview));
 
@@ -88,15 +89,7 @@ export function DocumentDetails({ documentId, onClose }: { documentId: string; o
             <p class="hint">{t('info.noHistory')}</p>
           ) : (
             <table class="history">
-              <thead>
-                <tr>
-                  <th scope="col">#</th>
-                  <th scope="col">{t('info.operation')}</th>
-                  <th scope="col">{t('documents.name')}</th>
-                  <th scope="col">{t('info.when')}</th>
-                  <th scope="col">{t('documents.state')}</th>
-                </tr>
-              </thead>
+              <TableHead columns={[{ text: '#' }, 'info.operation', 'documents.name', 'info.when', 'documents.state']} />
               <tbody>
                 {entries.map((entry) => (
                   <tr key={entry.id}>

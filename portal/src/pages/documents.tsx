@@ -15,6 +15,7 @@ import { saveBlob } from '../api/http';
 import { Thumbnail } from '../components/thumbnail';
 import { formatBytes, locale, useT } from '../i18n/i18n';
 import { DocumentDetails } from './document-details';
+import { TableHead } from '../components/table-head';
 
 interface Upload {
   key: number;
@@ -142,22 +143,18 @@ export function DocumentsPage(): JSX.Element {
       ) : (
         <table class="documents">
           <caption class="visually-hidden">{t('documents.title')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">
-                <span class="visually-hidden">{t('documents.select')}</span>
-              </th>
-              <th scope="col">
-                <span class="visually-hidden">{t('documents.preview')}</span>
-              </th>
-              <th scope="col">{t('documents.name')}</th>
-              <th scope="col">{t('documents.type')}</th>
-              <th scope="col">{t('documents.size')}</th>
-              <th scope="col">{t('documents.pages')}</th>
-              <th scope="col">{t('documents.state')}</th>
-              <th scope="col">{t('documents.actions')}</th>
-            </tr>
-          </thead>
+          <TableHead
+            columns={[
+              { key: 'documents.select', hidden: true },
+              { key: 'documents.preview', hidden: true },
+              'documents.name',
+              'documents.type',
+              'documents.size',
+              'documents.pages',
+              'documents.state',
+              'documents.actions',
+            ]}
+          />
           <tbody>
             {list.map((document) => (
               <DocumentRow

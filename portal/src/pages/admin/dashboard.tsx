@@ -9,6 +9,7 @@ import { useStore } from '../../api/store';
 import { BarChart } from '../../components/chart';
 import { useLoad } from './use-load';
 import { ErrorText } from '../../components/error-text';
+import { TableHead } from '../../components/table-head';
 
 interface Status {
   server: { serverVersion: string; serverStart: number };
@@ -91,16 +92,7 @@ export function DashboardPage(): JSX.Element {
       {server && (
         <table class="engines">
           <caption>{t('admin.engines')}</caption>
-          <thead>
-            <tr>
-              <th scope="col">{t('admin.webservice')}</th>
-              <th scope="col">{t('admin.status')}</th>
-              <th scope="col">{t('admin.executables')}</th>
-              <th scope="col">{t('admin.pool')}</th>
-              <th scope="col">{t('admin.queue')}</th>
-              <th scope="col">{t('admin.calls')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={['admin.webservice', 'admin.status', 'admin.executables', 'admin.pool', 'admin.queue', 'admin.calls']} />
           <tbody>
             {Object.entries(server.webservices).map(([name, service]) => (
               <tr key={name}>

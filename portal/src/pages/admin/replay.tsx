@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { call, json } from '../../api/http';
 import { useT } from '../../i18n/i18n';
 import { useLoad } from './use-load';
+import { TableHead } from '../../components/table-head';
 
 interface Entry {
   id: string;
@@ -58,15 +59,7 @@ export function ReplayPage(): JSX.Element {
       {entries.value?.length === 0 && <p class="empty">{t('admin.replayEmpty')}</p>}
       {entries.value && entries.value.length > 0 && (
         <table class="replay">
-          <thead>
-            <tr>
-              <th scope="col">{t('admin.kind')}</th>
-              <th scope="col">{t('admin.failedAt')}</th>
-              <th scope="col">{t('admin.attempts')}</th>
-              <th scope="col">{t('admin.lastError')}</th>
-              <th scope="col">{t('documents.actions')}</th>
-            </tr>
-          </thead>
+          <TableHead columns={['admin.kind', 'admin.failedAt', 'admin.attempts', 'admin.lastError', 'documents.actions']} />
           <tbody>
             {entries.value.map((entry) => (
               <Fragment key={entry.id}>

@@ -5,6 +5,7 @@ import { call, json } from '../../api/http';
 import { useStore } from '../../api/store';
 import { formatBytes, locale, useT } from '../../i18n/i18n';
 import { useLoad } from './use-load';
+import { TableHead } from '../../components/table-head';
 
 interface SessionTable {
   activeSessions: number;
@@ -50,16 +51,7 @@ export function SessionsPage(): JSX.Element {
         <>
           <p class="usage">{t('admin.sessionSummary', { active: value.activeSessions, count: value.sessionCount, disk: formatBytes(value.sessionDiskUsage, language) })}</p>
           <table class="sessions">
-            <thead>
-              <tr>
-                <th scope="col">{t('admin.user')}</th>
-                <th scope="col">{t('admin.files')}</th>
-                <th scope="col">{t('documents.size')}</th>
-                <th scope="col">{t('admin.lastAccess')}</th>
-                <th scope="col">{t('admin.expiresIn')}</th>
-                <th scope="col">{t('documents.actions')}</th>
-              </tr>
-            </thead>
+            <TableHead columns={['admin.user', 'admin.files', 'documents.size', 'admin.lastAccess', 'admin.expiresIn', 'documents.actions']} />
             <tbody>
               {value.sessionList.map((entry) => {
                 const who = `${entry.userName || t('login.anonymousUser')}${entry.providerId ? ` (${entry.providerId})` : ''}`;
