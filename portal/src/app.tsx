@@ -27,6 +27,10 @@ export function App(): JSX.Element {
   useEffect(() => {
     document.documentElement.lang = locale.get();
     void loadTheme().then(setTheme);
+    // The data store page changed the logo or theme: load it again; the logo's address is the same,
+    // so a version in its query makes the <img> fetch the new one.
+    const reload = (): void => void loadTheme().then((next) => setTheme(next.logo ? { logo: `${next.logo}?v=${Date.now()}` } : next));
+    addEventListener('quire:theme-changed', reload);
     void (async () => {
       try {
         const external = await finishLogin();
@@ -38,6 +42,7 @@ export function App(): JSX.Element {
         setStarting(false);
       }
     })();
+    return () => removeEventListener('quire:theme-changed', reload);
   }, []);
 
   if (starting) return <p class="loading">…</p>;

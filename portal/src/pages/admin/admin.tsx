@@ -9,6 +9,7 @@ import type { MessageKey } from '../../i18n/en';
 import { linkProps } from '../../router';
 import { ConfigurationPage } from './configuration';
 import { DashboardPage } from './dashboard';
+import { DataStorePage } from './datastore';
 import { LogsPage } from './logs';
 import { ReplayPage } from './replay';
 import { SessionsPage } from './sessions';
@@ -19,6 +20,7 @@ const PAGES: Array<[string, MessageKey, () => JSX.Element]> = [
   ['admin/logs', 'admin.logs', LogsPage],
   ['admin/replay', 'admin.replay', ReplayPage],
   ['admin/configuration', 'admin.configuration', ConfigurationPage],
+  ['admin/datastore', 'admin.datastore', DataStorePage],
 ];
 
 export function AdminPage({ page }: { page: string }): JSX.Element {
