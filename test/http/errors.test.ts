@@ -61,7 +61,8 @@ describe('error responses', () => {
     const hostile: Array<[string, RequestInit]> = [
       ['/documents/%00%ff/info', { headers: bearer(token) }],
       [`/documents/${'a'.repeat(5000)}/info`, { headers: bearer(token) }],
-      ['/documents/../../etc/passwd', { headers: bearer(token) }],
+      // Encoded, so that the client does not resolve the dots: a document id that climbs out of the storage.
+      ['/documents/..%2F..%2Fetc%2Fpasswd/info', { headers: bearer(token) }],
       ['/authentication/user/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[1,2,3]' }],
       ['/authentication/user/login', { method: 'POST', headers: { authorization: 'Basic %%%' } }],
       ['/authentication/user/login', { method: 'POST', headers: { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` } }],
@@ -78,6 +79,11 @@ describe('error responses', () => {
       expect(response.headers.get('content-type')).toBe('application/json');
       expect((await json(response)).errorCode).not.toBe(0);
     }
+    // Resolved by the client, the same dots leave the REST base: under the context path that is the
+    // portal's page (its fallback for client-side routes), never a file of the machine.
+    const climbed = await fetch(`${server.rest}/documents/../../etc/passwd`, { headers: bearer(token) });
+    expect(climbed.status).toBeLessThan(500);
+    expect(await climbed.text()).not.toMatch(/root:/);
     // A raw request line the HTTP parser rejects must not take the server down either.
     await new Promise<void>((resolve) => {
       const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.end('GARBAGE / HTTP/9.9\r\n\r\n'));
