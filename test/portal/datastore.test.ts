@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestServer } from '../helpers/fixture.js';
 import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { AXE, DESKTOP, ensureBuilt, launchChromium, loginAs, PHONE, SCREENSHOTS, strictContext, tokenOf } from './helpers.js';
+import { DESKTOP, ensureBuilt, launchChromium, loginAs, PHONE, SCREENSHOTS, strictContext, tokenOf, seriousAxeViolations } from './helpers.js';
 
 ensureBuilt();
 
@@ -155,15 +155,7 @@ describe('the data store page in Chromium', () => {
         await page.screenshot({ path: path.join(SCREENSHOTS, `admin-datastore-${size}.png`), fullPage: true });
       }
       await page.setViewportSize(DESKTOP);
-      await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate(async () => {
-        const result = (await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })) as {
-          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-        };
-        return result.violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-      });
+      const violations = await seriousAxeViolations(page);
       expect(violations).toEqual([]);
     } finally {
       await context.close();

@@ -86,3 +86,16 @@ export async function dropFiles(page: Page, files: Array<{ name: string; content
     for (const type of ['dragenter', 'dragover', 'drop']) zone.dispatchEvent(new (globalThis as any).DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: transfer }));
   }, payload);
 }
+
+/** axe-core's serious and critical violations on the page (injected from node_modules), one line each: rule id and targets. */
+export async function seriousAxeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  return page.evaluate(async () => {
+    const result = (await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })) as {
+      violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
+    };
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+  });
+}

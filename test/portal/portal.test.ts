@@ -22,7 +22,7 @@ import { pdfinfo } from '../helpers/pdf-tools.js';
 import { ALICE_AND_ROOT_YAML } from '../helpers/server.js';
 import { numberedPdf } from '../helpers/toolbox.js';
 import { useTempDir } from '../helpers/temp-dir.js';
-import { AXE, DESKTOP, dropFiles, ensureBuilt, launchChromium, loginAs, PHONE, SCREENSHOTS, strictContext as openStrictContext, tokenOf } from './helpers.js';
+import { DESKTOP, dropFiles, ensureBuilt, launchChromium, loginAs, PHONE, SCREENSHOTS, strictContext as openStrictContext, tokenOf, seriousAxeViolations } from './helpers.js';
 
 ensureBuilt();
 
@@ -329,15 +329,7 @@ describe('the portal in Chromium', () => {
         await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${size}.png`) });
       }
       await page.setViewportSize(DESKTOP);
-      await page.addScriptTag({ path: AXE });
-      const violations = await page.evaluate(async () => {
-        const result = (await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })) as {
-          violations: Array<{ id: string; impact: string; nodes: Array<{ target: string[] }> }>;
-        };
-        return result.violations
-          .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-          .map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
-      });
+      const violations = await seriousAxeViolations(page);
       findings.push(...violations.map((violation) => `${name}: ${violation}`));
     };
     try {
