@@ -6,6 +6,9 @@ import { startServer, type RunningServer } from '../../src/server.js';
 
 export const ADMIN_PASSWORD = 'admin-secret';
 
+/** How long stop() lets busy connections finish before it cuts them and fails. */
+const STOP_GRACE_MS = 15_000;
+
 /** Two local users: alice (password wonderland) and the administrator root (password toor). */
 export const ALICE_AND_ROOT_YAML = `
 users:
@@ -74,8 +77,20 @@ export async function startTestServer(options: { yaml?: string; env?: Record<str
     dataDir,
     announcements,
     stop: async () => {
-      await server.close();
+      // A connection that is not idle (a response body the test never read) holds the close up until
+      // the hook's time limit, with no hint why: cut it after a grace and say what to fix.
+      let stuck = false;
+      const watchdog = setTimeout(() => {
+        stuck = true;
+        server.app.server.closeAllConnections();
+      }, STOP_GRACE_MS);
+      try {
+        await server.close();
+      } finally {
+        clearTimeout(watchdog);
+      }
       if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (stuck) throw new Error(`the server's close waited ${STOP_GRACE_MS / 1000} s for busy connections: a test left a response body unread (await response.arrayBuffer())`);
     },
   };
 }

@@ -34,6 +34,8 @@ describe('Swagger UI', () => {
     for (const url of urls) {
       expect(url.origin).toBe(origin());
       const response = await fetch(url);
+      // Read every body: an unread one keeps its connection busy, and the server's close waits for it.
+      await response.arrayBuffer();
       expect(response.status, url.pathname).toBe(200);
       if (url.pathname.endsWith('.js')) expect(response.headers.get('content-type'), url.pathname).toMatch(/javascript/);
       if (url.pathname.endsWith('.css')) expect(response.headers.get('content-type'), url.pathname).toMatch(/^text\/css/);
