@@ -27,6 +27,21 @@ async function storedBytes(documentId: string): Promise<Buffer> {
   return readFileSync(await download(documentId));
 }
 
+/**
+ * The report document as stored and as served: its DocumentFile says the format (extension, MIME
+ * type, file type id) and the download's Content-Type and attachment name agree with it.
+ */
+async function reportDocument(documentId: string, extension: 'json' | 'xml', mimeType: string, fileTypeId: number): Promise<string> {
+  const described = await documentInfo(documentId);
+  expect(described).toMatchObject({ fileExtension: extension, mimeType, fileTypeId });
+  const response = await fetch(`${server.rest}/documents/${documentId}`, { headers: { ...bearer(session.token), accept: 'application/octet-stream' } });
+  const body = await response.text();
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toBe(mimeType);
+  expect(response.headers.get('content-disposition')).toMatch(new RegExp(`\\.${extension}"?(;|$)`));
+  return body;
+}
+
 function xmpOf(file: string): string {
   return execFileSync('pdfinfo', ['-meta', file], { encoding: 'utf8' });
 }
@@ -40,7 +55,7 @@ describe('pdfa analyze', () => {
     const reportId = /documents\/([0-9a-f]{32})\/info$/.exec(outcome.location ?? '')?.[1];
     expect(reportId).toBeDefined();
     expect(reportId).not.toBe(uploaded.documentId);
-    const report = JSON.parse(readFileSync(await download(reportId!, 'json'), 'utf8')).report;
+    const report = JSON.parse(await reportDocument(reportId!, 'json', 'application/json', 63)).report;
     // A pdf-lib file has no XMP, no OutputIntent, no pdfaid: our validator must find it failing.
     expect(report.verdict).toBe('non-compliant');
     expect(report.level).toBe('2b');
@@ -62,6 +77,7 @@ describe('pdfa analyze', () => {
     const outcome = await pdfa(uploaded.documentId, { pdfa: { analyze: { level: '1b' } } }, '?reportFormat=xml');
     expect(outcome.status).toBe(303);
     const reportId = /documents\/([0-9a-f]{32})\/info$/.exec(outcome.location ?? '')![1]!;
+    expect(await reportDocument(reportId, 'xml', 'application/xml', 62)).toMatch(/^<\?xml /);
     const file = await download(reportId, 'xml');
     // Independent XML parser: Python's ElementTree.
     const summary = execFileSync('python3', ['-c', 'import sys,xml.etree.ElementTree as E;r=E.parse(sys.argv[1]).getroot();print(r.tag,r.get("verdict"),len(r.find("rules")))', file], {
@@ -176,7 +192,7 @@ describe('pdfa convert', () => {
       expect(outcome.status).toBe(303);
       const reportId = /documents\/([0-9a-f]{32})\/info$/.exec(outcome.location ?? '')![1]!;
       expect(reportId).not.toBe(uploaded.documentId);
-      const report = JSON.parse(readFileSync(await download(reportId, 'json'), 'utf8')).report;
+      const report = JSON.parse(await reportDocument(reportId, 'json', 'application/json', 63)).report;
       expect(report).toMatchObject({ operation: 'convert', level: '1b', verdict: 'non-compliant' });
       expect(report.rules.find((r: { id: string }) => r.id === '6.1.11-1')).toMatchObject({ status: 'failed' });
       expect(report.notes.join(' ')).toMatch(/Ghostscript/);

@@ -14,7 +14,7 @@ import type { ProtectionTool } from '../transaction/protection.js';
 import { fromToolboxEngine } from '../toolbox/engine-errors.js';
 import { convertToPdfa, PdfaNotCompliant, refuseUnsupported, type ConversionResult, type PdfaEngines } from './conversion.js';
 import type { PdfaConvertOptions, PdfaOptions, PdfaRequest, ReportFormat } from './pdfa.schema.js';
-import { failedRulesText, verdictText, writeReport, type ReportContext } from './report.js';
+import { failedRulesText, reportFileName, verdictText, writeReport, type ReportContext } from './report.js';
 import { validateFile } from './validation.js';
 import { zugferdExtras } from './zugferd.js';
 
@@ -60,7 +60,7 @@ export class PdfaService {
     if (storedType.key !== 'pdf') throw notPdf(storedType.key);
     let verdict = '';
     const { record } = await documents.locks.with(session.id, documentId, () =>
-      runAsNew(this.deps, session, { operation: 'pdfa', name: `${stored.fileName}-pdfa-${level}-report`, history: false, deadline: this.deadline }, async (tx) => {
+      runAsNew(this.deps, session, { operation: 'pdfa', name: reportFileName(`${stored.fileName}-pdfa-${level}-report`, format), history: false, deadline: this.deadline }, async (tx) => {
         const { record: current, file } = await documents.content(session, documentId);
         const copy = tx.scratch.file('pdf');
         await link(file.path, copy).catch(() => copyFile(file.path, copy));
@@ -166,12 +166,17 @@ export class PdfaService {
 
   /** `errorReport: file`: the report of the failed result becomes a new document; the document stays as it was. */
   private async reportAsDocument(session: Session, fileName: string, failure: PdfaNotCompliant, format: ReportFormat): Promise<PdfaOutcome> {
-    const { record } = await runAsNew(this.deps, session, { operation: 'pdfa', name: `${fileName}-pdfa-${failure.report.level}-errors`, history: false, deadline: this.deadline }, async (tx) => {
-      const written = writeReport(failure.report, { document: fileName, operation: 'convert', notes: failure.notes }, format);
-      const out = tx.scratch.file(written.extension);
-      await writeFile(out, written.bytes);
-      return { file: { path: out, type: fileTypeByKey(written.extension) } };
-    });
+    const { record } = await runAsNew(
+      this.deps,
+      session,
+      { operation: 'pdfa', name: reportFileName(`${fileName}-pdfa-${failure.report.level}-errors`, format), history: false, deadline: this.deadline },
+      async (tx) => {
+        const written = writeReport(failure.report, { document: fileName, operation: 'convert', notes: failure.notes }, format);
+        const out = tx.scratch.file(written.extension);
+        await writeFile(out, written.bytes);
+        return { file: { path: out, type: fileTypeByKey(written.extension) } };
+      },
+    );
     return { record, warnings: [failure.message.split('\n')[0]!] };
   }
 

@@ -26,9 +26,23 @@ export interface ReportFile {
 }
 
 export function writeReport(report: PdfaReport, context: ReportContext, format: ReportFormat): ReportFile {
-  return format === 'xml'
-    ? { bytes: Buffer.from(reportXml(report, context), 'utf8'), extension: 'xml' }
-    : { bytes: Buffer.from(`${JSON.stringify(reportJson(report, context), null, 2)}\n`, 'utf8'), extension: 'json' };
+  const extension = reportExtension(format);
+  return extension === 'xml'
+    ? { bytes: Buffer.from(reportXml(report, context), 'utf8'), extension }
+    : { bytes: Buffer.from(`${JSON.stringify(reportJson(report, context), null, 2)}\n`, 'utf8'), extension };
+}
+
+/**
+ * The file name of a report stored as a document, with its extension: a new document's type is
+ * detected from its content and the name's extension, and content alone cannot tell JSON from
+ * plain text (without `.json` the JSON report was stored as `.txt`, text/plain).
+ */
+export function reportFileName(base: string, format: ReportFormat): string {
+  return `${base}.${reportExtension(format)}`;
+}
+
+function reportExtension(format: ReportFormat): ReportFile['extension'] {
+  return format === 'xml' ? 'xml' : 'json';
 }
 
 export function reportJson(report: PdfaReport, context: ReportContext): Record<string, unknown> {
