@@ -2,7 +2,8 @@ import type { LoginSecurity } from '../config/load.js';
 import { QuireError } from '../core/errors.js';
 import { addressKey } from './client-address.js';
 import { HashSlots } from './hash-slots.js';
-import { LoginThrottle, type LoginRefusal } from './login-throttle.js';
+import type { LoginAttempts, LoginRefusal } from '../storage/login-attempts.js';
+import { LoginThrottle } from './login-throttle.js';
 
 /** Running totals of password checks, for the metrics. */
 export interface LoginCounters {
@@ -25,11 +26,14 @@ export interface LoginCounters {
  */
 export class LoginGuard {
   readonly counters: LoginCounters = { succeeded: 0, failed: 0, throttled: 0, busy: 0, passwordChecks: 0 };
-  private readonly throttle: LoginThrottle;
   private readonly slots: HashSlots;
 
-  constructor(settings: LoginSecurity, now: () => number = Date.now) {
-    this.throttle = new LoginThrottle(settings, now);
+  /** `attempts`: the throttle's counts, in this process by default; the cluster's in Redis (stores-wiring-cluster.ts). */
+  constructor(
+    settings: LoginSecurity,
+    now: () => number = Date.now,
+    private readonly throttle: LoginAttempts = new LoginThrottle(settings, now),
+  ) {
     this.slots = new HashSlots(settings.maxConcurrentHashes, settings.maxWaitingHashes);
   }
 
@@ -45,7 +49,8 @@ export class LoginGuard {
    */
   async check<T>(name: string, ip: string, verify: () => Promise<T | undefined>): Promise<T | undefined> {
     const address = addressKey(ip);
-    this.refuseIfThrottled(name, address);
+    const early = this.refuseIfThrottled(name, address);
+    if (early) await early;
     const slot = this.slots.acquire();
     if (!slot) {
       this.counters.busy++;
@@ -53,15 +58,15 @@ export class LoginGuard {
     }
     const release = await slot;
     try {
-      this.refuseIfThrottled(name, address);
+      await this.refuseIfThrottled(name, address);
       this.counters.passwordChecks++;
       const user = await verify();
       if (user) {
         this.counters.succeeded++;
-        this.throttle.succeeded(name, address);
+        await this.throttle.succeeded(name, address);
       } else {
         this.counters.failed++;
-        this.throttle.failed(name, address);
+        await this.throttle.failed(name, address);
       }
       return user;
     } finally {
@@ -69,8 +74,14 @@ export class LoginGuard {
     }
   }
 
-  private refuseIfThrottled(name: string, address: string): void {
+  /** Synchronous with the embedded throttle (no extra turn before the hashing slot is taken), a promise with the cluster's. */
+  private refuseIfThrottled(name: string, address: string): void | Promise<void> {
     const refusal = this.throttle.refusal(name, address);
+    if (refusal instanceof Promise) return refusal.then((answer) => this.refuse(answer));
+    this.refuse(refusal);
+  }
+
+  private refuse(refusal: LoginRefusal | undefined): void {
     if (!refusal) return;
     this.counters.throttled++;
     throw throttled(refusal);

@@ -1,18 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { LoginSecurity } from '../config/load.js';
+import { MAX_KNOWN_ADDRESSES, nameKey, type LoginAttempts, type LoginRefusal } from '../storage/login-attempts.js';
 
-/** Why a login is refused before its password is checked, and for how long. */
-export interface LoginRefusal {
-  reason: 'address' | 'user';
-  retryAfterMs: number;
-}
+export type { LoginRefusal } from '../storage/login-attempts.js';
 
 /** Entries each table keeps at most: a flood of new names or addresses costs bounded memory. */
 const MAX_TRACKED = 50_000;
-/** Addresses remembered per user name as "this user logged in from here". */
-const MAX_KNOWN_ADDRESSES = 16;
-/** Longer user names are kept as their hash: the key must not cost what the header may carry. */
-const MAX_NAME_KEY = 128;
 
 interface FailureRecord {
   failures: number;
@@ -106,9 +98,10 @@ class FailureTable {
  *   addresses keep working and guessing one password from many addresses is still slowed.
  * - A successful login clears the name's record, forgives the address's current failures (not its
  *   lock history) and remembers the address for the name.
- * The state is in memory: a restart forgets it.
+ * The state is in memory: a restart forgets it. A cluster keeps the same counts in Redis instead
+ * (storage/redis-login-attempts.ts, the same rules), so that the nodes count an address's failures together.
  */
-export class LoginThrottle {
+export class LoginThrottle implements LoginAttempts {
   private readonly addresses: FailureTable;
   private readonly names: FailureTable;
   /** Name key → addresses it logged in from (last success, epoch ms). */
@@ -158,8 +151,4 @@ export class LoginThrottle {
     this.known.set(key, addresses);
     if (this.known.size > MAX_TRACKED) this.known.delete(this.known.keys().next().value!);
   }
-}
-
-function nameKey(name: string): string {
-  return name.length <= MAX_NAME_KEY ? name : `sha256:${createHash('sha256').update(name).digest('hex')}`;
 }
