@@ -30,7 +30,7 @@ export const adminStatisticRoutes: FastifyPluginAsyncTypebox<AdminRouteOptions> 
       }
       const requested = request.query.webservice ?? [];
       const webservices = requested.length > 0 ? [...new Set(requested)] : WEBSERVICES;
-      return toStatistic(admin.statistics.read({ source: dataSource, aggregation, webservices, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }));
+      return toStatistic(await admin.statistics.read({ source: dataSource, aggregation, webservices, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }));
     },
   );
 };

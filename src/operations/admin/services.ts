@@ -5,7 +5,7 @@ import type { OperationEvents } from '../../observability/operation-events.js';
 import type { ConfigurationService } from './configuration.js';
 import type { DataStore } from './datastore.js';
 import type { ServerStatusService } from './server-status.js';
-import type { Statistics } from './statistics.js';
+import type { StatisticsService } from './statistics.js';
 
 /** Everything the administration routes work with; server.ts builds it, app.ts hands it to each admin route group. */
 export interface AdminServices {
@@ -13,7 +13,7 @@ export interface AdminServices {
   events: OperationEvents;
   metrics: Metrics;
   logFiles: LogFiles;
-  statistics: Statistics;
+  statistics: StatisticsService;
   datastore: DataStore;
   configuration: ConfigurationService;
   status: ServerStatusService;

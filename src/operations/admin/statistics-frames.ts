@@ -1,20 +1,12 @@
 import { WEBSERVICES, type WebserviceName } from '../../core/webservices.js';
+import type { FrameCounters } from '../../storage/statistics-store.js';
 
 /** Reference `Admin_AggregationServerState`: the length of one time frame. */
 export const AGGREGATIONS = ['minute', 'hour', 'day', 'month', 'year'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 
-/** What happened in one web service during one time frame. */
-export interface FrameTotals {
-  jobs: number;
-  errors: number;
-  /** Sum of the calls' durations. */
-  durationMs: number;
-  minDurationMs: number;
-  maxDurationMs: number;
-  bytesIn: number;
-  bytesOut: number;
-}
+/** What happened in one web service during one time frame (the cluster's shared store keeps the same fields). */
+export type FrameTotals = FrameCounters;
 
 /** One finished call, as the statistics count it. */
 export interface CountedCall {
@@ -44,6 +36,11 @@ const MAX_AGE_MS: Readonly<Record<Aggregation, number>> = {
 };
 /** The aggregations the retention applies to (the configuration: "minute-to-day buckets"). */
 const RETAINED: ReadonlySet<Aggregation> = new Set(['minute', 'hour', 'day']);
+
+/** How long a frame of `aggregation` is kept after it ended (Infinity: for good). */
+export function maxAgeMs(aggregation: Aggregation, retentionDays: number): number {
+  return Math.min(MAX_AGE_MS[aggregation], RETAINED.has(aggregation) ? retentionDays * DAY : Number.POSITIVE_INFINITY);
+}
 
 /** Start of the UTC time frame that contains `at`. */
 export function frameStart(at: number, aggregation: Aggregation): number {
@@ -81,6 +78,18 @@ export function frameEnd(start: number, aggregation: Aggregation): number {
 
 export function emptyTotals(): FrameTotals {
   return { jobs: 0, errors: 0, durationMs: 0, minDurationMs: 0, maxDurationMs: 0, bytesIn: 0, bytesOut: 0 };
+}
+
+/** Adds the totals of another count of the same frame (e.g. a batch that could not be pushed yet). */
+function mergeInto(totals: FrameTotals, other: FrameTotals): void {
+  if (other.jobs === 0) return;
+  totals.minDurationMs = totals.jobs === 0 ? other.minDurationMs : Math.min(totals.minDurationMs, other.minDurationMs);
+  totals.maxDurationMs = Math.max(totals.maxDurationMs, other.maxDurationMs);
+  totals.jobs += other.jobs;
+  totals.errors += other.errors;
+  totals.durationMs += other.durationMs;
+  totals.bytesIn += other.bytesIn;
+  totals.bytesOut += other.bytesOut;
 }
 
 function addTo(totals: FrameTotals, call: CountedCall): void {
@@ -129,6 +138,24 @@ export class FrameTable {
     this.frames(webservice, aggregation).set(frameStart(start, aggregation), totals);
   }
 
+  /** Adds a frame's totals to the one with the same start (creating it). */
+  merge(webservice: WebserviceName, aggregation: Aggregation, start: number, totals: FrameTotals): void {
+    const frames = this.frames(webservice, aggregation);
+    const at = frameStart(start, aggregation);
+    let mine = frames.get(at);
+    if (!mine) frames.set(at, (mine = emptyTotals()));
+    mergeInto(mine, totals);
+  }
+
+  /** Every frame held, of every web service and aggregation. */
+  *entries(): Generator<{ webservice: WebserviceName; aggregation: Aggregation; start: number; totals: FrameTotals }> {
+    for (const [webservice, byAggregation] of this.series) {
+      for (const [aggregation, frames] of byAggregation) {
+        for (const [start, totals] of frames) yield { webservice, aggregation, start, totals };
+      }
+    }
+  }
+
   /**
    * The frames of `aggregation` that overlap [from, to] (either end open when undefined), oldest
    * first, for each of the web services.
@@ -155,7 +182,7 @@ export class FrameTable {
     let dropped = 0;
     for (const byAggregation of this.series.values()) {
       for (const [aggregation, frames] of byAggregation) {
-        const maxAge = Math.min(MAX_AGE_MS[aggregation], RETAINED.has(aggregation) ? retentionDays * DAY : Number.POSITIVE_INFINITY);
+        const maxAge = maxAgeMs(aggregation, retentionDays);
         if (maxAge === Number.POSITIVE_INFINITY) continue;
         const horizon = now - maxAge;
         for (const start of frames.keys()) {
