@@ -13,6 +13,14 @@ export interface RedisDocumentLocksOptions {
 }
 
 const DEFAULT_TTL_MS = 30_000;
+/**
+ * How long a lock another node was seen holding counts for `isLocked`: long enough for the call that
+ * read the document to answer with it, short enough that no later call relies on it (every call that
+ * shows `isFileLocked` reads its documents again, which sees the lock anew).
+ */
+const SEEN_FOR_MS = 2_000;
+/** Locks of other nodes remembered at most (oldest forgotten first). */
+const MAX_SEEN = 10_000;
 
 /** KEYS[1] lock, KEYS[2] fence counter; ARGV[1] owner, ARGV[2] ttl ms. Returns the fencing token, or 0 when the lock is held. */
 const ACQUIRE = `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -43,6 +51,8 @@ interface Held extends DocumentLease {
 export class RedisDocumentLocks implements DocumentLocks {
   private readonly owner: string;
   private readonly held = new Map<string, Held>();
+  /** Lock key → when a read of the document last saw another holder's lease (epoch ms). */
+  private readonly seen = new Map<string, number>();
   private readonly ttlMs: number;
 
   constructor(
@@ -53,8 +63,24 @@ export class RedisDocumentLocks implements DocumentLocks {
     this.owner = options.owner ?? randomBytes(8).toString('hex');
   }
 
+  /**
+   * Whether this node holds the document's lock, or the read that fetched the document from the index
+   * (RedisDocumentStore get/list, in the same round trip) saw another node's lease on it.
+   */
   isLocked(sessionId: string, documentId: string): boolean {
-    return this.held.has(lockKey(sessionId, documentId));
+    const key = lockKey(sessionId, documentId);
+    if (this.held.has(key)) return true;
+    const at = this.seen.get(key);
+    return at !== undefined && Date.now() - at < SEEN_FOR_MS;
+  }
+
+  /** What a read of the index saw of the document's lock key (RedisDocumentStore's `lockSeen`). */
+  observe(sessionId: string, documentId: string, locked: boolean): void {
+    const key = lockKey(sessionId, documentId);
+    this.seen.delete(key);
+    if (!locked) return;
+    this.seen.set(key, Date.now());
+    if (this.seen.size > MAX_SEEN) this.seen.delete(this.seen.keys().next().value!);
   }
 
   /** The value of this node's lease on the document, while it holds one (the store fences its commit with it). */

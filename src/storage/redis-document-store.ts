@@ -5,7 +5,7 @@ import { isId } from '../core/ids.js';
 import { ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
-import { redisCall, type RedisClient } from './redis/connection.js';
+import { execMulti, redisCall, type RedisClient } from './redis/connection.js';
 
 /** How often the all-sessions usage for the metrics is read from Redis (totalUsage() is synchronous). */
 const TOTAL_REFRESH_MS = 5_000;
@@ -15,6 +15,8 @@ export interface RedisDocumentStoreOptions {
   nodeName: string;
   /** The lease this node holds on a document (RedisDocumentLocks.fenceFor): a commit under a lock goes through only while Redis still holds that lease. */
   fenceFor?: (sessionId: string, documentId: string) => string | undefined;
+  /** Told, for every document get/list reads, whether its lock key is set (by any node): RedisDocumentLocks.observe, for `isFileLocked`. */
+  lockSeen?: (sessionId: string, documentId: string, locked: boolean) => void;
 }
 
 /**
@@ -114,13 +116,27 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
   }
 
   async get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
-    const value = await redisCall(() => this.redis.hget(docsKey(sessionId), documentId));
-    return value === null ? undefined : (JSON.parse(value) as DocumentRecord);
+    const seen = this.options.lockSeen;
+    if (!seen) {
+      const value = await redisCall(() => this.redis.hget(docsKey(sessionId), documentId));
+      return value === null ? undefined : (JSON.parse(value) as DocumentRecord);
+    }
+    // The record and whether any node holds its lock, in one round trip.
+    const [value, locked] = (await execMulti(this.redis.pipeline().hget(docsKey(sessionId), documentId).exists(lockKey(sessionId, documentId)))) as [string | null, number];
+    if (value === null) return undefined;
+    seen(sessionId, documentId, locked === 1);
+    return JSON.parse(value) as DocumentRecord;
   }
 
   async list(sessionId: string): Promise<DocumentRecord[]> {
     const values = await redisCall(() => this.redis.hvals(docsKey(sessionId)));
-    return values.map((value) => JSON.parse(value) as DocumentRecord);
+    const records = values.map((value) => JSON.parse(value) as DocumentRecord);
+    const seen = this.options.lockSeen;
+    if (seen && records.length > 0) {
+      const locks = await redisCall(() => this.redis.mget(records.map((record) => lockKey(sessionId, record.id))));
+      records.forEach((record, i) => seen(sessionId, record.id, locks[i] !== null));
+    }
+    return records;
   }
 
   async content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined> {
