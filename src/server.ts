@@ -5,6 +5,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import { INTERNAL_SESSION_HEADER } from './http/plugins/internal-calls.js';
 import { ExternalTokenVerifier } from './auth/external-tokens.js';
+import { LoginGuard } from './auth/login-guard.js';
 import { TokenService } from './auth/tokens.js';
 import { BuiltInUserSource } from './auth/users.js';
 import { loadConfig, type Config } from './config/load.js';
@@ -17,6 +18,7 @@ import { OperationEvents } from './observability/operation-events.js';
 import { ConfigurationService } from './operations/admin/configuration.js';
 import { DataStore } from './operations/admin/datastore.js';
 import { ServerStatusService } from './operations/admin/server-status.js';
+import { ClusterStatistics } from './operations/admin/cluster-statistics.js';
 import { Statistics } from './operations/admin/statistics.js';
 import type { ReplayedAnswer, ReplayedCall } from './operations/jobs/async-job.js';
 import { SESSION_CLEANUP } from './operations/jobs/payloads.js';
@@ -181,6 +183,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
   const queue = work.queue;
   queue.register(sessionCleanupHandler(documentStore));
   const sessions = new SessionService({
+    // Cluster mode: the throttle counts failed logins for the whole cluster (in Redis).
+    ...(stores.loginAttempts ? { loginGuard: new LoginGuard(config.security.login, Date.now, stores.loginAttempts) } : {}),
     deferDeletion: async (sessionId) => {
       await queue.enqueue(SESSION_CLEANUP, { sessionId }, { bypassBound: true });
     },
@@ -261,7 +265,8 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     central: cluster?.configuration,
   };
   const metrics = new Metrics(base);
-  const statistics = await Statistics.open(base);
+  // Cluster mode: the persistent statistics are the cluster's counters (in Redis), not the data dir's file.
+  const statistics = stores.statistics ? ClusterStatistics.open({ ...base, store: stores.statistics }) : await Statistics.open(base);
   const datastore = await DataStore.open(base);
   const configuration = new ConfigurationService(base);
   const status = new ServerStatusService(base);
@@ -291,11 +296,12 @@ async function startInstance(config: Config, options: ServerOptions, startedAt: 
     describer.close();
     await queue.stop(config.server.shutdownTimeoutMs);
     await sessions.stop();
+    // Before the stores close: the cluster's statistics push their last counts to Redis.
+    await statistics.close();
     await stores.close();
     await work.close();
     await engines.close();
     await memoryScratch.close();
-    await statistics.close();
     metrics.close();
     await logFiles.close();
   };

@@ -4,6 +4,8 @@ import { nodeIdOf } from './operations/admin/cluster-status.js';
 import { RedisSessionStore } from './sessions/redis-session-store.js';
 import { RedisDocumentLocks } from './storage/redis-document-locks.js';
 import { RedisDocumentStore } from './storage/redis-document-store.js';
+import { RedisLoginAttempts } from './storage/redis-login-attempts.js';
+import { RedisStatisticsStore } from './storage/redis-statistics.js';
 import { closeRedis, openRedis, waitForRedis, type RedisLog } from './storage/redis/connection.js';
 import type { Stores } from './stores-wiring.js';
 
@@ -15,7 +17,12 @@ export async function openClusterStores(config: Config, startedAt: Date, log: Re
     await waitForRedis(redis, config.cluster.redis.commandTimeoutMs);
     // The owner the membership sweep recognises: a lost node's leases are released at once (cluster/leases.ts).
     const locks = new RedisDocumentLocks(redis, { owner: leaseOwner({ id, startedAt: startedAt.getTime() }) });
-    const documentStore = new RedisDocumentStore(redis, config.dataDir, { nodeName: id, fenceFor: (sessionId, documentId) => locks.fenceFor(sessionId, documentId) });
+    const documentStore = new RedisDocumentStore(redis, config.dataDir, {
+      nodeName: id,
+      fenceFor: (sessionId, documentId) => locks.fenceFor(sessionId, documentId),
+      // isFileLocked shows every node's locks: a read of the index also reads the lock keys.
+      lockSeen: (sessionId, documentId, locked) => locks.observe(sessionId, documentId, locked),
+    });
     const sessionStore = new RedisSessionStore(redis);
     await sessionStore.open();
     await documentStore.open();
@@ -23,6 +30,8 @@ export async function openClusterStores(config: Config, startedAt: Date, log: Re
       sessionStore,
       documentStore,
       locks,
+      loginAttempts: new RedisLoginAttempts(redis, config.security.login),
+      statistics: new RedisStatisticsStore(redis),
       close: async () => {
         documentStore.close();
         await closeRedis(redis);

@@ -4,6 +4,8 @@ import { FileSessionStore } from './sessions/file-session-store.js';
 import type { SessionStore } from './sessions/session-store.js';
 import type { DocumentLocks } from './storage/document-locks.js';
 import type { DocumentStore, StorageUsage } from './storage/document-store.js';
+import type { LoginAttempts } from './storage/login-attempts.js';
+import type { SharedStatisticsStore } from './storage/statistics-store.js';
 import { FileDocumentStore } from './storage/file-document-store.js';
 import type { RedisLog } from './storage/redis/connection.js';
 
@@ -21,6 +23,10 @@ export interface Stores {
   documentStore: DocumentStore & { totalUsage(): StorageUsage };
   /** The cluster's document locks; undefined = DocumentService's embedded ones. */
   locks: DocumentLocks | undefined;
+  /** The cluster's login-throttle counts; undefined = LoginGuard's embedded ones. */
+  loginAttempts: LoginAttempts | undefined;
+  /** The cluster's statistics counters; undefined = the embedded Statistics and its file. */
+  statistics: SharedStatisticsStore | undefined;
   /** After the session service stopped (it flushes the session store): stops refreshes and closes the Redis connection. */
   close(): Promise<void>;
 }
@@ -31,7 +37,7 @@ export async function openStores(config: Config, startedAt: Date, log: RedisLog)
     const sessionStore = new FileSessionStore(path.join(config.dataDir, 'sessions'));
     await sessionStore.open();
     await documentStore.open();
-    return { sessionStore, documentStore, locks: undefined, close: async () => undefined };
+    return { sessionStore, documentStore, locks: undefined, loginAttempts: undefined, statistics: undefined, close: async () => undefined };
   }
   // Loaded only in cluster mode: ioredis and the Redis stores cost a single node ~10 MB of RSS for nothing.
   const { openClusterStores } = await import('./stores-wiring-cluster.js');

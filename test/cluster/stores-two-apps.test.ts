@@ -1,47 +1,31 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, expectError, login } from '../helpers/client.js';
 import { info, list, uploadFile } from '../helpers/documents.js';
 import { numberedPdf, runToolbox } from '../helpers/toolbox.js';
-import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
-import { startTestServer, type TestServer } from '../helpers/server.js';
+import type { RedisServer } from '../helpers/redis-server.js';
+import type { TestServer } from '../helpers/server.js';
+import { startTwoApps, type TwoApps } from './helpers/two-apps.js';
 
 /**
  * Two Quire applications in this process on one Redis and one data dir, in cluster mode: any node
  * serves any session. (test/cluster/nodes*.test.ts runs built nodes behind haproxy; this file checks
  * the stores through two real HTTP servers without the process start.)
  */
+let apps: TwoApps;
 let redis: RedisServer;
 let dataDir: string;
 let a: TestServer;
 let b: TestServer;
 
-function clusterEnv(node: string): Record<string, string> {
-  return {
-    QUIRE_CLUSTER__MODE: 'cluster',
-    QUIRE_CLUSTER__REDIS__URL: redis.url,
-    QUIRE_CLUSTER__REDIS__KEY_PREFIX: 'two-apps:',
-    // Generous: both applications share this test process's event loop, which a 200-page document keeps busy.
-    QUIRE_CLUSTER__REDIS__COMMAND_TIMEOUT: '15',
-    QUIRE_CLUSTER__NODE__ID: node,
-  };
-}
-
 beforeAll(async () => {
-  redis = await startRedisServer();
-  dataDir = mkdtempSync(path.join(os.tmpdir(), 'quire-two-apps-'));
-  // One after the other: the first creates the shared token key in the data dir.
-  a = await startTestServer({ dataDir, env: clusterEnv('node-a') });
-  b = await startTestServer({ dataDir, env: clusterEnv('node-b') });
+  apps = await startTwoApps({ keyPrefix: 'two-apps:' });
+  ({ redis, dataDir, a, b } = apps);
 }, 120_000);
 afterAll(async () => {
-  await b?.stop();
-  await a?.stop();
-  await redis?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await apps?.stop();
 });
 
 const refresh = (server: TestServer, token: string) =>
