@@ -68,7 +68,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   await harness.start();
   log(`server pid ${harness.server.pid} on ${harness.server.origin}, data dir ${harness.server.dataDir}`);
   log(
-    `limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}`,
+    `limits (ms): upload ${harness.limits.uploadMs}, info ${harness.limits.infoMs}, converter ${harness.limits.converterMs}, toolbox ${harness.limits.toolboxMs}, extract ${harness.limits.extractMs}, pdfa ${harness.limits.pdfaMs}, signature ${harness.limits.signatureMs}, ocr ${harness.limits.ocrMs}, barcode ${harness.limits.barcodeMs}, urlconverter ${harness.limits.urlconverterMs}`,
   );
   try {
     while (!stopped && next < total && Date.now() < deadline) {

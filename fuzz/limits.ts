@@ -17,6 +17,16 @@ export interface Limits {
   toolboxMs: number;
   /** Archive extraction: the inspection timeout. */
   extractMs: number;
+  /** pdfa: the converter's deadline (a PDF/A conversion is a conversion). */
+  pdfaMs: number;
+  /** signature: signature.timeout. */
+  signatureMs: number;
+  /** ocr: the whole call's timeout. */
+  ocrMs: number;
+  /** barcode: the whole call's timeout (stamping, or detecting on every page). */
+  barcodeMs: number;
+  /** urlconverter: the whole call's timeout. */
+  urlconverterMs: number;
 }
 
 /** The part of the server's Config the fuzzer reads (older and newer servers alike). */
@@ -32,6 +42,11 @@ interface ServerConfigView {
   toolbox: { timeoutMs: number };
   /** Absent on servers from before the converter's own deadline. */
   converter?: { timeoutMs: number };
+  /** The other web services' call timeouts; absent on servers from before them (the toolbox's is used then). */
+  signature?: { timeout?: number };
+  ocr?: { timeoutMs: number };
+  barcode?: { timeoutMs: number };
+  urlconverter?: { timeoutMs: number };
   server: { restBase: string; contextPath: string };
 }
 
@@ -59,13 +74,21 @@ function childCaps(config: ServerConfigView): Record<string, number> {
 export async function readServerConfig(serverRoot: string, env: Record<string, string>): Promise<{ limits: Limits; restBase: string; contextPath: string; childCaps: Record<string, number> }> {
   const module = (await import(pathToFileURL(path.join(serverRoot, 'dist/config/load.js')).href)) as { loadConfig(env: Record<string, string>, cwd: string): ServerConfigView };
   const config = module.loadConfig(env, serverRoot);
+  const converterMs = config.converter?.timeoutMs ?? Math.max(config.engines.libreoffice.timeoutMs, config.engines.chromium.timeoutMs);
+  const toolboxMs = config.toolbox.timeoutMs;
   return {
     limits: {
       infoMs: config.documents.metadataBudgetMs,
       uploadMs: config.documents.toolTimeoutMs,
-      converterMs: config.converter?.timeoutMs ?? Math.max(config.engines.libreoffice.timeoutMs, config.engines.chromium.timeoutMs),
-      toolboxMs: config.toolbox.timeoutMs,
+      converterMs,
+      toolboxMs,
       extractMs: config.documents.toolTimeoutMs,
+      pdfaMs: converterMs,
+      // signature keeps the raw section (seconds): Config has no signature.timeoutMs.
+      signatureMs: config.signature?.timeout !== undefined ? config.signature.timeout * 1000 : toolboxMs,
+      ocrMs: config.ocr?.timeoutMs ?? toolboxMs,
+      barcodeMs: config.barcode?.timeoutMs ?? toolboxMs,
+      urlconverterMs: config.urlconverter?.timeoutMs ?? toolboxMs,
     },
     restBase: config.server.restBase,
     contextPath: config.server.contextPath,

@@ -24,7 +24,7 @@ export function renderReport(stats: Stats, harness: Harness, context: ReportCont
   lines.push('| | |', '|---|---|');
   lines.push(`| cases | ${stats.cases} (${(stats.cases / Math.max(1, context.durationMs / 1000)).toFixed(2)}/s) |`);
   lines.push(`| failing cases | ${stats.failures.length} (${stats.distinct.size} distinct) |`);
-  for (const kind of ['crash', 'unresponsive', '5xx', 'hang', 'slow', 'connection', 'error-shape', 'memory', 'tmp', 'stray-process', 'sentinel', 'health'] as const) {
+  for (const kind of ['crash', 'unresponsive', '5xx', 'hang', 'slow', 'connection', 'error-shape', 'document-changed', 'accepted', 'memory', 'tmp', 'stray-process', 'sentinel', 'health'] as const) {
     const count = stats.countOf(kind);
     if (count) lines.push(`| ${kind} | ${count} |`);
   }

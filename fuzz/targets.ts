@@ -1,17 +1,21 @@
 /**
  * What a case calls after uploading its document: GET info, every converter and toolbox operation
  * (the 22 of src/operations/toolbox/ops/*.schema.ts, each with a few plausible option sets from docs/toolbox.md),
- * and archive extraction. Some targets put the mutated bytes into the request instead of the
- * document (a watermark image, XFDF to import, a PDF to merge); their document is a valid carrier PDF.
+ * archive extraction, and the other web services: pdfa (convert, analyze), signature (sign, clear),
+ * ocr, barcode (add, detect) and urlconverter (with URLs the address policy must refuse). Some targets
+ * put the mutated bytes into the request instead of the document (a watermark image, XFDF to import,
+ * a PDF to merge, a signature image, a barcode's text); their document is a valid carrier PDF.
  *
  * Option sets are JSON with markers replaced when the request is built:
  *   @@PAYLOAD@@  Base64 of the mutated bytes     @@CARRIER@@  Base64 of the carrier PDF
  *   @@SELFID@@   Base64 of the document's own id  @@CERT@@     Base64 of a test recipient certificate
+ *   @@PAYLOADTEXT@@  the mutated bytes as text (UTF-8, JSON-escaped: it stands inside a JSON string)
+ *   @@SIGNCERT@@ / @@SIGNKEY@@  Base64 of the PEM certificate and private key of a test signer
  */
 import type { SeedKind } from './corpus/corpus.js';
 import type { Limits } from './limits.js';
 
-export type TargetGroup = 'info' | 'converter' | 'toolbox' | 'extract';
+export type TargetGroup = 'info' | 'converter' | 'toolbox' | 'extract' | 'pdfa' | 'signature' | 'ocr' | 'barcode' | 'urlconverter';
 
 export interface Target {
   name: string;
@@ -20,9 +24,11 @@ export interface Target {
   documentKinds: readonly SeedKind[];
   /** When set, the mutated bytes of one of these kinds go into the request; the document is the carrier. */
   payloadKinds?: readonly SeedKind[];
-  /** Option sets: the toolbox array, the converter object, the extract body, or null for GET. */
+  /** Option sets: the toolbox array, the converter object, the extract body, a web service's member, or null for GET. */
   variants: readonly unknown[];
   weight: number;
+  /** Query string of the call (without `?`). */
+  query?: string;
 }
 
 export interface HttpCall {
@@ -242,6 +248,165 @@ const CONVERTER_OPTIONS: unknown[] = [
   { mail: { attachmentMode: 'convertMerge' }, maxRecursion: 3 },
 ];
 
+/** PDF/A: conversions of every family, the reports of a failed one, and validation (the report is a new document). */
+const PDFA: Target[] = [
+  {
+    name: 'pdfa.convert',
+    group: 'pdfa',
+    documentKinds: PDF,
+    variants: [
+      { convert: { level: '2b' } },
+      { convert: { level: '1b', errorReport: 'file' } },
+      { convert: { level: '3b', successReport: 'zip', errorReport: 'message' } },
+      { convert: { level: '2u', errorCorrection: { enabled: true } } },
+    ],
+    weight: 3,
+  },
+  { name: 'pdfa.analyze', group: 'pdfa', documentKinds: PDF, variants: [{ analyze: { level: '2b' } }, { analyze: { level: '1b' } }, { analyze: { level: '3a' } }], weight: 3 },
+  { name: 'pdfa.analyzeXml', group: 'pdfa', documentKinds: PDF, variants: [{ analyze: { level: '2u' } }], query: 'reportFormat=xml', weight: 1 },
+];
+
+const visibleField = { page: 1, position: { x: 10, y: 10, width: 60, height: 20, metrics: 'mm' } };
+
+/**
+ * Signatures (the web service signs and clears; there is no verify operation): the server's own
+ * generated key, a key pair sent with the call, a visible field; the mutated bytes as the field's
+ * image and as the call's certificate.
+ */
+const SIGNATURE: Target[] = [
+  {
+    name: 'signature.sign',
+    group: 'signature',
+    documentKinds: PDF,
+    variants: [
+      { add: {} },
+      { add: { certificationLevel: 'none', reason: 'Fuzz', location: 'Quire', appearance: { ...visibleField, identifier: 'Line 1\nZeile 2 äöü' } } },
+      { add: { certificationLevel: 'formFillingAndSignatures', fieldName: 'Fuzz', signer: { keyPair: { certificate: { value: '@@SIGNCERT@@' }, privateKey: { value: '@@SIGNKEY@@' } } } } },
+    ],
+    weight: 3,
+  },
+  { name: 'signature.clear', group: 'signature', documentKinds: PDF, variants: [{ clear: {} }, { clear: { flatten: true } }], weight: 1 },
+  {
+    name: 'signature.payloadImage',
+    group: 'signature',
+    documentKinds: PDF,
+    payloadKinds: ['image', 'svg'],
+    variants: [{ add: { certificationLevel: 'none', appearance: { ...visibleField, image: { data: { value: '@@PAYLOAD@@' }, position: 'left' } } } }],
+    weight: 2,
+  },
+  {
+    name: 'signature.payloadCertificate',
+    group: 'signature',
+    documentKinds: PDF,
+    payloadKinds: ['text', 'xmp', 'zip', 'image'],
+    variants: [{ add: { certificationLevel: 'none', signer: { keyPair: { certificate: { value: '@@PAYLOAD@@' }, privateKey: { value: '@@SIGNKEY@@' } } } } }],
+    weight: 1,
+  },
+];
+
+/** OCR of scans and images (the seeds' text pages are skipped unless forceEachPage). */
+const OCR: Target = {
+  name: 'ocr',
+  group: 'ocr',
+  documentKinds: ['pdf', 'image'],
+  variants: [
+    {},
+    { outputFormat: 'text', checkResolution: false },
+    { outputFormat: 'hocr', imageDpi: 72, ocrMode: 'column' },
+    { forceEachPage: true, language: 'deu', page: { width: 100, height: 100 } },
+  ],
+  weight: 3,
+};
+
+const BARCODE: Target[] = [
+  {
+    name: 'barcode.add',
+    group: 'barcode',
+    documentKinds: PDF,
+    variants: [
+      { add: { qrcode: [{ value: 'Quire fuzz', pages: '*' }] } },
+      { add: { ean13: [{ value: '590123412345', position: { x: 10, y: 10, width: 40, height: 20 } }], code128: [{ value: 'ABC-123', rotation: 90, pages: 'last' }] } },
+      { add: { datamatrix: [{ value: 'x', margin: 2 }], pdf417: [{ value: 'pdf417', rotation: 45 }], outputFormat: 'png', dpi: 72 } },
+    ],
+    weight: 3,
+  },
+  {
+    name: 'barcode.detect',
+    group: 'barcode',
+    documentKinds: ['pdf', 'image'],
+    variants: [
+      { detect: {} },
+      { detect: { inputFormat: 'img' } },
+      { detect: { outputFormat: 'xml', selection: [{ formats: 'qrcode,ean13', pages: '1', resolution: 72 }] } },
+      { detect: { selection: [{ formats: '', scanArea: { x: 0, y: 0, width: 50, height: 50 }, tryHarder: false }] } },
+    ],
+    weight: 3,
+  },
+  {
+    name: 'barcode.payloadValue',
+    group: 'barcode',
+    documentKinds: PDF,
+    payloadKinds: ['text', 'xfdf', 'html'],
+    variants: [
+      { add: { qrcode: [{ value: '@@PAYLOADTEXT@@' }] } },
+      { add: { code128: [{ value: '@@PAYLOADTEXT@@' }], ean8: [{ value: '@@PAYLOADTEXT@@' }] } },
+      { add: { aztec: [{ value: '@@PAYLOADTEXT@@', charset: 'iso-8859-1' }], codabar: [{ value: '@@PAYLOADTEXT@@' }] } },
+    ],
+    weight: 2,
+  },
+];
+
+/**
+ * URLs the urlconverter must refuse before any browser work (docs/urlconverter.md "Safe by default"):
+ * internal addresses in every spelling the WHATWG parser normalises, `localhost`, the cloud metadata
+ * address, schemes other than http(s), credentials in the URL, relative and empty URLs. None needs
+ * DNS. Every call of this group must fail (execute.ts: a 2xx/3xx is a violation).
+ */
+export const REFUSED_URLS = [
+  'http://127.0.0.1/',
+  'http://127.1:8080/webPDF/rest/documents/list',
+  'http://2130706433/',
+  'http://0x7f.1/',
+  'http://0177.0.0.1/',
+  'http://[::1]/',
+  'http://[::ffff:127.0.0.1]/',
+  'http://localhost/',
+  'http://admin.localhost./',
+  'http://169.254.169.254/latest/meta-data/',
+  'http://10.0.0.1/',
+  'http://192.168.1.1:8443/',
+  'http://100.64.0.1/',
+  'http://0.0.0.0/',
+  'http://[fd00::1]/',
+  'http://[::]/',
+  'file:///etc/passwd',
+  'file://localhost/etc/hostname',
+  'data:text/html,<h1>x</h1>',
+  'javascript:alert(1)',
+  'ftp://127.0.0.1/',
+  'chrome://version',
+  'view-source:http://127.0.0.1/',
+  'blob:http://127.0.0.1/1',
+  'gopher://127.0.0.1:6379/_INFO',
+  'http://user:pw@93.184.216.34/',
+  '//127.0.0.1/',
+  '/etc/passwd',
+  '',
+  ' ',
+];
+
+const URLCONVERTER: Target = {
+  name: 'urlconverter',
+  group: 'urlconverter',
+  // The document is not used (the call takes none): the smallest seeds keep the upload cheap.
+  documentKinds: ['text'],
+  variants: REFUSED_URLS.map((url, i) => (i % 3 === 0 ? { url, page: { width: 100, height: 100, metrics: 'mm' } } : { url })),
+  weight: 2,
+};
+
+/** Groups whose every call of the fuzzer must be refused (an answer below 400 is a violation). */
+export const MUST_REFUSE: ReadonlySet<TargetGroup> = new Set(['urlconverter']);
+
 export const TARGETS: Target[] = [
   { name: 'info', group: 'info', documentKinds: ALL, variants: [null], weight: 6 },
   { name: 'info.form', group: 'info', documentKinds: PDF, variants: [null], weight: 1 },
@@ -249,6 +414,11 @@ export const TARGETS: Target[] = [
   { name: 'extract', group: 'extract', documentKinds: ['zip', 'office'], variants: [{}, { fileFilter: { includeRules: [{ ruleType: 'glob', rulePattern: '**/*.pdf' }] } }], weight: 4 },
   ...TOOLBOX.map(([op, variants, weight]): Target => ({ name: `toolbox.${op}`, group: 'toolbox', documentKinds: PDF, variants, weight })),
   ...TOOLBOX_PAYLOAD.map(([name, kinds, variants]): Target => ({ name: `toolbox.${name}`, group: 'toolbox', documentKinds: PDF, payloadKinds: kinds, variants, weight: 2 })),
+  ...PDFA,
+  ...SIGNATURE,
+  OCR,
+  ...BARCODE,
+  URLCONVERTER,
 ];
 
 /** Chains of two or three toolbox operations as one call (a transaction over several engines). */
@@ -267,6 +437,13 @@ export function callFor(target: Target, options: unknown, documentId: string): H
       return { method: 'POST', path: `documents/${documentId}/extract`, body: options };
     case 'toolbox':
       return { method: 'POST', path: `toolbox/${documentId}`, body: { toolbox: options } };
+    case 'urlconverter':
+      return { method: 'POST', path: 'urlconverter', body: { urlconverter: options } };
+    case 'pdfa':
+    case 'signature':
+    case 'ocr':
+    case 'barcode':
+      return { method: 'POST', path: `${target.group}/${documentId}${target.query ? `?${target.query}` : ''}`, body: { [target.group]: options } };
   }
 }
 
@@ -279,16 +456,6 @@ export function fillMarkers(body: unknown, values: Record<string, string>): unkn
 
 /** How long an answer may take: the configured limit of the work behind it (a margin is added by the caller). */
 export function limitMs(group: TargetGroup | 'upload', limits: Limits): number {
-  switch (group) {
-    case 'upload':
-      return limits.uploadMs;
-    case 'info':
-      return limits.infoMs;
-    case 'converter':
-      return limits.converterMs;
-    case 'toolbox':
-      return limits.toolboxMs;
-    case 'extract':
-      return limits.extractMs;
-  }
+  // Limits names each group's limit `<group>Ms` (the compiler checks that every group has one).
+  return limits[`${group}Ms`];
 }
