@@ -57,7 +57,7 @@ function level(concurrency: number, docs: number, run: { seconds: number; latenc
 }
 
 /** One document through the REST path: upload, convert, download the PDF, delete. */
-async function restConversion(server: BenchServer, token: string, docx: Buffer): Promise<void> {
+export async function restConversion(server: Pick<BenchServer, 'rest'>, token: string, docx: Buffer): Promise<void> {
   const auth = { authorization: `Bearer ${token}` };
   const form = new FormData();
   form.append('filedata', new Blob([docx]), 'bench.docx');

@@ -14,6 +14,9 @@
  *   npm run bench -- --only=converter --docs=200 --memory-runs=1000
  *                                       docx → PDF through REST at concurrency 1/2/4/8 next to the raw
  *                                       LibreOffice pool and one-shot soffice (see bench/converter.ts)
+ *   npm run bench -- --dist --only=cluster   cluster mode (issue 20): 1 node in cluster mode vs the single node
+ *                                       (GET info, docx → PDF), 3 nodes behind haproxy vs 1, CPU per conversion
+ *                                       and the projection to more cores (see bench/cluster.ts; not part of "all")
  *   npm run bench -- --dist             start dist/main.js instead of src/main.ts through tsx
  *   npm run bench -- --keep             keep the test file for later runs (in $TMPDIR/quire-bench-cache/;
  *                                       later runs reuse it; remove that directory to get rid of it)
@@ -32,6 +35,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { deleteDocument, documentInfo, loginAnonymous } from './lib/api.js';
+import { runClusterBench } from './cluster.js';
 import { runConverterBench } from './converter.js';
 import { runJobsBench } from './jobs.js';
 import { runToolboxBench } from './toolbox.js';
@@ -58,7 +62,7 @@ async function exists(file: string): Promise<boolean> {
 
 interface Options {
   dist: boolean;
-  only: 'all' | 'core' | 'memory' | 'transfer' | 'info' | 'converter' | 'toolbox' | 'jobs';
+  only: 'all' | 'core' | 'memory' | 'transfer' | 'info' | 'converter' | 'toolbox' | 'jobs' | 'cluster';
   jobs: number;
   sizeMiB: number;
   docs: number;
@@ -113,8 +117,8 @@ function parseOptions(argv: string[]): Options {
     if (!Number.isFinite(value) || value < 0) throw new UsageError(`--${name} must be a number of seconds ≥ 0, not "${raw}"`);
     return value;
   };
-  if (!['all', 'core', 'memory', 'transfer', 'info', 'converter', 'toolbox', 'jobs'].includes(values.only)) {
-    throw new UsageError(`--only must be core, memory, transfer, info, converter, toolbox or jobs, not "${values.only}"`);
+  if (!['all', 'core', 'memory', 'transfer', 'info', 'converter', 'toolbox', 'jobs', 'cluster'].includes(values.only)) {
+    throw new UsageError(`--only must be core, memory, transfer, info, converter, toolbox, jobs or cluster, not "${values.only}"`);
   }
   return {
     dist: values.dist,
@@ -468,6 +472,11 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.only === 'cluster') {
+    const { connections, duration, warmup, pin, cpuProf, nodeFlags } = options;
+    process.stdout.write(`${await runClusterBench({ dist: options.dist, connections, duration, warmup, pin, cpuProf, nodeFlags })}\n`);
+    return;
+  }
   if (options.only === 'jobs') {
     process.stdout.write(`${await runJobsBench({ dist: options.dist, jobs: options.jobs, rounds: 3 })}\n`);
     return;
