@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { LoginSecurity } from '../../src/config/load.js';
 import { addressKey } from '../../src/auth/client-address.js';
 import { HashSlots } from '../../src/auth/hash-slots.js';
 import { LoginGuard } from '../../src/auth/login-guard.js';
 import { LoginThrottle } from '../../src/auth/login-throttle.js';
 import { QuireError } from '../../src/core/errors.js';
+import { LOGIN_SETTINGS } from '../helpers/login-settings.js';
 
-const SETTINGS: LoginSecurity = {
-  maxFailures: 3,
-  windowMs: 60_000,
-  lockoutMs: 10_000,
-  maxLockoutMs: 40_000,
-  userMaxFailures: 5,
-  userMaxLockoutMs: 20_000,
-  maxConcurrentHashes: 1,
-  maxWaitingHashes: 1,
-};
+const SETTINGS = LOGIN_SETTINGS;
 
 /** A clock the test moves by hand: no timing in these tests. */
 function clock(start = 1_000_000): { now: () => number; advance: (ms: number) => void } {

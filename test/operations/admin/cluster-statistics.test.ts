@@ -66,7 +66,9 @@ describe('ClusterStatistics on Redis', () => {
     expect((await toolbox(a, 'persistent')).map(([, t]) => t.jobs)).toEqual([2]);
     await b.statistics.flush();
     for (const node of [a, b]) {
-      const [[start, totals]] = (await toolbox(node, 'persistent')) as [[number, Record<string, number>]];
+      const frames = await toolbox(node, 'persistent');
+      expect(frames).toHaveLength(1);
+      const [start, totals] = frames[0]!;
       expect(start).toBe(Math.floor(NOW / 86_400_000) * 86_400_000);
       expect(totals).toEqual({ jobs: 3, errors: 1, durationMs: 147.75, minDurationMs: 7.25, maxDurationMs: 100.5, bytesIn: 1020, bytesOut: 15 });
     }

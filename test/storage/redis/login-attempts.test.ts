@@ -3,21 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoginSecurity } from '../../../src/config/load.js';
 import { RedisLoginAttempts } from '../../../src/storage/redis-login-attempts.js';
 import { redisClients, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
+import { LOGIN_SETTINGS } from '../../helpers/login-settings.js';
 
 let server: RedisServer;
 const clients = redisClients(() => server);
 const PREFIX = 'login-test:';
 
-const SETTINGS: LoginSecurity = {
-  maxFailures: 3,
-  windowMs: 60_000,
-  lockoutMs: 10_000,
-  maxLockoutMs: 40_000,
-  userMaxFailures: 5,
-  userMaxLockoutMs: 20_000,
-  maxConcurrentHashes: 1,
-  maxWaitingHashes: 1,
-};
+const SETTINGS = LOGIN_SETTINGS;
 
 beforeAll(async () => {
   server = await startRedisServer({ appendonly: false });
