@@ -72,16 +72,16 @@ describe('two cluster nodes count together', () => {
     const document = await uploadFile(a.rest, token, await numberedPdf(2), 'counted.pdf');
     await toolboxOk(a.rest, token, document.documentId, ROTATE);
     await toolboxOk(a.rest, token, document.documentId, ROTATE);
-    await toolboxOk(b.rest, token, document.documentId, ROTATE);
-    const failed = await runToolbox(b.rest, token, '0'.repeat(32), ROTATE);
-    expect(failed.status).toBe(404);
+    // B's calls fail fast (no such document): they count as calls and errors all the same, and spare
+    // the test a node's first rotation (seconds on this machine).
+    for (let i = 0; i < 2; i++) expect((await runToolbox(b.rest, token, '0'.repeat(32), ROTATE)).status).toBe(404);
     // A call counts once its response went out, and a node pushes its counts before it answers a query:
     // asking B, then A, then B again sees all four from each (`eventually` only for that last moment).
     for (const server of [b, a, b]) {
-      await eventually(async () => expect(await toolboxTotals(server, admin, 'persistent')).toEqual({ jobs: 4, errors: 1 }), 10_000, 50);
+      await eventually(async () => expect(await toolboxTotals(server, admin, 'persistent')).toEqual({ jobs: 4, errors: 2 }), 10_000, 50);
     }
     expect(await toolboxTotals(a, admin, 'realtime')).toEqual({ jobs: 2, errors: 0 });
-    expect(await toolboxTotals(b, admin, 'realtime')).toEqual({ jobs: 2, errors: 1 });
+    expect(await toolboxTotals(b, admin, 'realtime')).toEqual({ jobs: 2, errors: 2 });
     // The counters are in Redis: no node writes the data dir's statistics file, which the nodes used to overwrite.
     expect(existsSync(path.join(apps.dataDir, 'statistics', 'persistent.json'))).toBe(false);
   });
