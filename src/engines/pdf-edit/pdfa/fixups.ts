@@ -1,16 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
-import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFRef, PDFString } from '@cantoo/pdf-lib';
-import { readXmp } from '../../pdf/xmp.js';
-import { MAX_XMP_BYTES } from '../document/document-info.js';
-import { pdfDate, xmpDate } from '../document/pdf-values.js';
-import { NS, XmpPacket } from '../document/xmp-packet.js';
-import { addCustomProperties, type XmpNamespaceDefinition, type XmpPropertyDefinition } from '../document/xmp-schema.js';
+import { AFRelationship, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFRawStream, PDFString } from '@cantoo/pdf-lib';
+import { pdfDate } from '../document/pdf-values.js';
 import { firstLine, loadPdf, PdfLibError } from '../pdf-lib-io.js';
-import { checkObjectStreams, decodeBounded } from '../stream-bounds.js';
+import { checkObjectStreams } from '../stream-bounds.js';
+import { cosFixupUpdate } from './cos-fixups.js';
+import { type Description, definedOnly, INFO_TEXT_ENTRIES, mergedDescription, type XmpExtension, xmpPacket } from './metadata.js';
+import type { SourceDescription } from './cos-description.js';
 import { autoTag, type AutoTagOptions } from './tagging/auto-tag.js';
 import { textString } from './text-string.js';
 import { addMissingToUnicode } from './to-unicode.js';
+
+export { inspectPdfaInput, type PdfaInput, type SourceDescription } from './cos-description.js';
 
 /**
  * Our fix-ups of a PDF that is to claim PDF/A (ISO 19005 parts 1–3), done after Ghostscript's PDF/A
@@ -57,7 +58,7 @@ export interface PdfaFixupOptions {
 /** What a conversion adds to the PDF/A beyond the fix-ups: associated files (PDF/A-3) and XMP properties with their extension schema. */
 export interface PdfaExtras {
   attachments?: AssociatedFile[];
-  xmpExtension?: { namespace: XmpNamespaceDefinition; properties: XmpPropertyDefinition[] };
+  xmpExtension?: XmpExtension;
 }
 
 /** What the fix-ups changed, for the report and the log. */
@@ -72,27 +73,22 @@ const FORBIDDEN_ACTIONS = new Set(['Launch', 'Sound', 'Movie', 'ResetForm', 'Imp
 const FLAG_PRINT = 4;
 const FLAGS_FORBIDDEN = 1 | 2 | 32 | 256;
 
-/** The information entries that have an XMP twin (§6.7.3 Table 1). */
-interface Description {
-  title?: string;
-  author?: string;
-  subject?: string;
-  keywords?: string;
-  creator?: string;
-  producer?: string;
-  created: Date;
-  modified: Date;
-}
-
 export async function applyPdfaFixups(input: string, output: string, options: PdfaFixupOptions): Promise<PdfaFixupResult> {
   const changes: string[] = [];
   const original = options.incremental ? await readFile(input) : undefined;
-  const document = original ? await loadForUpdate(original) : await loadPdf(input);
   const now = options.now ?? new Date();
+  // b levels on Ghostscript's output, the usual case: the few objects the fix-ups change, read and
+  // written without pdf-lib (cos-fixups.ts); anything it does not handle goes the pdf-lib way below.
+  if (original && options.conformance === 'B' && !options.autoTag && options.extras === undefined) {
+    const update = cosFixupUpdate(original, { part: options.part, now, ...(options.source ? { source: options.source } : {}) });
+    if (update) {
+      await writeFile(output, Buffer.concat([original, update.bytes]));
+      return { changes: update.changes };
+    }
+  }
+  const document = original ? await loadForUpdate(original) : await loadPdf(input);
   const own = sourceDescription(document);
-  const source = options.source ?? own;
-  // An entry the original lacks may come from the document itself (Ghostscript's Producer, dates).
-  const description: Description = { ...own, ...definedOnly(source), created: source.created ?? own.created ?? now, modified: now };
+  const description = mergedDescription(own, options.source ?? own, now);
 
   const context = document.context;
   if (context.trailerInfo.Encrypt) {
@@ -155,9 +151,6 @@ async function loadForUpdate(bytes: Buffer): Promise<PDFDocument> {
   }
 }
 
-/** The information entries of a document that have an XMP twin, and its creation date (both as far as they can be read). */
-export type SourceDescription = Omit<Description, 'created' | 'modified'> & { created?: Date };
-
 export function sourceDescription(document: PDFDocument): SourceDescription {
   const safe = <T>(read: () => T): T | undefined => {
     try {
@@ -181,10 +174,6 @@ export function sourceDescription(document: PDFDocument): SourceDescription {
   });
 }
 
-function definedOnly<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
-}
-
 function validDate(date: Date | undefined): Date | undefined {
   return date !== undefined && Number.isFinite(date.getTime()) && date.getUTCFullYear() >= 1000 && date.getUTCFullYear() <= 9999 ? date : undefined;
 }
@@ -193,15 +182,10 @@ function validDate(date: Date | undefined): Date | undefined {
 function writeInfo(document: PDFDocument, d: Description): void {
   const context = document.context;
   const info = context.obj({}) as PDFDict;
-  const set = (key: string, value: string | undefined): void => {
+  for (const [key, field] of INFO_TEXT_ENTRIES) {
+    const value = d[field];
     if (value !== undefined) info.set(PDFName.of(key), textString(value));
-  };
-  set('Title', d.title);
-  set('Author', d.author);
-  set('Subject', d.subject);
-  set('Keywords', d.keywords);
-  set('Creator', d.creator);
-  set('Producer', d.producer);
+  }
   info.set(PDFName.of('CreationDate'), PDFString.of(pdfDate(d.created)));
   info.set(PDFName.of('ModDate'), PDFString.of(pdfDate(d.modified)));
   context.trailerInfo.Info = context.register(info);
@@ -209,22 +193,7 @@ function writeInfo(document: PDFDocument, d: Description): void {
 
 /** The XMP packet written from the description, with the PDF/A identification; unfiltered (§6.7.2 for part 1). */
 function writeXmp(document: PDFDocument, d: Description, options: PdfaFixupOptions): void {
-  const packet = XmpPacket.create();
-  if (d.title !== undefined) packet.setProperty(NS.dc, 'dc', 'title', { kind: 'langAlt', text: d.title });
-  if (d.author !== undefined) packet.setProperty(NS.dc, 'dc', 'creator', { kind: 'array', container: 'Seq', items: [{ kind: 'simple', text: d.author }] });
-  if (d.subject !== undefined) packet.setProperty(NS.dc, 'dc', 'description', { kind: 'langAlt', text: d.subject });
-  packet.setProperty(NS.dc, 'dc', 'format', { kind: 'simple', text: 'application/pdf' });
-  if (d.keywords !== undefined) packet.setProperty(NS.pdf, 'pdf', 'Keywords', { kind: 'simple', text: d.keywords });
-  if (d.producer !== undefined) packet.setProperty(NS.pdf, 'pdf', 'Producer', { kind: 'simple', text: d.producer });
-  if (d.creator !== undefined) packet.setProperty(NS.xmp, 'xmp', 'CreatorTool', { kind: 'simple', text: d.creator });
-  packet.setProperty(NS.xmp, 'xmp', 'CreateDate', { kind: 'simple', text: xmpDate(d.created) });
-  packet.setProperty(NS.xmp, 'xmp', 'ModifyDate', { kind: 'simple', text: xmpDate(d.modified) });
-  packet.setProperty(NS.xmp, 'xmp', 'MetadataDate', { kind: 'simple', text: xmpDate(d.modified) });
-  packet.setProperty(NS.pdfaid, 'pdfaid', 'part', { kind: 'simple', text: String(options.part) });
-  packet.setProperty(NS.pdfaid, 'pdfaid', 'conformance', { kind: 'simple', text: options.conformance });
-  const extension = options.extras?.xmpExtension;
-  if (extension) addCustomProperties(packet, extension.namespace, extension.properties);
-  const bytes = packet.toBuffer();
+  const bytes = xmpPacket(d, options.part, options.conformance, options.extras?.xmpExtension);
   const context = document.context;
   const stream = PDFRawStream.of(context.obj({ Type: 'Metadata', Subtype: 'XML', Length: bytes.length }) as PDFDict, bytes);
   document.catalog.set(PDFName.of('Metadata'), context.register(stream));
@@ -347,40 +316,6 @@ export async function withToUnicode(input: string, output: string): Promise<stri
   const added = await addMissingToUnicode(document, { partial: true });
   if (added.length > 0) await writeFile(output, await document.save({ useObjectStreams: false, updateFieldAppearances: false }));
   return added;
-}
-
-/** What the conversion needs to know about its input, from one reading of it. */
-export interface PdfaInput {
-  /** The PDF/A level its XMP claims (`pdfaid:part` and `conformance`), e.g. `2b`. */
-  claimed: string | undefined;
-  /** A structure tree and MarkInfo /Marked true: what `a` levels build on. */
-  tagged: boolean;
-  description: SourceDescription;
-  /** The catalog's /Lang (Ghostscript's output does not keep it; auto-tagging writes it). */
-  lang?: string;
-}
-
-export async function inspectPdfaInput(path: string): Promise<PdfaInput> {
-  const document = await loadPdf(path);
-  const catalog = document.catalog;
-  const markInfo = catalog.lookupMaybe(PDFName.of('MarkInfo'), PDFDict);
-  const marked = markInfo?.get(PDFName.of('Marked'));
-  const tagged = catalog.get(PDFName.of('StructTreeRoot')) instanceof PDFRef && marked !== undefined && marked.toString() === 'true';
-  const lang = catalog.lookup(PDFName.of('Lang'));
-  return {
-    claimed: claimedLevel(document),
-    tagged,
-    description: sourceDescription(document),
-    ...(lang instanceof PDFString || lang instanceof PDFHexString ? { lang: lang.decodeText() } : {}),
-  };
-}
-
-function claimedLevel(document: PDFDocument): string | undefined {
-  const metadata = document.catalog.lookup(PDFName.of('Metadata'));
-  if (!(metadata instanceof PDFRawStream)) return undefined;
-  const facts = readXmp(Buffer.from(decodeBounded(metadata, MAX_XMP_BYTES)));
-  if (!/^[123]$/.test(facts.pdfaPart) || !/^[abuABU]$/.test(facts.pdfaConformance)) return undefined;
-  return `${facts.pdfaPart}${facts.pdfaConformance.toLowerCase()}`;
 }
 
 export interface AssociatedFile {
