@@ -28,6 +28,8 @@ export interface ValidateOptions {
   readonly deadline?: number;
   /** Cancels: validatePdfa rejects with PdfaValidateError('cancelled'). */
   readonly signal?: AbortSignal;
+  /** Longest stretch of work before the event loop gets a turn (and the signal a look). Default 20 ms. */
+  readonly sliceMs?: number;
   /** Distinct failures kept per rule (the count of all is kept anyway). Default 100. */
   readonly maxFailuresPerRule?: number;
   /** Model objects walked at most. Default DEFAULT_MAX_MODEL_OBJECTS. */
@@ -132,6 +134,7 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
     return entry;
   };
 
+  const sliceMs = options.sliceMs ?? SLICE_MS;
   let sliceStart = Date.now();
   let n = 0;
   for (const object of modelObjects(doc, walk, {
@@ -146,7 +149,7 @@ export async function validatePdfa(input: CosInput, level: PdfaLevel, options: V
         stoppedByDeadline = true;
         break;
       }
-      if (now - sliceStart > SLICE_MS) {
+      if (now - sliceStart > sliceMs) {
         await new Promise((resolve) => setImmediate(resolve));
         throwIfCancelled(options.signal);
         sliceStart = Date.now();

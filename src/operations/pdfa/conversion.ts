@@ -11,7 +11,7 @@ import type { PdfaReport } from '../../engines/pdfa-validator/validate.js';
 import type { CallDeadline } from '../transaction/deadline.js';
 import type { Scratch } from '../transaction/scratch.js';
 import { mentionsPdfaId } from './edit-profile.js';
-import { validateFile } from './validation.js';
+import { validateFile, warmValidator } from './validation.js';
 import type { PdfaConvertOptions } from './pdfa.schema.js';
 
 /**
@@ -106,8 +106,20 @@ export async function convertToPdfa(engines: PdfaEngines, job: ConversionInput):
       notes.push(`ToUnicode maps added to the input's fonts before Ghostscript: ${added.join(', ')}`);
     }
   }
-  const distil = (): Promise<string> =>
-    engines.ghostscript.pdfa(distilSource, distilled, { part, iccProfile: icc, prefixFile: job.scratch.file('ps'), jpegQuality: job.options.imageQuality, timeoutMs: job.deadline.remainingMs() });
+  // While Ghostscript runs, a cold validator warms up on the input (validation.ts): the validation
+  // of the result after it is the conversion's main cost besides Ghostscript. It stops when Ghostscript ends.
+  const distil = (): Promise<string> => {
+    const warmUp = new AbortController();
+    const run = engines.ghostscript.pdfa(distilSource, distilled, {
+      part,
+      iccProfile: icc,
+      prefixFile: job.scratch.file('ps'),
+      jpegQuality: job.options.imageQuality,
+      timeoutMs: job.deadline.remainingMs(),
+    });
+    void warmValidator(job.input, level, warmUp.signal, job.deadline.at);
+    return run.finally(() => warmUp.abort());
+  };
   const distilled = job.scratch.file('pdf');
   // Ghostscript runs while Node reads the input (claim, tags, description) — unless the input may
   // claim PDF/A already (its XMP names pdfaid), when it is read first: a file that claims the level and
