@@ -229,6 +229,37 @@ describe('RedisDocumentStore across nodes', () => {
     expect(await read(a, sessionId, record.id)).toBe('fresh');
   });
 
+  it('lets another node see a lock when it reads the document (get or list), for isFileLocked', async () => {
+    const dir = dataDir();
+    const prefix = `l${newId().slice(0, 8)}:`;
+    const locksA = new RedisDocumentLocks(await client(prefix), { ttlMs: 60_000 });
+    const redisB = await client(prefix);
+    const locksB = new RedisDocumentLocks(redisB, { ttlMs: 60_000 });
+    const a = new RedisDocumentStore(await client(prefix), dir, { nodeName: 'a' });
+    const b = new RedisDocumentStore(redisB, dir, { nodeName: 'b', lockSeen: (s, d, locked) => locksB.observe(s, d, locked) });
+    await a.open();
+    await b.open();
+    const sessionId = newId();
+    const record = newRecord(a, sessionId, 4);
+    await a.add(record, temp(a, 'base'));
+    await locksA.with(sessionId, record.id, async () => {
+      // Nothing is pushed to B: it knows once it reads the document.
+      expect(locksB.isLocked(sessionId, record.id)).toBe(false);
+      await b.get(sessionId, record.id);
+      expect(locksB.isLocked(sessionId, record.id)).toBe(true);
+    });
+    await b.list(sessionId);
+    expect(locksB.isLocked(sessionId, record.id)).toBe(false);
+    await locksA.with(sessionId, record.id, async () => {
+      await b.list(sessionId);
+      expect(locksB.isLocked(sessionId, record.id)).toBe(true);
+    });
+    await b.get(sessionId, record.id);
+    expect(locksB.isLocked(sessionId, record.id)).toBe(false);
+    a.close();
+    b.close();
+  });
+
   it("empties only its own temporary directory at start, never another node's uploads in progress", async () => {
     const dir = dataDir();
     const prefix = `t${newId().slice(0, 8)}:`;
