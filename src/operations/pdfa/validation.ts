@@ -31,10 +31,11 @@ export async function validateFile(file: string, level: PdfaLevel, deadline: Cal
 /**
  * Validations this process has started (warm-ups included). V8 optimises the validator's model walk
  * over its first validations: ~400 ms CPU for a 100-page conversion result on the first, ~80 ms from
- * the tenth on (BENCHMARKS.md). Past this count the validator is warm and warming it is a waste.
+ * the tenth on (BENCHMARKS.md). Past this count the validator is warm and warming it is a waste; a
+ * warm-up stops half-way (at Ghostscript's end), so the count allows two per conversion's validation.
  */
 let validationsStarted = 0;
-const COLD_VALIDATIONS = 10;
+const COLD_VALIDATIONS = 20;
 /** A warm-up gives the event loop a turn this often, so Ghostscript's end stops it at once. */
 const WARM_UP_SLICE_MS = 2;
 /** Larger inputs are not read for a warm-up (its memory would come on top of Ghostscript's); a few MB teach V8 as much. */
