@@ -436,6 +436,9 @@ function render(results: Results): string {
       )} s`,
   );
   const failed = (series: Round[][]) => series.flat().reduce((a, r) => a + r.failures, 0);
+  const failures = [...results.overheadConversions.flat(), ...results.scaling.flat()]
+    .filter((r) => r.firstFailure)
+    .map((r) => `- ${r.target}: ${r.failures} failed conversions, the first: ${r.firstFailure}`);
   return [
     '### Cluster: overhead of cluster mode and 3 nodes behind haproxy',
     '',
@@ -459,8 +462,7 @@ function render(results: Results): string {
     `| docx → PDF behind haproxy, ${CLIENTS_SCALING} clients, conversions/s | ${formatNumber(rate(one), 2)} (1 node) | ${formatNumber(rate(three), 2)} (3 nodes) | ${verdict(scaleRatio, 1)} | ${rounds(one, 2)}; ${rounds(three, 2)}; failed: ${failed(results.scaling)} |`,
     `| CPU per conversion behind haproxy (nodes + soffice + redis + haproxy) | ${ms(c1Total)} ms (1 node) | ${ms(c3Total)} ms (3 nodes) | ${formatNumber(c3Total / c1Total, 2)}× | 3 nodes' trees over the rounds: ${perNode.join(', ')} |`,
     '',
-    ...[...results.overheadConversions.flat(), ...results.scaling.flat()].filter((r) => r.firstFailure).map((r) => `- ${r.target}: ${r.failures} failed conversions, the first: ${r.firstFailure}`),
-    '',
+    ...failures.flatMap((line, i) => (i === failures.length - 1 ? [line, ''] : [line])),
     `Projection (3 nodes, CPU-bound): CPU per conversion c = nodes with their LibreOffice workers ${ms(c3.nodes)} ms + redis-server ${ms(c3.redis)} ms + haproxy ${ms(c3.haproxy)} ms = **${ms(c3Total)} ms** ` +
       `(the load generator's own ${ms(c3.client)} ms not counted: clients are elsewhere in a deployment). On k free cores the ceiling is k / c conversions/s: ` +
       [2, 4, 8, 16].map((k) => `${k} cores ${formatNumber(k / c3Total, 1)}/s`).join(', ') +
