@@ -31,6 +31,7 @@ import type { ConverterEngines } from './operations/converter/converter-service.
 import type { EngineName } from './operations/webservice.js';
 import { createImagePool, createRenderers } from './operations/converter/renderers.js';
 import { BarcodeDetector } from './engines/barcode/index.js';
+import { engineWorkDir } from './cluster/roles.js';
 
 /** The started engines of the server and how to stop them. */
 export interface Engines {
@@ -75,7 +76,7 @@ const HEALTH_TIMEOUT_MS = 5_000;
  * logged and left out (its conversions answer ENGINE_UNAVAILABLE) rather than stopping the server.
  */
 export async function startEngines(config: Config, logger: FastifyBaseLogger): Promise<Engines> {
-  const work = path.join(config.dataDir, 'engines');
+  const work = engineWorkDir(config);
   // Before anything starts: a missing tool stops the start with the setting to fix.
   await probeTools(config, new PopplerRunner({ directory: config.engines.poppler.directory }), logger);
   // Every engine process from here on names this server and data dir (for the sweep of a later start).

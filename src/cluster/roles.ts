@@ -1,5 +1,6 @@
+import path from 'node:path';
 import type { Config } from '../config/load.js';
-import type { NodeRole } from '../operations/admin/cluster-status.js';
+import { nodeIdOf, type NodeRole } from '../operations/admin/cluster-status.js';
 
 /** What this process does: its `cluster.node.role` in cluster mode; a single server does everything. */
 export function roleOf(config: Config): NodeRole {
@@ -19,6 +20,20 @@ export function engineConfigFor(config: Config): Config {
     ...config,
     engines: { ...config.engines, libreoffice: { ...libreoffice, enabled: false }, chromium: { ...chromium, enabled: false }, tesseract: { ...tesseract, enabled: false } },
   };
+}
+
+/**
+ * Where this node's engines keep their work (LibreOffice profiles and job folders, Chromium profiles):
+ * `<dataDir>/engines` on a single server; in a cluster, whose nodes share the data dir, a folder per
+ * node under it. Each engine start empties its job folder and the start-up sweep removes profiles no
+ * process of this machine uses: on a shared folder a starting node would take the files of the
+ * others' running workers away (their conversions failed with -102). Still under the data dir, so
+ * that a document reaches a job folder by a hard link rather than a copy.
+ */
+export function engineWorkDir(config: Pick<Config, 'cluster' | 'server' | 'dataDir'>): string {
+  const shared = path.join(config.dataDir, 'engines');
+  if (config.cluster.mode !== 'cluster') return shared;
+  return path.join(shared, `node-${nodeIdOf(config).replace(/[^A-Za-z0-9._-]/g, '_')}`);
 }
 
 /** Whether this node runs queue consumers (async jobs, webhooks, cleanups): not an `api` node. */

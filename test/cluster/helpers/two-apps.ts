@@ -24,6 +24,8 @@ export interface TwoAppsOptions {
   env?: Record<string, string>;
   /** A configuration file for both (written into the shared data dir). */
   yaml?: string;
+  /** Start the warm engines (LibreOffice, Chromium) on both, as startTestServer's `engines`. */
+  engines?: boolean;
 }
 
 export function clusterEnv(redis: RedisServer, keyPrefix: string, node: string): Record<string, string> {
@@ -50,7 +52,7 @@ export async function startTwoApps(options: TwoAppsOptions): Promise<TwoApps> {
   try {
     for (const node of ['node-a', 'node-b']) {
       const env = { ...clusterEnv(redis, options.keyPrefix, node), ...options.env };
-      started.push(await startTestServer({ dataDir, env, ...(options.yaml === undefined ? {} : { yaml: options.yaml }) }));
+      started.push(await startTestServer({ dataDir, env, engines: options.engines ?? false, ...(options.yaml === undefined ? {} : { yaml: options.yaml }) }));
     }
   } catch (error) {
     await stop();
