@@ -21,7 +21,7 @@
  * Writes Markdown to stdout and bench/results/cluster.md, raw numbers to bench/results/cluster.json.
  */
 import { readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -247,23 +247,6 @@ function cpuPer(rounds: Round[], part: (cpu: CpuSplit) => number): number {
   return rounds.reduce((a, r) => a + part(r.cpu), 0) / rounds.reduce((a, r) => a + r.count, 0);
 }
 
-/**
- * WORKAROUND (remove once a node's engine work dir is its own): every node puts its LibreOffice
- * profiles (`profile-<slot>-<generation>`) and job dir in `<dataDir>/engines/libreoffice`, and an
- * engine start empties `jobs/`. On one shared data dir, nodes 2 and 3 would start their soffice on
- * node 1's profiles and delete the job dir node 1's sandboxed workers were given: node 1's next
- * conversions fail with -102 "type detection failed" (seen in the first run of this benchmark). So
- * nodes 2 and 3 get a data dir of their own whose every entry is a link into the shared one, except
- * `engines`: documents, keys, users, configuration and tmp stay shared.
- */
-async function linkedDataDir(shared: string, dir: string): Promise<string> {
-  await mkdir(dir);
-  for (const entry of await readdir(shared)) {
-    if (entry !== 'engines') await symlink(path.join(shared, entry), path.join(dir, entry));
-  }
-  return dir;
-}
-
 async function adminStatus(rest: string): Promise<{ mode: string; members: string[] }> {
   const login = await fetch(`${rest}/authentication/user/login/`, { method: 'POST', headers: { authorization: `Basic ${Buffer.from(`admin:${ADMIN_PASSWORD}`).toString('base64')}` } });
   const { token } = (await login.json()) as { token: string };
@@ -305,13 +288,13 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     log(`${name}: pid ${server.pid} at ${server.origin}, engines ${ready === undefined ? 'not reported ready' : `ready ${ready} ms after health`}`);
     return server;
   };
-  const clusterNode = (id: string, dataDir = sharedData) =>
+  const clusterNode = (id: string) =>
     start(id, {
       QUIRE_CLUSTER__MODE: 'cluster',
       QUIRE_CLUSTER__REDIS__URL: redis!.url,
       QUIRE_CLUSTER__NODE__ID: id,
       // One data dir for all nodes, as the shared NFS/SMB mount of a real cluster.
-      QUIRE_DATA_DIR: dataDir,
+      QUIRE_DATA_DIR: sharedData,
     });
   const haproxyFor = async (nodes: BenchServer[]): Promise<{ url: string; pid: number }> => {
     const before = new Set(childrenNamed(process.pid, 'haproxy'));
@@ -346,7 +329,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     const overheadConversions = await compareConversions(infoTargets, docx, CLIENTS_OVERHEAD, options.duration * 1.5, redisPid);
     log('stopping the single node; starting cluster nodes 2 and 3 ...');
     await single.stop();
-    const others = await Promise.all(['node-2', 'node-3'].map(async (id) => clusterNode(id, await linkedDataDir(sharedData, path.join(tempDir, id)))));
+    const others = await Promise.all(['node-2', 'node-3'].map((id) => clusterNode(id)));
     const nodes = [node1, ...others];
 
     // Part 2: node 1 alone behind haproxy against the three behind haproxy.
