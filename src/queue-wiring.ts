@@ -66,7 +66,18 @@ export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'in
   const keepResultsMs = config.queue.keepResultsMs;
   const connections = openBullmqConnections(config.cluster.redis, { keepDoneMs: (kind) => (kind === 'job' ? keepResultsMs : 0), log: logger });
   // The archive of purged failed entries is on the data dir, which is the shared mount in cluster mode.
-  const queue = new ClusterWorkQueue({ store: connections.store, workerConnection: connections.workerConnection, commits: connections.commits, maxPending: config.queue.maxPending, archiveFile, log });
+  // The stalled check runs as often as a lock lives: a dead node's job runs again within two lock durations.
+  const { lockDurationMs } = config.cluster.queue;
+  const queue = new ClusterWorkQueue({
+    store: connections.store,
+    workerConnection: connections.workerConnection,
+    commits: connections.commits,
+    maxPending: config.queue.maxPending,
+    archiveFile,
+    lockDurationMs,
+    stalledIntervalMs: lockDurationMs,
+    log,
+  });
   return {
     queue,
     jobHandler: (deps) =>
@@ -78,6 +89,15 @@ export async function openWorkQueue(config: Config, logger: Pick<BaseLogger, 'in
         documentFile: async (sessionId, documentId) => {
           const record = await deps.documents.info({ id: sessionId }, documentId);
           return toDocumentFile(record, deps.documents.isLocked(record), await deps.describer.describe(record)) as unknown as Record<string, unknown>;
+        },
+        documentModified: async (sessionId, documentId) => {
+          try {
+            return (await deps.documents.info({ id: sessionId }, documentId)).lastModified;
+          } catch (error) {
+            // Deleted (or its session gone): running again reports that as the job's error.
+            if (error instanceof QuireError && error.status === 404) return undefined;
+            throw error;
+          }
         },
       }) as QueueHandler<never>,
     close: () => connections.close(),

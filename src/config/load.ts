@@ -94,6 +94,7 @@ export interface Config {
   cluster: {
     mode: 'single' | 'cluster';
     redis: { url: string; keyPrefix: string; commandTimeoutMs: number };
+    queue: { lockDurationMs: number };
     /** This node (src/cluster): its name, role and address, and its heartbeat. */
     node: { id: string; role: 'all' | 'api' | 'worker'; address: string; heartbeatIntervalMs: number; missedHeartbeats: number };
   };
@@ -394,6 +395,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     cluster: {
       mode: raw.cluster.mode,
       redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000) },
+      queue: { lockDurationMs: Math.round(raw.cluster.queue.lockDuration * 1000) },
       node: {
         id: raw.cluster.node.id,
         role: raw.cluster.node.role,

@@ -470,6 +470,17 @@ export const ConfigSchema = Type.Object(
           },
           { additionalProperties: false, default: {} },
         ),
+        queue: Type.Object(
+          {
+            lockDuration: Type.Number({
+              minimum: 1,
+              maximum: 600,
+              default: 30,
+              description: "seconds a running job's lock lives unless its node renews it (every half of it); a dead node's jobs run again on another node after at most twice this",
+            }),
+          },
+          { additionalProperties: false, default: {} },
+        ),
       },
       { additionalProperties: false, default: {} },
     ),

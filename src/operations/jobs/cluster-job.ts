@@ -19,6 +19,12 @@ export interface ClusterJobDeps {
   run: OperationRunner;
   /** The DocumentFile of a document, as `GET documents/{id}/info` answers it (the job's result). */
   documentFile(sessionId: string, documentId: string): Promise<Record<string, unknown>>;
+  /** The document's lastModified now; undefined when it is gone. */
+  documentModified(sessionId: string, documentId: string): Promise<number | undefined>;
+  /** How long an attempt keeps trying to record its commit while Redis is unreachable (default 10 s). */
+  recordCommitForMs?: number;
+  /** How long a job waits for its document while another operation holds its lock (default LOCKED_WAIT_MS). */
+  lockedWaitMs?: number;
 }
 
 /**
@@ -44,7 +50,12 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
       if (sessionId === undefined) throw new PermanentFailure('the job belongs to no session');
       if (attempt === undefined) throw new PermanentFailure('a cluster job runs on the cluster queue only');
       try {
-        const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) => withCommitGuard(guard, () => deps.run(entry.payload.operation, sessionId)));
+        await releaseUncommittedClaim(deps, entry.id, entry.payload, sessionId);
+        const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) =>
+          withCommitGuard({ beforeCommit: () => guard.beforeCommit(), afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
+            whileLocked(() => deps.run(entry.payload.operation, sessionId), deps.lockedWaitMs ?? LOCKED_WAIT_MS),
+          ),
+        );
         const documentId = done.ran ? done.result.documentId : done.outcome;
         return { status: 'succeeded', documentFile: await deps.documentFile(sessionId, documentId) } satisfies JobOutcome;
       } catch (error) {
@@ -56,4 +67,56 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
     },
     settled: (entry) => enqueueCompletionWebhook(deps.queue, entry),
   };
+}
+
+/** A document lease's lifetime (RedisDocumentLocks' 30 s) and some: a stale lease has expired by then. */
+export const LOCKED_WAIT_MS = 35_000;
+
+/**
+ * Runs the operation again while its document is in use (409, -75), for up to `forMs`. A job has no
+ * caller waiting for a quick answer, and a lock is a passing state: another call's operation ends, and
+ * a lease its holder could not release (Redis was down, or the job's own interrupted attempt held it)
+ * expires. Failing the job instead would make a Redis restart or a concurrent call fail accepted jobs.
+ */
+function whileLocked<T>(run: () => Promise<T>, forMs: number): Promise<T> {
+  return retryOn(Errors.DOCUMENT_LOCKED.errorCode, run, forMs, 250);
+}
+
+/**
+ * An earlier attempt claimed the commit and never marked it committed. When the job's document is
+ * still exactly as it was when the job was accepted, that attempt's commit did not happen (a commit
+ * changes lastModified): typically its commit failed because Redis went away between the claim and
+ * the document's index write. The claim is released and the job runs again instead of failing for an
+ * administrator. A late commit of that attempt is still refused by the document lock's fencing token.
+ * A changed document (or one without a recorded state: toolbox/new) leaves the claim in place.
+ */
+async function releaseUncommittedClaim(deps: ClusterJobDeps, jobId: string, payload: OperationJobPayload, sessionId: string): Promise<void> {
+  const { documentId, documentModified } = payload;
+  if (documentId === undefined || documentModified === undefined) return;
+  const record = await deps.commits.read(jobId);
+  if (record.state !== 'claimed') return;
+  if ((await deps.documentModified(sessionId, documentId)) !== documentModified) return;
+  await deps.commits.release(jobId, record.attempt);
+}
+
+/**
+ * Records a done commit, trying again while Redis is unreachable (503) for up to `forMs`: the
+ * document carries the change, and a record left "claimed" would make the job's next attempt fail
+ * for an administrator instead of finishing with this outcome.
+ */
+function untilRecorded(record: () => Promise<void>, forMs: number): Promise<void> {
+  return retryOn(Errors.STORE_UNAVAILABLE.errorCode, record, forMs, 100);
+}
+
+/** Runs `work` again every `pauseMs` while it fails with the QuireError `errorCode`, for up to `forMs`. */
+async function retryOn<T>(errorCode: number, work: () => Promise<T>, forMs: number, pauseMs: number): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof QuireError) || error.errorCode !== errorCode || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    }
+  }
 }

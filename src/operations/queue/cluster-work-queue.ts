@@ -86,7 +86,9 @@ export class ClusterWorkQueue implements BackgroundQueue {
   }
 
   async start(): Promise<void> {
-    await this.refreshCount();
+    // The count only feeds back-pressure: a node that starts while Redis is down or slow starts all the
+    // same (its workers wait for Redis) and counts at the next admission instead of failing its start.
+    await this.refreshCount().catch((error: unknown) => this.options.log?.('warn', 'queue: could not count the pending entries at start', { err: error }));
     this.started = true;
     for (const handler of this.handlers.values()) this.startWorker(handler);
   }

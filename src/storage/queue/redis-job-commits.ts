@@ -42,6 +42,13 @@ redis.call('HSET', KEYS[1], 'state', 'committed', 'outcome', ARGV[2])
 return 1
 `;
 
+// KEYS[1] the record; ARGV[1] the attempt whose claim is released.
+const RELEASE = `
+if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] or redis.call('HGET', KEYS[1], 'state') ~= 'claimed' then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`;
+
 export class JobCommitRecords {
   constructor(
     private readonly redis: Redis,
@@ -65,6 +72,15 @@ export class JobCommitRecords {
     if (fields.attempt === undefined) return { state: 'none' };
     if (fields.state === 'committed') return { state: 'committed', attempt: fields.attempt, outcome: fields.outcome ?? '' };
     return { state: 'claimed', attempt: fields.attempt };
+  }
+
+  /**
+   * Releases the claim of `attempt` if it is still only claimed (never marked committed): the caller
+   * established that its commit did not happen (the document is unchanged), so the job may run again.
+   * False when another attempt holds the record or it is committed.
+   */
+  async release(jobId: string, attempt: string): Promise<boolean> {
+    return (await redisCall(() => this.redis.eval(RELEASE, 1, this.key(jobId), attempt))) === 1;
   }
 
   /** Forgets the record: an administrator requeued the job after checking its document, so it runs anew. */

@@ -169,7 +169,9 @@ export async function execMulti(multi: ReturnType<RedisClient['multi']>): Promis
   const replies = await redisCall(() => multi.exec());
   if (replies === null) throw new Error('Redis discarded the transaction');
   return replies.map(([error, value]) => {
-    if (error) throw error;
+    // A connection lost as the transaction was sent comes back per command ("Stream isn't writeable"),
+    // not as a rejection: it is a 503 like any other, not a fault of the command (a 500).
+    if (error) throw isUnavailable(error) ? new StoreUnavailableError(error) : error;
     return value;
   });
 }
