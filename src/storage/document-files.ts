@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { isId, newId } from '../core/ids.js';
-import { activeVersion, type DocumentRecord } from './document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentVersion } from './document-store.js';
 
 /**
  * Where a document's content lives on the data dir, for both document stores (the embedded one and the
@@ -30,6 +30,7 @@ export function contentPath(storageDir: string, record: Pick<DocumentRecord, 'se
  */
 export abstract class ContentFiles {
   protected readonly storageDir: string;
+  private readonly contentPaths = new WeakMap<DocumentVersion, string>();
 
   constructor(
     dataDir: string,
@@ -53,6 +54,20 @@ export abstract class ContentFiles {
 
   protected filePath(record: DocumentRecord, file: string): string {
     return contentPath(this.storageDir, record, file);
+  }
+
+  /** The content file of a version of `record` (default: the active one), without another read of the index. */
+  contentOf(record: DocumentRecord, versionId?: number): ContentFile | undefined {
+    const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
+    if (!version) return undefined;
+    // The checked path of a version, made once: `GET info` asks for it on every call. A record
+    // (with its versions) is replaced, never changed, when a document changes.
+    let file = this.contentPaths.get(version);
+    if (file === undefined) {
+      file = this.filePath(record, version.file);
+      this.contentPaths.set(version, file);
+    }
+    return { path: file, size: version.size, lastModified: version.createdAt };
   }
 }
 

@@ -71,6 +71,8 @@ export interface DocumentStore {
   list(sessionId: string): Promise<DocumentRecord[]>;
   /** The content file of a version (default: the active one). */
   content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined>;
+  /** The content file of a version of a record already read (default: the active one), without reading the index again. */
+  contentOf(record: DocumentRecord, versionId?: number): ContentFile | undefined;
   delete(sessionId: string, documentId: string): Promise<boolean>;
   deleteSession(sessionId: string): Promise<void>;
   usage(sessionId: string): Promise<StorageUsage>;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { isId } from '../core/ids.js';
 import { writeFileAtomic } from './atomic.js';
 import { CONTENT_FILE, ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
-import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from './document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
 
 const META = 'meta.json';
 
@@ -17,7 +17,6 @@ const META = 'meta.json';
  */
 export class FileDocumentStore extends ContentFiles implements DocumentStore {
   private readonly index = new Map<string, Map<string, DocumentRecord>>();
-  private readonly contentPaths = new WeakMap<DocumentVersion, string>();
   /** Running usage per session, kept in step with the index so that usage() is O(1) (it runs per received chunk). */
   private readonly totals = new Map<string, StorageUsage>();
   constructor(dataDir: string) {
@@ -67,17 +66,7 @@ export class FileDocumentStore extends ContentFiles implements DocumentStore {
 
   async content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined> {
     const record = this.index.get(sessionId)?.get(documentId);
-    if (!record) return undefined;
-    const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
-    if (!version) return undefined;
-    // The checked path of a version, made once: `GET info` asks for it on every call. A record
-    // (with its versions) is replaced, never changed, when a document changes.
-    let contentPath = this.contentPaths.get(version);
-    if (contentPath === undefined) {
-      contentPath = this.filePath(record, version.file);
-      this.contentPaths.set(version, contentPath);
-    }
-    return { path: contentPath, size: version.size, lastModified: version.createdAt };
+    return record && this.contentOf(record, versionId);
   }
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {

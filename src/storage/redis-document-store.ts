@@ -141,10 +141,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
 
   async content(sessionId: string, documentId: string, versionId?: number): Promise<ContentFile | undefined> {
     const record = await this.get(sessionId, documentId);
-    if (!record) return undefined;
-    const version = record.versions.find((v) => v.id === (versionId ?? record.activeVersion));
-    if (!version) return undefined;
-    return { path: this.filePath(record, version.file), size: version.size, lastModified: version.createdAt };
+    return record && this.contentOf(record, versionId);
   }
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {

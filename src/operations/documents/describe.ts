@@ -68,7 +68,8 @@ export class DocumentDescriber {
   async describe(record: DocumentRecord, options: { cachedMetadataOnly?: boolean } = {}): Promise<DocumentDescription> {
     const peek = options.cachedMetadataOnly === true;
     const version = activeVersion(record);
-    const file = await this.store.content(record.sessionId, record.id);
+    // The record in hand names the file: in a cluster, another read of the index is another round trip to Redis.
+    const file = this.store.contentOf(record);
     if (!file) return { error: NO_ERROR };
     const key = `${record.sessionId}/${record.id}/${version.file}`;
     if (version.fileTypeGroups.includes('pdf')) return this.describePdf(record, key, file.path, peek);
