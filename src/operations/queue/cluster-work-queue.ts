@@ -51,6 +51,12 @@ export interface ClusterWorkQueueOptions {
 }
 
 const BACKOFF_TYPE = 'quire-full-jitter';
+/**
+ * How long a finished entry with a `dedupeKey` stays stored: BullMQ ignores an add of a stored id only.
+ * A delivered webhook removed at once was stored and sent again when the job that enqueued it ran its
+ * `settled` hook a second time (a node died between the two).
+ */
+const DEDUPE_KEEP_MS = 24 * 3_600_000;
 
 export class ClusterWorkQueue implements BackgroundQueue {
   readonly jobPayloads = 'operation' as const;
@@ -125,11 +131,12 @@ export class ClusterWorkQueue implements BackgroundQueue {
     const id = options.dedupeKey === undefined ? randomBytes(16).toString('hex') : createHash('sha256').update(`${kind}\0${options.dedupeKey}`).digest('hex').slice(0, 32);
     const data: StoredJobData<P> = { payload, ...(options.sessionId ? { sessionId: options.sessionId } : {}) };
     const runAfter = options.runAfter ?? now;
+    const keepDoneS = Math.ceil(Math.max(handler.keepDoneMs, options.dedupeKey === undefined ? 0 : DEDUPE_KEEP_MS) / 1000);
     const job = await this.options.store.add(kind, id, data, {
       attempts: options.maxAttempts ?? handler.maxAttempts,
       backoff: { type: BACKOFF_TYPE },
       ...(runAfter > now ? { delay: runAfter - now } : {}),
-      removeOnComplete: handler.keepDoneMs > 0 ? { age: Math.ceil(handler.keepDoneMs / 1000) } : true,
+      removeOnComplete: keepDoneS > 0 ? { age: keepDoneS } : true,
       removeOnFail: false,
     });
     this.pending++;

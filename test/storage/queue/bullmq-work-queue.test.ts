@@ -48,6 +48,21 @@ describe('ClusterWorkQueue on BullMQ (real redis-server)', () => {
     expect((await q.queue.stats()).byKind[KIND]).toMatchObject({ DONE: 1, PENDING: 0, RUNNING: 0, FAILED_PERMANENT: 0 });
   });
 
+  it('stores an entry with a dedupeKey once, also when it is enqueued again after it finished (a settled hook run twice)', async () => {
+    const keyPrefix = t.prefix();
+    const q = t.open(keyPrefix);
+    const runs: number[] = [];
+    q.queue.register({ ...flaky('once', { failures: 0 }), keepDoneMs: 0, run: async (entry) => (runs.push(entry.payload.n), { n: entry.payload.n }) });
+    await q.queue.start();
+    const first = await q.queue.enqueue('once', { n: 1 }, { dedupeKey: 'job.completed:x:0' });
+    expect((await t.settled(q, first.id)).state).toBe('DONE');
+    const again = await q.queue.enqueue('once', { n: 2 }, { dedupeKey: 'job.completed:x:0' });
+    expect(again.id).toBe(first.id);
+    const other = await q.queue.enqueue('once', { n: 3 }, { dedupeKey: 'job.completed:x:1' });
+    expect((await t.settled(q, other.id)).state).toBe('DONE');
+    expect(runs).toEqual([1, 3]);
+  });
+
   it('retries passing failures with backoff, parks the last failure in the failed set (DLQ), requeues it with a reason, and purges with an archive', async () => {
     const keyPrefix = t.prefix();
     const q = t.open(keyPrefix);
