@@ -1,3 +1,5 @@
+import { QuireError } from '../core/errors.js';
+
 /** One state of a document's content: the current one, or an older one kept by history mode. */
 export interface DocumentVersion {
   /** History id: 1, 2, ... in history mode; 0 for the only state of a document without history. */
@@ -43,6 +45,12 @@ export interface StorageUsage {
   historyBytes: number;
 }
 
+/** The session's limits a commit must keep (0 = unlimited); the diskSpaceLimit in bytes. */
+export interface CommitLimits {
+  maxFiles: number;
+  diskSpaceLimit: number;
+}
+
 export interface ContentFile {
   path: string;
   size: number;
@@ -60,13 +68,19 @@ export interface DocumentStore {
   tempPath(): string;
   /** A fresh name for a new version's content file (`DocumentVersion.file`). */
   contentFileName(): string;
-  /** Moves the finished temporary file into place as the content file of the record's active version and records it. */
-  add(record: DocumentRecord, tempFile: string): Promise<void>;
+  /**
+   * Moves the finished temporary file into place as the content file of the record's active version and records it.
+   * With `limits`, a store shared by several nodes checks them against the session's usage in the same atomic
+   * step as the add (MAX_FILES / DISK_SPACE_LIMIT, the content file removed); the embedded store may ignore
+   * them, its callers check them serialised per session.
+   */
+  add(record: DocumentRecord, tempFile: string, limits?: CommitLimits): Promise<void>;
   /**
    * Records new metadata. With `tempFile`, it first becomes the content file of the active version
    * (a new version, or a replacement). Content files no version refers to any longer are deleted.
+   * `limits`: as for add (only diskSpaceLimit applies here).
    */
-  update(record: DocumentRecord, tempFile?: string): Promise<void>;
+  update(record: DocumentRecord, tempFile?: string, limits?: CommitLimits): Promise<void>;
   get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined>;
   list(sessionId: string): Promise<DocumentRecord[]>;
   /** The content file of a version (default: the active one). */
@@ -84,4 +98,13 @@ export function activeVersion(record: DocumentRecord): DocumentVersion {
   const version = record.versions.find((v) => v.id === record.activeVersion);
   if (!version) throw new Error(`document ${record.id} has no active version ${record.activeVersion}`);
   return version;
+}
+
+/** The errors a refused commit gives, the same from the service's check and from a cluster store's atomic one. */
+export function maxFilesError(limit: number): QuireError {
+  return new QuireError('MAX_FILES', `The session already holds its limit of ${limit} documents.`);
+}
+
+export function diskSpaceError(limit: number): QuireError {
+  return new QuireError('DISK_SPACE_LIMIT', `Storing the upload would exceed the session's disk space limit of ${limit} bytes.`);
 }

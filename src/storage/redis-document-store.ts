@@ -3,7 +3,7 @@ import path from 'node:path';
 import { QuireError } from '../core/errors.js';
 import { isId } from '../core/ids.js';
 import { ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
-import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type StorageUsage } from './document-store.js';
+import { activeVersion, type CommitLimits, type ContentFile, type DocumentRecord, type DocumentStore, diskSpaceError, maxFilesError, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
 import { execMulti, redisCall, type RedisClient } from './redis/connection.js';
 
@@ -30,7 +30,8 @@ export interface RedisDocumentStoreOptions {
  * returns); an update names the revision it was made from and is refused (409) when another node
  * changed the document meanwhile — no lost update. A commit made under a document lock is fenced by
  * the lease (Lua: the lock key must still hold this node's lease), so a node whose lease expired cannot
- * overwrite the next holder's result.
+ * overwrite the next holder's result. The limits an add or update is given are checked by the same
+ * script that writes it, so two nodes committing for one session at the same instant cannot both pass.
  *
  * Keys: `docs:<sessionId>` documentId → record, `docs-size:<sessionId>` documentId → "bytes historyBytes",
  * `docs-usage:<sessionId>` {files, bytes, historyBytes}, `docs-usage-total` the sum of all sessions.
@@ -63,12 +64,16 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     this.refresher = undefined;
   }
 
-  async add(record: DocumentRecord, tempFile: string): Promise<void> {
+  async add(record: DocumentRecord, tempFile: string, limits?: CommitLimits): Promise<void> {
     const dir = await moveIntoPlace(this.storageDir, record, tempFile);
     const stored = { ...record, rev: 1 };
     const [bytes, historyBytes] = sizes(record);
     try {
-      const added = await redisCall(() => this.redis.eval(ADD, 4, ...this.keys(record.sessionId), record.id, JSON.stringify(stored), bytes, historyBytes));
+      const added = await redisCall(() =>
+        this.redis.eval(ADD, 4, ...this.keys(record.sessionId), record.id, JSON.stringify(stored), bytes, historyBytes, String(limits?.maxFiles ?? 0), String(limits?.diskSpaceLimit ?? 0)),
+      );
+      if (added === -1) throw maxFilesError(limits!.maxFiles);
+      if (added === -2) throw diskSpaceError(limits!.diskSpaceLimit);
       if (added !== 1) throw new Error(`document ${record.id} exists already`);
     } catch (error) {
       await rm(dir, { recursive: true, force: true });
@@ -77,7 +82,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     (record as Revised).rev = 1;
   }
 
-  async update(record: DocumentRecord, tempFile?: string): Promise<void> {
+  async update(record: DocumentRecord, tempFile?: string, limits?: CommitLimits): Promise<void> {
     const newFile = tempFile ? this.filePath(record, activeVersion(record).file) : undefined;
     if (tempFile && newFile) await rename(tempFile, newFile);
     const expected = (record as Revised).rev;
@@ -98,11 +103,13 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
           historyBytes,
           expected === undefined ? '' : String(expected),
           fence,
+          String(limits?.diskSpaceLimit ?? 0),
         ),
       )) as [number, string?];
       if (reply[0] === -1) throw new QuireError('DOCUMENT_NOT_FOUND', `No document with id "${record.id}" exists in this session.`);
       if (reply[0] === -2) throw leaseLost(record.id);
       if (reply[0] === -3) throw changedMeanwhile(record.id);
+      if (reply[0] === -4) throw diskSpaceError(limits!.diskSpaceLimit);
       previous = JSON.parse(reply[1]!) as DocumentRecord;
     } catch (error) {
       if (newFile) await rm(newFile, { force: true });
@@ -232,14 +239,19 @@ local function stored_size(id)
 end
 `;
 
-/** ARGV: id, record, bytes, historyBytes. 1 = added, 0 = the id exists. */
+/** ARGV: id, record, bytes, historyBytes, maxFiles, diskSpaceLimit (0 = unlimited). 1 = added, 0 = the id exists, -1 = maxFiles reached, -2 = over the diskSpaceLimit. */
 const ADD = `${ACCOUNT}
-if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 0 then return 0 end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+local usage = redis.call('HMGET', KEYS[3], 'files', 'bytes')
+local max_files, disk = tonumber(ARGV[5]), tonumber(ARGV[6])
+if max_files > 0 and (tonumber(usage[1]) or 0) + 1 > max_files then return -1 end
+if disk > 0 and (tonumber(usage[2]) or 0) + tonumber(ARGV[3]) > disk then return -2 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
 account(1, tonumber(ARGV[3]), tonumber(ARGV[4]))
 return 1`;
 
-/** ARGV: id, record, bytes, historyBytes, expected rev ('' = any), fence ('' = none). {rev, previous record} or {-1} gone, {-2} lease lost, {-3} changed meanwhile. */
+/** ARGV: id, record, bytes, historyBytes, expected rev ('' = any), fence ('' = none), diskSpaceLimit (0 = unlimited). {rev, previous record} or {-1} gone, {-2} lease lost, {-3} changed meanwhile, {-4} over the diskSpaceLimit. */
 const UPDATE = `${ACCOUNT}
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if not old then return {-1} end
@@ -247,6 +259,8 @@ if ARGV[6] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[6] then return {-2} end
 local rev = cjson.decode(old)['rev'] or 0
 if ARGV[5] ~= '' and tonumber(ARGV[5]) ~= rev then return {-3} end
 local b, h = stored_size(ARGV[1])
+local disk = tonumber(ARGV[7]) or 0
+if disk > 0 and (tonumber(redis.call('HGET', KEYS[3], 'bytes')) or 0) - b + tonumber(ARGV[3]) > disk then return {-4} end
 account(0, tonumber(ARGV[3]) - b, tonumber(ARGV[4]) - h)
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])

@@ -9,7 +9,7 @@ import { newId } from '../../core/ids.js';
 import { KeyedSerializer } from '../../core/serial.js';
 import { detectFormat, documentNames, sanitizeClientFileName } from '../../engines/format/detect-format.js';
 import type { Session } from '../../sessions/session.js';
-import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, type StorageUsage } from '../../storage/document-store.js';
+import { activeVersion, type ContentFile, type DocumentRecord, type DocumentStore, type DocumentVersion, diskSpaceError, maxFilesError, type StorageUsage } from '../../storage/document-store.js';
 import { discardPartialFile } from '../../storage/atomic.js';
 import type { DocumentLocks } from '../../storage/document-locks.js';
 import { LocalDocumentLocks } from './locks.js';
@@ -140,7 +140,8 @@ export class DocumentService {
       if (limits.maxFiles > 0 && stored.files + 1 > limits.maxFiles) throw maxFilesError(limits.maxFiles);
       if (limits.diskSpaceLimit > 0 && stored.bytes + version.size > limits.diskSpaceLimit) throw diskSpaceError(limits.diskSpaceLimit);
       await this.ensureLive(session);
-      await this.store.add(record, received.temp);
+      // The check above is serialised on this node only: a cluster store repeats it atomically with the add.
+      await this.store.add(record, received.temp, limits);
     });
     return record;
   }
@@ -346,7 +347,7 @@ export class DocumentService {
         activeVersion: id,
         versions: current.history ? [...current.versions, version] : [version],
       };
-      await this.store.update(next, received.temp);
+      await this.store.update(next, received.temp, limits);
       return next;
     });
   }
@@ -376,14 +377,6 @@ function notFound(documentId: string): QuireError {
   return new QuireError('DOCUMENT_NOT_FOUND', `No document with id "${documentId}" exists in this session.`);
 }
 
-function maxFilesError(limit: number): QuireError {
-  return new QuireError('MAX_FILES', `The session already holds its limit of ${limit} documents.`);
-}
-
 function uploadLimitError(limit: number): QuireError {
   return new QuireError('UPLOAD_LIMIT', `The upload exceeds the session's upload limit of ${limit} bytes.`);
-}
-
-function diskSpaceError(limit: number): QuireError {
-  return new QuireError('DISK_SPACE_LIMIT', `Storing the upload would exceed the session's disk space limit of ${limit} bytes.`);
 }
