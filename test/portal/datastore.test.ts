@@ -91,11 +91,27 @@ describe('the data store page in Chromium', () => {
       expect([shown.width, shown.height]).toEqual([48, 24]);
       await page.waitForFunction(() => (globalThis as any).document.querySelector('[data-testid="logo-preview"]')?.naturalWidth === 48);
 
-      // The theme: a colour the portal applies as its accent.
-      await page.getByLabel(/^Theme \(a JSON object/).fill('{"primaryColor": "#5a2d82"}');
-      await page.getByRole('button', { name: 'Save' }).click();
-      await page.getByText('Theme stored; the portal uses it now.').waitFor();
+      // A CSS theme, stored twice: the portal links it once, not once per reload.
+      const saveTheme = async (text: string) => {
+        await page.getByLabel(/^Theme \(a JSON object/).fill(text);
+        await page.getByRole('button', { name: 'Save' }).click();
+        await page.getByText('Theme stored; the portal uses it now.').waitFor();
+      };
+      const styleOf = (property: string) => page.evaluate((p) => (globalThis as any).document.documentElement.style.getPropertyValue(p) as string, property);
+      const themeLinks = () => page.locator('link#quire-theme-stylesheet').count();
+      await saveTheme(':root { --text: #111111; }');
+      await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('link#quire-theme-stylesheet').length === 1);
+      await saveTheme(':root { --text: #222222; }');
+      await page.waitForTimeout(500);
+      expect(await themeLinks()).toBe(1);
+      // A JSON theme replaces it: the stylesheet goes, its colour applies.
+      await saveTheme('{"textColor": "#202020"}');
+      await page.waitForFunction(() => (globalThis as any).document.documentElement.style.getPropertyValue('--text') === '#202020');
+      expect(await themeLinks()).toBe(0);
+      // The theme: a colour the portal applies as its accent; the text colour the old theme set is gone.
+      await saveTheme('{"primaryColor": "#5a2d82"}');
       await page.waitForFunction(() => (globalThis as any).document.documentElement.style.getPropertyValue('--accent') === '#5a2d82');
+      expect(await styleOf('--text')).toBe('');
       // A theme that is neither JSON nor CSS: the server's message, nothing stored.
       await page.getByLabel(/^Theme \(a JSON object/).fill('just words');
       await page.getByRole('button', { name: 'Save' }).click();

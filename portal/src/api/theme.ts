@@ -36,20 +36,36 @@ export async function loadTheme(): Promise<Theme> {
     if (!response.ok) return {};
     const answer = (await response.json()) as ThemeAnswer;
     const root = document.documentElement.style;
+    // A reload (after the data store page changed the theme) starts from the portal's own look: what
+    // the previous theme set and the new one no longer sets must not stay.
+    for (const property of new Set([...Object.values(PROPERTIES), '--background-image'])) root.removeProperty(property);
     const values = { ...answer.theme, ...((answer.theme?.colors as Record<string, unknown> | undefined) ?? {}) };
     for (const [key, property] of Object.entries(PROPERTIES)) {
       const value = values[key];
       if (typeof value === 'string' && COLOR.test(value.trim())) root.setProperty(property, value.trim());
     }
     if (sameOrigin(answer.background?.url)) root.setProperty('--background-image', `url("${answer.background.url}")`);
-    if (sameOrigin(answer.stylesheet)) {
-      const link = document.createElement('link');
-      link.rel = 'stylesheet';
-      link.href = answer.stylesheet;
-      document.head.append(link);
-    }
+    linkStylesheet(sameOrigin(answer.stylesheet) ? answer.stylesheet : undefined);
     return sameOrigin(answer.logo?.url) ? { logo: answer.logo.url } : {};
   } catch {
     return {};
   }
+}
+
+const STYLESHEET_ID = 'quire-theme-stylesheet';
+
+/** One link element for the theme's stylesheet, pointed at the current one or removed (never one more per reload). */
+function linkStylesheet(href: string | undefined): void {
+  let link = document.getElementById(STYLESHEET_ID) as HTMLLinkElement | null;
+  if (href === undefined) {
+    link?.remove();
+    return;
+  }
+  if (!link) {
+    link = document.createElement('link');
+    link.id = STYLESHEET_ID;
+    link.rel = 'stylesheet';
+    document.head.append(link);
+  }
+  if (link.getAttribute('href') !== href) link.href = href;
 }
