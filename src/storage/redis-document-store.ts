@@ -5,7 +5,7 @@ import { isId } from '../core/ids.js';
 import { ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.js';
 import { activeVersion, type CommitLimits, type ContentFile, type DocumentRecord, type DocumentStore, diskSpaceError, maxFilesError, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
-import { execMulti, redisCall, type RedisClient } from './redis/connection.js';
+import { execMulti, redisCall, StoreUnavailableError, type RedisClient } from './redis/connection.js';
 
 /** How often the all-sessions usage for the metrics is read from Redis (totalUsage() is synchronous). */
 const TOTAL_REFRESH_MS = 5_000;
@@ -76,7 +76,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
       if (added === -2) throw diskSpaceError(limits!.diskSpaceLimit);
       if (added !== 1) throw new Error(`document ${record.id} exists already`);
     } catch (error) {
-      await rm(dir, { recursive: true, force: true });
+      if (!outcomeUnknown(error)) await rm(dir, { recursive: true, force: true });
       throw error;
     }
     (record as Revised).rev = 1;
@@ -112,7 +112,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
       if (reply[0] === -4) throw diskSpaceError(limits!.diskSpaceLimit);
       previous = JSON.parse(reply[1]!) as DocumentRecord;
     } catch (error) {
-      if (newFile) await rm(newFile, { force: true });
+      if (newFile && !outcomeUnknown(error)) await rm(newFile, { force: true });
       throw error;
     }
     (record as Revised).rev = stored.rev;
@@ -282,3 +282,13 @@ redis.call('HINCRBY', KEYS[4], 'bytes', 0 - (tonumber(u[2]) or 0))
 redis.call('HINCRBY', KEYS[4], 'historyBytes', 0 - (tonumber(u[3]) or 0))
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 return 1`;
+
+/**
+ * Whether Redis may have applied a write whose answer never came (the connection dropped or the
+ * command timed out after it was sent). Its content file then stays: a record naming a deleted file
+ * would be a broken document, while a file no record names is only space, freed with its document or
+ * session.
+ */
+function outcomeUnknown(error: unknown): boolean {
+  return error instanceof StoreUnavailableError;
+}

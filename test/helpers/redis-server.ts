@@ -23,6 +23,10 @@ export interface RedisServer {
   restart(): Promise<void>;
   /** SIGKILL, as a crash; the directory stays, so restart() can bring it back with what the AOF holds. */
   kill(): Promise<void>;
+  /** SIGSTOP: the process and its connections stay, nothing answers (a hung Redis) until resume(). */
+  pause(): void;
+  /** SIGCONT: it goes on with what its sockets hold. */
+  resume(): void;
   /** Whether the process runs now. */
   readonly running: boolean;
 }
@@ -93,6 +97,12 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     },
     async kill() {
       await halt('SIGKILL');
+    },
+    pause() {
+      child?.kill('SIGSTOP');
+    },
+    resume() {
+      child?.kill('SIGCONT');
     },
   };
 }

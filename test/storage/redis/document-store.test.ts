@@ -272,6 +272,30 @@ describe('RedisDocumentStore across nodes', () => {
     expect(path.dirname(b.tempPath())).not.toBe(path.dirname(inProgress));
   });
 
+  it('keeps the content file of a write whose answer never came, since Redis may still apply it (no record naming a deleted file)', async () => {
+    const store = new RedisDocumentStore(await client(`p${newId().slice(0, 8)}:`), dataDir(), { nodeName: 'p' });
+    await store.open();
+    const sessionId = newId();
+    const added = newRecord(store, sessionId, 3);
+    const next: DocumentRecord = { ...added, versions: [{ ...added.versions[0]!, file: store.contentFileName(), size: 4 }] };
+    // The add, then an update, each sent to a Redis that does not answer within the 2 s command timeout.
+    for (const [write, text] of [
+      [(file: string) => store.add(added, file), 'one'],
+      [(file: string) => store.update(next, file), 'two!'],
+    ] as const) {
+      const file = temp(store, text);
+      server.pause();
+      try {
+        await expect(write(file)).rejects.toBeInstanceOf(StoreUnavailableError);
+      } finally {
+        server.resume();
+      }
+      // Resumed, Redis runs the command it had received: the record names the file, which is there.
+      expect(await read(store, sessionId, added.id)).toBe(text);
+    }
+    store.close();
+  });
+
   it('answers StoreUnavailableError (503) while Redis is down', async () => {
     const redis = await client(`u${newId().slice(0, 8)}:`);
     const store = new RedisDocumentStore(redis, dataDir(), { nodeName: 'u' });
