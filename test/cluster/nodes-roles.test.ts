@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { basic, bearer, json, login, uploadDocument } from '../helpers/client.js';
 import { downloadToFile } from '../helpers/converter.js';
-import { realPdf } from '../helpers/documents.js';
+import { eventually, info, MULTIPART_TAIL, multipartHead, realPdf, send, STREAM_CONTENT_TYPE } from '../helpers/documents.js';
 import { objectDict, pageRefs, qpdfObjects } from '../helpers/pdf-tools.js';
 import { runToolbox } from '../helpers/toolbox.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -122,5 +122,35 @@ describe('cluster node roles (in-process nodes, real redis-server)', () => {
     const failed = await runToolbox(api.rest, token, documentId, [{ rotate: { pages: '7', degrees: 90 } }]);
     expect(failed.status).toBe(400);
     expect(failed.error?.errorCode).toEqual(expect.any(Number));
+  });
+
+  it('a forwarded synchronous call on a document in use answers 409 at once, as on one node (an asynchronous job would wait for it)', async () => {
+    const { token } = await login(api.rest);
+    const documentId = (await uploadDocument(api.rest, token, await realPdf(2), 'in-use.pdf')).documentId as string;
+    // A content replacement holds the document's lock while its body arrives; the body waits for the
+    // gate, which opens when the forwarded call has answered or after 5 s (a call that waited for the
+    // lock would then run, and answer 303).
+    const replacement = await realPdf(3);
+    let open: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const fallback = setTimeout(open, 5_000);
+    async function* body(): AsyncGenerator<Buffer> {
+      yield multipartHead('replacement.pdf');
+      yield replacement.subarray(0, 64);
+      await gate;
+      yield replacement.subarray(64);
+      yield MULTIPART_TAIL;
+    }
+    const put = send(`${api.rest}/documents/${documentId}`, { method: 'PUT', headers: { ...bearer(token), 'content-type': STREAM_CONTENT_TYPE }, body: body() });
+    try {
+      await eventually(async () => expect((await info(api.rest, token, documentId)).isFileLocked).toBe(true), 10_000, 20);
+      const refused = await runToolbox(api.rest, token, documentId, [{ rotate: { pages: '1', degrees: 90 } }]);
+      expect(refused.status).toBe(409);
+      expect(refused.error?.errorCode).toBe(-75);
+    } finally {
+      clearTimeout(fallback);
+      open();
+    }
+    expect((await put).response?.status).toBe(303);
   });
 });

@@ -115,6 +115,7 @@ export function registerAsyncCalls(app: FastifyInstance, options: AsyncCallsOpti
       webservice,
       ...(target ? { documentId: target.id, documentModified: target.lastModified } : {}),
       ...(callbackUrl === undefined ? {} : { callbackUrl }),
+      ...(synchronous ? { synchronous: true } : {}),
     };
     // Cluster mode: typed operation data any node runs without HTTP; embedded: the call, replayed in-process.
     const payload: JobPayload | OperationJobPayload =

@@ -53,7 +53,7 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
         await releaseUncommittedClaim(deps, entry.id, entry.payload, sessionId);
         const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) =>
           withCommitGuard({ beforeCommit: () => guard.beforeCommit(), afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
-            whileLocked(() => deps.run(entry.payload.operation, sessionId), deps.lockedWaitMs ?? LOCKED_WAIT_MS),
+            whileLocked(() => deps.run(entry.payload.operation, sessionId), entry.payload.synchronous ? 0 : (deps.lockedWaitMs ?? LOCKED_WAIT_MS)),
           ),
         );
         const documentId = done.ran ? done.result.documentId : done.outcome;
@@ -73,7 +73,8 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
 export const LOCKED_WAIT_MS = 35_000;
 
 /**
- * Runs the operation again while its document is in use (409, -75), for up to `forMs`. A job has no
+ * Runs the operation again while its document is in use (409, -75), for up to `forMs` (0 for a
+ * forwarded synchronous call, which answers 409 at once as on a single node). A job has no
  * caller waiting for a quick answer, and a lock is a passing state: another call's operation ends, and
  * a lease its holder could not release (Redis was down, or the job's own interrupted attempt held it)
  * expires. Failing the job instead would make a Redis restart or a concurrent call fail accepted jobs.

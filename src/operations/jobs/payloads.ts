@@ -11,6 +11,8 @@ export interface JobPayloadBase {
   documentModified?: number;
   /** Webhook target told about the outcome, if the caller gave one. */
   callbackUrl?: string;
+  /** A synchronous call an `api` node forwarded to the workers: its caller waits, so it fails as the call would (a locked document: 409 at once). */
+  synchronous?: true;
 }
 
 /** Kind "job", embedded: the call is replayed later in-process as it was made. */
