@@ -7,10 +7,11 @@ import { markContent, type Label } from './mark-content.js';
 import { pageUnits, type UnitLimits } from './page-units.js';
 import { pageNodes, sizeScale, type Leaf, type PageNode } from './roles.js';
 import { writeStructureTree, type TaggedPage } from './structure-tree.js';
+import { pageTables, type Table } from './tables.js';
 
 /**
  * Auto-tagging for the PDF/A `a` levels on untagged input: a structure tree built from the page
- * content alone (page-units.ts → blocks.ts → roles.ts), the marks written into each page's content
+ * content alone (page-units.ts → tables.ts, blocks.ts → roles.ts), the marks written into each page's content
  * (mark-content.ts), the tree with its ParentTree (structure-tree.ts), MarkInfo /Marked true, the
  * document's /Lang, and /Tabs /S on pages with annotations.
  *
@@ -45,6 +46,7 @@ export interface AutoTagSummary {
   headings: number;
   paragraphs: number;
   lists: number;
+  tables: number;
   figures: number;
   /** Figures whose alternate text is the generic "Figure on page N" (no caption found). */
   genericAlt: number;
@@ -112,10 +114,14 @@ async function tag(document: PDFDocument, options: AutoTagOptions, touched: Set<
     }
   };
 
-  // Pass 1: every page's blocks, for the document's body and heading sizes.
+  // Pass 1: every page's tables and blocks, for the document's body and heading sizes.
   const blocksOf: Block[][] = [];
+  const tablesOf: Table[][] = [];
   for (const [index, page] of pages.entries()) {
-    blocksOf.push(textBlocks(unitsOf(page.node, index).units));
+    const { units } = unitsOf(page.node, index);
+    const { tables, inTables } = pageTables(units);
+    tablesOf.push(tables);
+    blocksOf.push(textBlocks(units, inTables));
     await pause();
   }
   const scale = sizeScale(blocksOf);
@@ -123,10 +129,10 @@ async function tag(document: PDFDocument, options: AutoTagOptions, touched: Set<
   // Pass 2: the roles, the marks, the new content.
   budget = limits.maxDocumentOperations;
   const tagged: TaggedPage[] = [];
-  const summary: AutoTagSummary = { pages: pages.length, elements: 0, headings: 0, paragraphs: 0, lists: 0, figures: 0, genericAlt: 0, lang: '' };
+  const summary: AutoTagSummary = { pages: pages.length, elements: 0, headings: 0, paragraphs: 0, lists: 0, tables: 0, figures: 0, genericAlt: 0, lang: '' };
   for (const [index, page] of pages.entries()) {
     const { bytes, ops, units } = unitsOf(page.node, index);
-    const nodes = pageNodes(units, blocksOf[index]!, scale, index + 1);
+    const nodes = pageNodes(units, blocksOf[index]!, scale, index + 1, tablesOf[index]);
     const labels = new Map<number, Label>();
     const leaves: Leaf[] = [];
     for (const leaf of leavesOf(nodes)) {
@@ -162,6 +168,7 @@ async function tag(document: PDFDocument, options: AutoTagOptions, touched: Set<
 function* leavesOf(nodes: readonly PageNode[]): Generator<Leaf> {
   for (const node of nodes) {
     if (node.kind === 'leaf') yield node.leaf;
+    else if (node.kind === 'table') for (const row of node.rows) yield* row;
     else
       for (const item of node.items) {
         if (item.label) yield item.label;
@@ -172,8 +179,8 @@ function* leavesOf(nodes: readonly PageNode[]): Generator<Leaf> {
 
 function count(summary: AutoTagSummary, nodes: readonly PageNode[], mcidsOf: Map<Leaf, number[]>): void {
   for (const node of nodes) {
-    if (node.kind === 'list') {
-      summary.lists++;
+    if (node.kind === 'list' || node.kind === 'table') {
+      summary[node.kind === 'list' ? 'lists' : 'tables']++;
       continue;
     }
     if (!mcidsOf.has(node.leaf)) continue;

@@ -20,7 +20,7 @@ export interface Block {
   marker?: { kind: MarkerKind; labelUnit?: number };
 }
 
-interface Line {
+export interface Line {
   units: number[];
   runs: TextRun[];
   x: number;
@@ -50,10 +50,15 @@ export function listMarker(text: string): { kind: MarkerKind; marker: string } |
   return undefined;
 }
 
-export function textBlocks(units: readonly Unit[]): Block[] {
+/** `skip`: units that belong elsewhere (a table's cells); the lines they start are left out. */
+export function textBlocks(units: readonly Unit[], skip: ReadonlySet<number> = new Set()): Block[] {
   const blocks: Block[] = [];
   let current: (Block & { x: number; lastY: number; spacing?: number; markerX?: number }) | undefined;
   for (const line of textLines(units)) {
+    if (skip.has(line.units[0]!)) {
+      current = undefined; // text after a table starts a block of its own
+      continue;
+    }
     const size = dominantSize(line.runs);
     const found = listMarker(line.text);
     const gap = current ? current.lastY - line.y : 0;
@@ -83,7 +88,7 @@ export function textBlocks(units: readonly Unit[]): Block[] {
   return blocks.map(({ units: u, size, text, marker }) => ({ units: u, size, text: text.trim(), ...(marker ? { marker } : {}) }));
 }
 
-function textLines(units: readonly Unit[]): Line[] {
+export function textLines(units: readonly Unit[]): Line[] {
   const lines: Line[] = [];
   let line: Line | undefined;
   units.forEach((unit, index) => {
@@ -129,6 +134,7 @@ export function roundSize(size: number): number {
   return Math.round(size * 2) / 2;
 }
 
-function sameSize(a: number, b: number): boolean {
+/** Sizes within SIZE_RATIO of each other (two zero sizes are the same too). */
+export function sameSize(a: number, b: number): boolean {
   return a > 0 && b > 0 ? Math.max(a, b) / Math.min(a, b) <= SIZE_RATIO : a === b;
 }

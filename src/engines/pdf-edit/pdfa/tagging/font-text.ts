@@ -1,4 +1,4 @@
-import { PDFName, PDFRawStream, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
+import { PDFDict, PDFName, PDFNumber, PDFRawStream, type PDFContext } from '@cantoo/pdf-lib';
 import { increment, parseCMapBytes, type Mapping } from '../../../pdfa-validator/model/pd/cmap.js';
 import { DEFAULT_COS_LIMITS } from '../../../pdfa-validator/cos/index.js';
 import { newParseEnv } from '../../../pdfa-validator/cos/parser.js';
@@ -15,6 +15,8 @@ import { decodeBounded } from '../../stream-bounds.js';
  */
 export interface FontText {
   info: FontInfo;
+  /** A bold face by its name or weight: what sets a table's header row apart from its body. */
+  bold: boolean;
   /** The text of a string's codes (as `info.split` cut them). */
   text(codes: readonly CharCode[]): string;
 }
@@ -31,6 +33,7 @@ export function fontText(context: PDFContext, font: PDFDict): FontText {
     const lookup = toUnicode(context, font);
     known = {
       info,
+      bold: isBold(context, font),
       text: (codes) => {
         let out = '';
         for (const code of codes) out += lookup?.(code.code) ?? String.fromCharCode(code.code & 0xff);
@@ -40,6 +43,16 @@ export function fontText(context: PDFContext, font: PDFDict): FontText {
     cache.set(font, known);
   }
   return known;
+}
+
+const BOLD_NAME = /bold|black|heavy|demi|semibd/i;
+
+function isBold(context: PDFContext, font: PDFDict): boolean {
+  const name = resolve(context, font.get(PDFName.of('BaseFont')));
+  if (name instanceof PDFName && BOLD_NAME.test(name.decodeText())) return true;
+  const descriptor = resolve(context, font.get(PDFName.of('FontDescriptor')));
+  const weight = descriptor instanceof PDFDict ? resolve(context, descriptor.get(PDFName.of('FontWeight'))) : undefined;
+  return weight instanceof PDFNumber && weight.asNumber() >= 600;
 }
 
 function toUnicode(context: PDFContext, font: PDFDict): ((code: number) => string | undefined) | undefined {

@@ -6,6 +6,7 @@ import { transformedBounds, type Rect } from '../../redaction/geometry.js';
 import { decodeStream } from '../../redaction/stream-codec.js';
 import { AutoTagError } from './errors.js';
 import { fontText, type FontText } from './font-text.js';
+import { splitWideTJ } from './split-runs.js';
 
 /**
  * One page's content stream cut into the units the tagger marks (ISO 32000-1 §14.6, §14.8.2.2):
@@ -30,6 +31,8 @@ export interface TextRun {
   /** Effective size in points (font size × the vertical scale of Tm × CTM). */
   size: number;
   text: string;
+  /** Shown in a bold face. */
+  bold: boolean;
 }
 
 export type Unit =
@@ -78,6 +81,12 @@ export function pageUnits(context: PDFContext, bytes: Uint8Array, resources: PDF
     ops = parseContent(bytes).ops;
   } catch (error) {
     throw new AutoTagError('unsupported', `its content cannot be read (${(error as Error).message})`);
+  }
+  // A row of table cells written as one TJ becomes one TJ per cell (split-runs.ts): marks hold whole operations.
+  const split = splitWideTJ(bytes, ops);
+  if (split) {
+    bytes = split;
+    ops = parseContent(bytes).ops;
   }
   if (ops.length > limits.maxOperations) throw new AutoTagError('tooLarge', `its content has ${ops.length} operations, more than the ${limits.maxOperations} the auto-tagger reads per page`);
   return { bytes, ops, units: new UnitReader(context, resources).read(ops) };
@@ -213,7 +222,9 @@ class UnitReader {
       }
       this.moveLine(0, -gs.numbers.TL);
     }
-    const start = multiply(multiply([gs.fontSize * gs.hScale, 0, 0, gs.fontSize, 0, gs.numbers.Ts], this.tm), gs.ctm);
+    const startAt = (): Matrix => multiply(multiply([gs.fontSize * gs.hScale, 0, 0, gs.fontSize, 0, gs.numbers.Ts], this.tm), gs.ctm);
+    // The run starts where its first string shows: a TJ's leading move (a table cell's, split-runs.ts) is not part of it.
+    let start: Matrix | undefined;
     const size = Math.abs(gs.fontSize) * Math.hypot(...scaleOf(multiply(this.tm, gs.ctm)));
     const operand = op.op === 'TJ' ? op.args[0] : op.args[op.args.length - 1];
     const items = operand?.t === 'arr' ? operand.v : operand ? [operand] : [];
@@ -226,6 +237,7 @@ class UnitReader {
         continue;
       }
       if (item.t !== 'str') continue;
+      start ??= startAt();
       const font = gs.font;
       if (!font) {
         text += Buffer.from(item.v).toString('latin1');
@@ -241,8 +253,9 @@ class UnitReader {
       }
       this.tm = multiply(translate(advance, 0), this.tm);
     }
+    start ??= startAt();
     const end = multiply(this.tm, gs.ctm);
-    return { x: start[4], y: start[5], endX: end[4], size: Number.isFinite(size) ? size : 0, text };
+    return { x: start[4], y: start[5], endX: end[4], size: Number.isFinite(size) ? size : 0, text, bold: gs.font?.bold ?? false };
   }
 
   private xObject(op: CsOp, i: number): Unit {

@@ -1,6 +1,7 @@
 import type { Rect } from '../../redaction/geometry.js';
 import { roundSize, type Block, type MarkerKind } from './blocks.js';
 import type { Unit } from './page-units.js';
+import type { Table } from './tables.js';
 
 /**
  * The standard structure types (ISO 32000-1 §14.8.4) a page's blocks and images become:
@@ -14,10 +15,11 @@ import type { Unit } from './page-units.js';
  *   caption next to them ("Figure 3: …") as the alternate text, or else "Figure on page N";
  * - forms that show text are a P of their own; forms of paths only, and painted paths, are artifacts.
  *
- * Tables are not recognised: lines of cells become paragraphs in reading order.
+ * - tables found by tables.ts are a Table of TR, each with its TH (a header row's cells, Scope
+ *   Column) or TD.
  */
 
-export type LeafRole = 'P' | 'H1' | 'H2' | 'H3' | 'H4' | 'H5' | 'H6' | 'Lbl' | 'LBody' | 'Figure';
+export type LeafRole = 'P' | 'H1' | 'H2' | 'H3' | 'H4' | 'H5' | 'H6' | 'Lbl' | 'LBody' | 'Figure' | 'TH' | 'TD';
 
 export interface Leaf {
   role: LeafRole;
@@ -27,7 +29,7 @@ export interface Leaf {
   box?: Rect;
 }
 
-export type PageNode = { kind: 'leaf'; leaf: Leaf } | { kind: 'list'; items: { label?: Leaf; body: Leaf }[] };
+export type PageNode = { kind: 'leaf'; leaf: Leaf } | { kind: 'list'; items: { label?: Leaf; body: Leaf }[] } | { kind: 'table'; rows: Leaf[][] };
 
 /** A heading is at least this much larger than the body text… */
 const HEADING_RATIO = 1.15;
@@ -57,8 +59,11 @@ function isHeading(block: Block, body: number): boolean {
   return body > 0 && block.size >= body * HEADING_RATIO && block.text.length <= MAX_HEADING_CHARS && block.text !== '';
 }
 
-export function pageNodes(units: readonly Unit[], blocks: readonly Block[], scale: { body: number; headings: number[] }, pageNumber: number): PageNode[] {
-  const placed: { first: number; node: PageNode }[] = [];
+export function pageNodes(units: readonly Unit[], blocks: readonly Block[], scale: { body: number; headings: number[] }, pageNumber: number, tables: readonly Table[] = []): PageNode[] {
+  const placed: { first: number; node: PageNode }[] = tables.map((table) => ({
+    first: Math.min(...table.rows.flat(2)),
+    node: { kind: 'table', rows: table.rows.map((row, r) => row.map((cell) => leaf(r === 0 && table.header ? 'TH' : 'TD', cell))) },
+  }));
   let list: { kind: MarkerKind; node: Extract<PageNode, { kind: 'list' }> } | undefined;
   for (const block of blocks) {
     const first = block.units[0]!;

@@ -5,7 +5,7 @@ import type { Leaf, PageNode } from './roles.js';
 
 /**
  * The structure tree of the marks (ISO 32000-1 §14.7): StructTreeRoot → Document → (Sect from each
- * H1) → P, H1…H6, L → LI → Lbl/LBody, Figure (with /Alt and its layout /BBox), Link (the page's
+ * H1) → P, H1…H6, L → LI → Lbl/LBody, Table → TR → TH (Scope Column)/TD, Figure (with /Alt and its layout /BBox), Link (the page's
  * link annotations through object references). Each page gets /StructParents, its entry in the
  * ParentTree (a flat number tree: MCID → element), and each link annotation /StructParent.
  * Only standard types are used, so no RoleMap is needed.
@@ -35,6 +35,14 @@ export function writeStructureTree(context: PDFContext, catalog: PDFDict, pages:
     context.assign(ref, context.obj({ Type: 'StructElem', S: role, P: parent, ...entries }));
     elements++;
   };
+  /** An element of the kids `kidsOf` makes under it (those that exist); none when it has none. */
+  const group = (role: string, parent: PDFRef, kidsOf: (ref: PDFRef) => (PDFRef | undefined)[]): PDFRef | undefined => {
+    const ref = context.nextRef();
+    const kids = kidsOf(ref).filter((r): r is PDFRef => r !== undefined);
+    if (kids.length === 0) return undefined;
+    element(ref, role, parent, { K: context.obj(kids) });
+    return ref;
+  };
   const closeSection = (): void => {
     if (!section) return;
     element(section.ref, 'Sect', documentRef, { K: context.obj(section.kids) });
@@ -53,6 +61,7 @@ export function writeStructureTree(context: PDFContext, catalog: PDFDict, pages:
         K: mcids.length === 1 ? PDFNumber.of(mcids[0]!) : context.obj(mcids),
         ...(leaf.alt !== undefined ? { Alt: textString(leaf.alt) } : {}),
         ...(leaf.box ? { A: context.obj({ O: 'Layout', BBox: boxArray(context, leaf.box) }) } : {}),
+        ...(leaf.role === 'TH' ? { A: context.obj({ O: 'Table', Scope: 'Column' }) } : {}),
       });
       return ref;
     };
@@ -69,18 +78,11 @@ export function writeStructureTree(context: PDFContext, catalog: PDFDict, pages:
         if (ref) kids.push(ref);
         continue;
       }
-      const listRef = context.nextRef();
-      const items: PDFRef[] = [];
-      for (const item of node.items) {
-        const itemRef = context.nextRef();
-        const parts = [item.label ? leafElement(item.label, itemRef) : undefined, leafElement(item.body, itemRef)].filter((r): r is PDFRef => r !== undefined);
-        if (parts.length === 0) continue;
-        element(itemRef, 'LI', listRef, { K: context.obj(parts) });
-        items.push(itemRef);
-      }
-      if (items.length === 0) continue;
-      element(listRef, 'L', parent, { K: context.obj(items) });
-      kids.push(listRef);
+      const ref =
+        node.kind === 'table'
+          ? group('Table', parent, (tableRef) => node.rows.map((row) => group('TR', tableRef, (rowRef) => row.map((cell) => leafElement(cell, rowRef)))))
+          : group('L', parent, (listRef) => node.items.map((item) => group('LI', listRef, (itemRef) => [item.label && leafElement(item.label, itemRef), leafElement(item.body, itemRef)])));
+      if (ref) kids.push(ref);
     }
     const pageDict = context.lookup(page.ref, PDFDict);
     if (page.mcidCount > 0) {

@@ -1,0 +1,145 @@
+import { dominantSize, listMarker, sameSize, textLines, type Line } from './blocks.js';
+import type { TextRun, Unit } from './page-units.js';
+
+/**
+ * Tables where the page content shows one plainly: consecutive lines that each fall apart into two
+ * or more cells (runs separated by a gap wider than a word space) and whose cells line up in shared
+ * column x-ranges, at a steady row spacing. The rows become TR, their cells TD (the first row TH when
+ * it is set apart by a bold face or a larger size), in reading order row by row.
+ *
+ * Conservative on purpose — a wrong Table is worse for a reader than paragraphs: text set in two
+ * columns line by line (long cells), a list whose markers stand apart from their text (a first
+ * column of markers), a cell spanning two columns, a row with a single cell (a wrapped or mostly
+ * empty row) and tables written column by column all stay what they were (paragraphs, lists).
+ * Ruling lines are painted paths and stay artifacts: the text alone decides.
+ */
+
+export interface Table {
+  /** Rows of cells, each cell the units it shows, in column order. */
+  rows: number[][][];
+  /** The first row is a header row. */
+  header: boolean;
+}
+
+/** Runs farther apart than this many sizes are two cells. */
+const CELL_GAP = 1.0;
+/** Rows farther apart than this many sizes are two tables (or none). */
+const MAX_ROW_GAP = 3;
+/** The widest row spacing at most this many times the narrowest. */
+const ROW_GAP_SPREAD = 2.5;
+/** Cells longer than this on average are running text set in columns. */
+const MAX_MEAN_CELL_CHARS = 30;
+const LARGER_HEADER = 1.05;
+
+interface Cell {
+  units: number[];
+  x: number;
+  endX: number;
+  runs: TextRun[];
+  text: string;
+}
+
+interface Row {
+  y: number;
+  size: number;
+  cells: Cell[];
+}
+
+/** The page's tables, and the units they hold (the block grouping leaves those out). */
+export function pageTables(units: readonly Unit[]): { tables: Table[]; inTables: Set<number> } {
+  const tables: Table[] = [];
+  const inTables = new Set<number>();
+  let run: Row[] = [];
+  const close = (): void => {
+    const table = tableOf(run);
+    if (table) {
+      tables.push(table);
+      for (const row of table.rows) for (const cell of row) for (const unit of cell) inTables.add(unit);
+    }
+    run = [];
+  };
+  for (const line of textLines(units)) {
+    const row = rowOf(line, units);
+    const last = run[run.length - 1];
+    const follows = last !== undefined && row.cells.length >= 2 && sameSize(row.size, last.size) && last.y - row.y > 0 && last.y - row.y <= MAX_ROW_GAP * row.size;
+    if (!follows) close();
+    if (row.cells.length >= 2) run.push(row);
+  }
+  close();
+  return { tables, inTables };
+}
+
+function rowOf(line: Line, units: readonly Unit[]): Row {
+  const cells: Cell[] = [];
+  let cell: Cell | undefined;
+  for (const index of line.units) {
+    const unit = units[index]!;
+    if (unit.kind !== 'text') continue;
+    const r = unit.run;
+    if (r.text.trim() === '') {
+      cell?.units.push(index); // a space between words of a cell
+      continue;
+    }
+    if (cell && r.x - cell.endX <= CELL_GAP * r.size && r.x >= cell.x) {
+      cell.units.push(index);
+      cell.runs.push(r);
+      cell.text += r.text;
+      cell.endX = Math.max(cell.endX, r.endX);
+      continue;
+    }
+    cell = { units: [index], x: r.x, endX: r.endX, runs: [r], text: r.text };
+    cells.push(cell);
+  }
+  return { y: line.y, size: dominantSize(line.runs), cells };
+}
+
+function tableOf(rows: readonly Row[]): Table | undefined {
+  if (rows.length < 2) return undefined;
+  const columns = columnRanges(rows);
+  if (columns.length < 2) return undefined;
+  // Every cell in one column, no column twice in a row: a cell spanning columns is no grid.
+  const placed: number[][] = [];
+  for (const row of rows) {
+    const at = row.cells.map((cell) => columns.findIndex((c) => cell.x >= c.x && cell.endX <= c.endX));
+    if (new Set(at).size !== at.length) return undefined;
+    placed.push(at);
+  }
+  const gaps = rows.slice(1).map((row, i) => rows[i]!.y - row.y);
+  if (Math.max(...gaps) > ROW_GAP_SPREAD * Math.min(...gaps)) return undefined;
+  const cells = rows.flatMap((row) => row.cells);
+  if (cells.reduce((sum, cell) => sum + cell.text.trim().length, 0) / cells.length > MAX_MEAN_CELL_CHARS) return undefined;
+  // A list whose markers stand apart from their text: every row starts with a marker alone.
+  if (rows.every((row) => isMarker(row.cells[0]!.text))) return undefined;
+  return {
+    rows: rows.map((row, r) =>
+      row.cells
+        .map((cell, c) => ({ cell, column: placed[r]![c]! }))
+        .sort((a, b) => a.column - b.column)
+        .map(({ cell }) => cell.units),
+    ),
+    header: isHeader(rows[0]!, rows[1]!),
+  };
+}
+
+/** The x-ranges the rows' cells share: overlapping cells are one column. */
+function columnRanges(rows: readonly Row[]): { x: number; endX: number }[] {
+  const spans = rows.flatMap((row) => row.cells.map((cell) => ({ x: cell.x, endX: cell.endX }))).sort((a, b) => a.x - b.x);
+  const columns: { x: number; endX: number }[] = [];
+  for (const span of spans) {
+    const last = columns[columns.length - 1];
+    if (last && span.x <= last.endX) last.endX = Math.max(last.endX, span.endX);
+    else columns.push({ ...span });
+  }
+  return columns;
+}
+
+function isMarker(text: string): boolean {
+  const found = listMarker(text);
+  return found !== undefined && found.marker.trim() === text.trim();
+}
+
+/** The first row set apart from the second: in bold when the second is not, or larger. */
+function isHeader(first: Row, second: Row): boolean {
+  const bold = (row: Row): boolean => row.cells.every((cell) => cell.runs.every((r) => r.bold));
+  return (bold(first) && !bold(second)) || first.size >= second.size * LARGER_HEADER;
+}
