@@ -53,7 +53,7 @@ describe('PDF/A a levels with autoTagging', () => {
     // The title (24 pt) opens a section; "Results" and "Outlook" (16 pt) are the next level; body text is 11 pt.
     const types = typesOf(s.tree[0]!.kids);
     expect(types.filter((t) => !t.includes('/'))).toEqual(['Sect']);
-    expect(s.tree[0]!.kids[0]!.kids.map(shape)).toEqual(['H1', 'P', 'H2', 'P', 'L(LI(LBody),LI(LBody),LI(LBody))', 'P', 'L(LI(LBody),LI(LBody))', 'Figure', 'P', 'P', 'Link', 'H2', 'P']);
+    expect(s.tree[0]!.kids[0]!.kids.map(shape)).toEqual(['H1', 'P', 'H2', 'P', 'L(LI(LBody),LI(LBody),LI(LBody))', 'P', 'L(LI(Lbl,LBody),LI(Lbl,LBody))', 'Figure', 'P', 'P', 'Link', 'H2', 'P']);
     const sect = s.tree[0]!.kids[0]!.kids;
     expect(sect[7]!.alt).toBe('Figure 1: Revenue by region'); // the caption under it
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage } from '@cantoo/pdf-lib';
@@ -80,19 +80,21 @@ function allNodes(nodes: readonly StructNode[]): StructNode[] {
 }
 
 /** The table's rows and cells, and each cell's text as its marks show it. */
-function expectGrid(s: PdfStructure, headerRole: 'TH' | 'TD'): void {
+function expectGrid(s: PdfStructure, headerRole: 'TH' | 'TD', options: { texts: boolean } = { texts: true }): void {
   const table = tableOf(s);
   expect(table.kids.map((row) => row.type)).toEqual(['TR', 'TR', 'TR', 'TR']);
   table.kids.forEach((row, r) => {
     expect(row.kids.map((cell) => cell.type)).toEqual(Array<string>(3).fill(r === 0 ? headerRole : 'TD'));
-    row.kids.forEach((cell, c) =>
-      expect(
-        cell.mcids
-          .map((mcid) => markedText(s.pages[0]!.content, mcid))
-          .join('')
-          .trim(),
-      ).toBe(GRID[r]![c]),
-    );
+    for (const cell of row.kids) expect(cell.mcids.length).toBeGreaterThan(0);
+    if (options.texts)
+      row.kids.forEach((cell, c) =>
+        expect(
+          cell.mcids
+            .map((mcid) => markedText(s.pages.find((page) => page.ref === cell.page)!.content, mcid))
+            .join('')
+            .trim(),
+        ).toBe(GRID[r]![c]),
+      );
   });
 }
 
@@ -128,6 +130,27 @@ describe('auto-tagging tables', () => {
     // The ruling lines are artifacts.
     expect(page.content).toMatch(/\/Artifact BMC\s+[\d. ]+m\s+[\d. ]+l\s+S/);
     if (level === '1a' && preflightAvailable) expect(preflight1b(file).output).toMatch(/is a valid PDF\/A-1b file/);
+  });
+
+  it('an HTML table LibreOffice exports untagged (header cells bold and closer than the figures under them): Table with a TH row, compliant at 2a', async () => {
+    const html = path.join(dir, 'table.html');
+    const rows = GRID.slice(1).map((row) => `<tr>${row.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
+    writeFileSync(
+      html,
+      `<html><body><p>Some body text before the table, long enough to set the body size of the document.</p><table border="1"><tr>${GRID[0]!.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}</table><p>Text after the table.</p></body></html>`,
+    );
+    execFileSync('soffice', [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, html], { stdio: 'ignore', timeout: 60_000 });
+    const input = path.join(dir, 'table.pdf');
+    expect(execFileSync('pdfinfo', [input], { encoding: 'utf8' })).toMatch(/Tagged:\s+no/);
+    const { file, warnings, inputText } = await convert(await PDFDocument.load(readFileSync(input)), '2a');
+    expect(warnings[0]).toMatch(/^PDF\/A-2a validation: compliant/);
+    expect(pdftotext(file)).toBe(inputText);
+    const s = readStructure(file);
+    // (LibreOffice's HTML export leaves page 1 blank and the first paragraph out; the table and the text after it are what matter.)
+    expect(s.tree[0]!.kids.map(shape).slice(-2)).toEqual(['Table(TR(TH,TH,TH),TR(TD,TD,TD),TR(TD,TD,TD),TR(TD,TD,TD))', 'P']);
+    // Its subset fonts show codes, not letters: the cells' texts are checked on the pdf-lib inputs above.
+    expectGrid(s, 'TH', { texts: false });
+    for (const ref of allRefs(s, 'TH')) expect(s.object(ref)['/A']).toEqual({ '/O': '/Table', '/Scope': '/Column' });
   });
 
   it('an unruled grid in one font: a Table of TD only (no header is set apart)', async () => {

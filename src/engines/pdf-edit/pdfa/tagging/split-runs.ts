@@ -1,7 +1,7 @@
 import { formatOp, type CsOp, type CsValue } from '../../redaction/content-lexer.js';
 
 /**
- * Cuts each TJ whose array moves the text on by at least `MIN_GAP_EM` ems between two strings into
+ * Cuts each TJ whose array moves the text on by at least `MIN_GAP_EM` em between two strings into
  * several TJ operations at those moves: Ghostscript writes a table's row as one TJ, its cells
  * separated by large negative adjustments, and a mark can only hold whole operations. Consecutive
  * TJs continue from where the previous one ended (ISO 32000-1 §9.4.3), so the page shows exactly
@@ -9,8 +9,12 @@ import { formatOp, type CsOp, type CsValue } from '../../redaction/content-lexer
  * such a move.
  */
 
-/** Moves of at least this many ems (the adjustment is in thousandths of an em) split a TJ. */
-export const MIN_GAP_EM = 1;
+/**
+ * Moves of at least this many ems (the adjustment is in thousandths of an em) split a TJ: the
+ * narrowest gap between a table's header cells (tables.ts), wider than a plain word space (about a
+ * quarter em). A stretched space of justified text may reach it: the cut shows and extracts the same.
+ */
+export const MIN_GAP_EM = 0.4;
 
 export function splitWideTJ(bytes: Uint8Array, ops: readonly CsOp[]): Uint8Array | undefined {
   const parts: Uint8Array[] = [];

@@ -23,6 +23,11 @@ export interface Table {
 
 /** Runs farther apart than this many sizes are two cells. */
 const CELL_GAP = 1.0;
+/**
+ * The line right above a table may be its header row with narrower gaps (header words are longer
+ * than the figures under them): split at this many sizes, it joins when its cells line up.
+ */
+const HEADER_CELL_GAP = 0.4;
 /** Rows farther apart than this many sizes are two tables (or none). */
 const MAX_ROW_GAP = 3;
 /** The widest row spacing at most this many times the narrowest. */
@@ -49,27 +54,38 @@ interface Row {
 export function pageTables(units: readonly Unit[]): { tables: Table[]; inTables: Set<number> } {
   const tables: Table[] = [];
   const inTables = new Set<number>();
+  const lines = textLines(units);
   let run: Row[] = [];
+  let runStart = 0;
   const close = (): void => {
-    const table = tableOf(run);
+    const above = lines[runStart - 1];
+    const header = above && !inTables.has(above.units[0]!) ? rowOf(above, units, HEADER_CELL_GAP) : undefined;
+    const table = (header && follows(header, run[0]) ? tableOf([header, ...run]) : undefined) ?? tableOf(run);
     if (table) {
       tables.push(table);
       for (const row of table.rows) for (const cell of row) for (const unit of cell) inTables.add(unit);
     }
     run = [];
   };
-  for (const line of textLines(units)) {
-    const row = rowOf(line, units);
-    const last = run[run.length - 1];
-    const follows = last !== undefined && row.cells.length >= 2 && sameSize(row.size, last.size) && last.y - row.y > 0 && last.y - row.y <= MAX_ROW_GAP * row.size;
-    if (!follows) close();
-    if (row.cells.length >= 2) run.push(row);
-  }
+  lines.forEach((line, index) => {
+    const row = rowOf(line, units, CELL_GAP);
+    if (!follows(run[run.length - 1], row)) close();
+    if (row.cells.length < 2) return;
+    if (run.length === 0) runStart = index;
+    run.push(row);
+  });
   close();
   return { tables, inTables };
 }
 
-function rowOf(line: Line, units: readonly Unit[]): Row {
+/** `row` can be the row after `last`: two cells at least, one size, below it within the row gap. */
+function follows(last: Row | undefined, row: Row | undefined): boolean {
+  if (!last || !row || row.cells.length < 2) return false;
+  const gap = last.y - row.y;
+  return sameSize(row.size, last.size) && gap > 0 && gap <= MAX_ROW_GAP * row.size;
+}
+
+function rowOf(line: Line, units: readonly Unit[], cellGap: number): Row {
   const cells: Cell[] = [];
   let cell: Cell | undefined;
   for (const index of line.units) {
@@ -80,7 +96,7 @@ function rowOf(line: Line, units: readonly Unit[]): Row {
       cell?.units.push(index); // a space between words of a cell
       continue;
     }
-    if (cell && r.x - cell.endX <= CELL_GAP * r.size && r.x >= cell.x) {
+    if (cell && r.x - cell.endX <= cellGap * r.size && r.x >= cell.x) {
       cell.units.push(index);
       cell.runs.push(r);
       cell.text += r.text;
