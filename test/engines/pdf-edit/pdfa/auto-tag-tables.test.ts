@@ -46,9 +46,11 @@ async function documentWith(draw: (page: PDFPage, fonts: Fonts) => void): Promis
   return document;
 }
 
-function grid(page: PDFPage, fonts: Fonts, options: { boldHeader: boolean; rules: boolean }): void {
+/** The grid at baselines 700, 680, 660, 640; rules over every row and under the last (`all`), or over the first, under the first and under the last only (`header`). */
+function grid(page: PDFPage, fonts: Fonts, options: { boldHeader: boolean; rules: 'none' | 'all' | 'header' }): void {
   GRID.forEach((row, r) => row.forEach((cell, c) => page.drawText(cell, { x: 60 + c * 120, y: 700 - r * 20, size: 11, font: r === 0 && options.boldHeader ? fonts.bold : fonts.regular })));
-  if (options.rules) for (let r = 0; r <= GRID.length; r++) page.drawLine({ start: { x: 55, y: 714 - r * 20 }, end: { x: 415, y: 714 - r * 20 }, thickness: 0.5, color: rgb(0, 0, 0) });
+  const at = options.rules === 'all' ? [0, 1, 2, 3, 4] : options.rules === 'header' ? [0, 1, 4] : [];
+  for (const r of at) page.drawLine({ start: { x: 55, y: 714 - r * 20 }, end: { x: 415, y: 714 - r * 20 }, thickness: 0.5, color: rgb(0, 0, 0) });
 }
 
 async function saved(document: PDFDocument): Promise<string> {
@@ -113,7 +115,7 @@ describe('auto-tagging tables', () => {
   };
 
   it.each(['2a', '1a'])('%s: a ruled grid with a bold header row becomes Table → TR → TH (Scope Column)/TD, compliant, the text unchanged', async (level) => {
-    const { file, warnings, inputText } = await convert(await documentWith((page, fonts) => grid(page, fonts, { boldHeader: true, rules: true })), level);
+    const { file, warnings, inputText } = await convert(await documentWith((page, fonts) => grid(page, fonts, { boldHeader: true, rules: 'all' })), level);
     expect(warnings[0]).toMatch(new RegExp(`^PDF/A-${level} validation: compliant; \\d+ rules passed, 0 failed, 0 not checked`));
     expect(pdftotext(file)).toBe(inputText);
     const s = readStructure(file);
@@ -153,14 +155,24 @@ describe('auto-tagging tables', () => {
     for (const ref of allRefs(s, 'TH')) expect(s.object(ref)['/A']).toEqual({ '/O': '/Table', '/Scope': '/Column' });
   });
 
-  it('an unruled grid in one font: a Table of TD only (no header is set apart)', async () => {
-    const document = await documentWith((page, fonts) => grid(page, fonts, { boldHeader: false, rules: false }));
+  it.each([
+    ['unruled', 'none'],
+    ['ruled on every row', 'all'],
+  ] as const)('a grid in one font, %s: a Table of TD only (no header is set apart)', async (_, rules) => {
+    const document = await documentWith((page, fonts) => grid(page, fonts, { boldHeader: false, rules }));
     const before = pdftotext(await saved(document));
     const summary = await autoTag(document);
     expect(summary.tables).toBe(1);
     const file = await saved(document);
     expect(pdftotext(file)).toBe(before);
     expectGrid(readStructure(file), 'TD');
+  });
+
+  it('a grid in one font with a rule under its first row alone (and over and under the table): the first row is TH, also through Ghostscript', async () => {
+    const { file, warnings, inputText } = await convert(await documentWith((page, fonts) => grid(page, fonts, { boldHeader: false, rules: 'header' })), '2a');
+    expect(warnings[0]).toMatch(/^PDF\/A-2a validation: compliant/);
+    expect(pdftotext(file)).toBe(inputText);
+    expectGrid(readStructure(file), 'TH');
   });
 
   it('two-column running text and a numbered list with their markers set apart stay paragraphs and a list, also through Ghostscript', async () => {

@@ -39,7 +39,8 @@ export type Unit =
   | { kind: 'text'; first: number; last: number; run: TextRun }
   | { kind: 'image'; first: number; last: number; box: Rect }
   | { kind: 'form'; first: number; last: number; box: Rect; shows: 'text' | 'image' | 'paths' }
-  | { kind: 'artifact' | 'neutral' | 'barrier'; first: number; last: number };
+  | { kind: 'artifact'; first: number; last: number /** A painted path's extent (its points, not its stroke width). */; box?: Rect }
+  | { kind: 'neutral' | 'barrier'; first: number; last: number };
 
 export interface PageUnits {
   bytes: Uint8Array;
@@ -101,6 +102,7 @@ class UnitReader {
   /** The input's open marked-content sequences: true for an /Artifact one. */
   private readonly marked: boolean[] = [];
   private pathStart = -1;
+  private pathBox: Rect | undefined;
 
   constructor(
     private readonly context: PDFContext,
@@ -122,10 +124,15 @@ class UnitReader {
   private step(op: CsOp, i: number): void {
     const name = op.op;
     if (this.pathStart >= 0 || PATH_CONSTRUCTION.has(name)) {
-      if (this.pathStart < 0) this.pathStart = i;
+      if (this.pathStart < 0) {
+        this.pathStart = i;
+        this.pathBox = undefined;
+      }
+      if (PATH_CONSTRUCTION.has(name)) this.extendPath(name, numbers(op.args));
       if (PATH_PAINTING.has(name)) {
         const clipsOnly = name === 'n';
-        this.add({ kind: clipsOnly ? 'neutral' : 'artifact', first: this.pathStart, last: i });
+        if (clipsOnly) this.add({ kind: 'neutral', first: this.pathStart, last: i });
+        else this.add({ kind: 'artifact', first: this.pathStart, last: i, ...(this.pathBox ? { box: this.pathBox } : {}) });
         this.pathStart = -1;
       } else if (!PATH_CONSTRUCTION.has(name) && !CLIPPING.has(name)) {
         // Anything else ends a malformed path: it stays as written, unmarked.
@@ -198,6 +205,17 @@ class UnitReader {
         return this.add({ kind: 'artifact', first: i, last: i });
     }
     this.add({ kind: BARRIERS.has(name) ? 'barrier' : 'neutral', first: i, last: i });
+  }
+
+  /** The path's extent on the page: its points (a rectangle's corners) through the CTM. */
+  private extendPath(name: string, args: number[]): void {
+    const [x, y, w, h] = args;
+    const corners = name === 're' && args.length === 4 ? [x!, y!, x! + w!, y! + h!] : args.length >= 2 ? [args[args.length - 2]!, args[args.length - 1]!] : [];
+    for (let k = 0; k + 1 < corners.length; k += 2) {
+      const box = transformedBounds(this.gs.ctm, corners[k]!, corners[k + 1]!, corners[k]!, corners[k + 1]!);
+      const was = this.pathBox;
+      this.pathBox = was ? { x0: Math.min(was.x0, box.x0), y0: Math.min(was.y0, box.y0), x1: Math.max(was.x1, box.x1), y1: Math.max(was.y1, box.y1) } : box;
+    }
   }
 
   private moveLine(tx: number, ty: number): void {

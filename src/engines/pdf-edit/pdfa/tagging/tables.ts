@@ -1,17 +1,19 @@
 import { dominantSize, listMarker, sameSize, textLines, type Line } from './blocks.js';
+import type { Rect } from '../../redaction/geometry.js';
 import type { TextRun, Unit } from './page-units.js';
 
 /**
  * Tables where the page content shows one plainly: consecutive lines that each fall apart into two
  * or more cells (runs separated by a gap wider than a word space) and whose cells line up in shared
  * column x-ranges, at a steady row spacing. The rows become TR, their cells TD (the first row TH when
- * it is set apart by a bold face or a larger size), in reading order row by row.
+ * it is set apart by a bold face, a larger size or a rule under it alone), in reading order row by row.
  *
  * Conservative on purpose — a wrong Table is worse for a reader than paragraphs: text set in two
  * columns line by line (long cells), a list whose markers stand apart from their text (a first
  * column of markers), a cell spanning two columns, a row with a single cell (a wrapped or mostly
  * empty row) and tables written column by column all stay what they were (paragraphs, lists).
- * Ruling lines are painted paths and stay artifacts: the text alone decides.
+ * Ruling lines are painted paths and stay artifacts: the text decides what is a table, a rule only
+ * whether its first row is a header.
  */
 
 export interface Table {
@@ -35,6 +37,10 @@ const ROW_GAP_SPREAD = 2.5;
 /** Cells longer than this on average are running text set in columns. */
 const MAX_MEAN_CELL_CHARS = 30;
 const LARGER_HEADER = 1.05;
+/** A painted path this flat (points) is a rule. */
+const RULE_HEIGHT = 3;
+/** The height of capitals above the baseline, in sizes: a rule above a row's text stays above it. */
+const CAP_HEIGHT = 0.6;
 
 interface Cell {
   units: number[];
@@ -55,12 +61,14 @@ export function pageTables(units: readonly Unit[]): { tables: Table[]; inTables:
   const tables: Table[] = [];
   const inTables = new Set<number>();
   const lines = textLines(units);
+  // Horizontal rules: painted paths at most RULE_HEIGHT high.
+  const rules = units.flatMap((unit) => (unit.kind === 'artifact' && unit.box && unit.box.y1 - unit.box.y0 <= RULE_HEIGHT ? [unit.box] : []));
   let run: Row[] = [];
   let runStart = 0;
   const close = (): void => {
     const above = lines[runStart - 1];
     const header = above && !inTables.has(above.units[0]!) ? rowOf(above, units, HEADER_CELL_GAP) : undefined;
-    const table = (header && follows(header, run[0]) ? tableOf([header, ...run]) : undefined) ?? tableOf(run);
+    const table = (header && follows(header, run[0]) ? tableOf([header, ...run], rules) : undefined) ?? tableOf(run, rules);
     if (table) {
       tables.push(table);
       for (const row of table.rows) for (const cell of row) for (const unit of cell) inTables.add(unit);
@@ -109,7 +117,7 @@ function rowOf(line: Line, units: readonly Unit[], cellGap: number): Row {
   return { y: line.y, size: dominantSize(line.runs), cells };
 }
 
-function tableOf(rows: readonly Row[]): Table | undefined {
+function tableOf(rows: readonly Row[], rules: readonly Rect[]): Table | undefined {
   if (rows.length < 2) return undefined;
   const columns = columnRanges(rows);
   if (columns.length < 2) return undefined;
@@ -133,7 +141,7 @@ function tableOf(rows: readonly Row[]): Table | undefined {
         .sort((a, b) => a.column - b.column)
         .map(({ cell }) => cell.units),
     ),
-    header: isHeader(rows[0]!, rows[1]!),
+    header: isHeader(rows, rules),
   };
 }
 
@@ -154,8 +162,16 @@ function isMarker(text: string): boolean {
   return found !== undefined && found.marker.trim() === text.trim();
 }
 
-/** The first row set apart from the second: in bold when the second is not, or larger. */
-function isHeader(first: Row, second: Row): boolean {
+/**
+ * The first row set apart from the second: in bold when the second is not, larger, or by a rule
+ * between them that does not also stand between the second and the third (a grid rules every row).
+ */
+function isHeader(rows: readonly Row[], rules: readonly Rect[]): boolean {
+  const [first, second, third] = rows as [Row, Row, Row | undefined];
   const bold = (row: Row): boolean => row.cells.every((cell) => cell.runs.every((r) => r.bold));
-  return (bold(first) && !bold(second)) || first.size >= second.size * LARGER_HEADER;
+  const x0 = Math.min(...rows.map((row) => row.cells[0]!.x));
+  const x1 = Math.max(...rows.map((row) => row.cells[row.cells.length - 1]!.endX));
+  // A rule under `above`'s baseline, over `below`'s capitals, across the table's cells (within a size).
+  const ruled = (above: Row, below: Row): boolean => rules.some((r) => r.y1 <= above.y && r.y0 >= below.y + CAP_HEIGHT * below.size && r.x0 <= x0 + below.size && r.x1 >= x1 - below.size);
+  return (bold(first) && !bold(second)) || first.size >= second.size * LARGER_HEADER || (ruled(first, second) && (!third || !ruled(second, third)));
 }
