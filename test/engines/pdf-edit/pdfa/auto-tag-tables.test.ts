@@ -135,16 +135,12 @@ describe('auto-tagging tables', () => {
   });
 
   it('an HTML table LibreOffice exports untagged (header cells bold and closer than the figures under them): Table with a TH row, compliant at 2a', async () => {
-    const html = path.join(dir, 'table.html');
     const rows = GRID.slice(1).map((row) => `<tr>${row.map((cell) => `<td>${cell}</td>`).join('')}</tr>`);
-    writeFileSync(
-      html,
-      `<html><body><p>Some body text before the table, long enough to set the body size of the document.</p><table border="1"><tr>${GRID[0]!.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}</table><p>Text after the table.</p></body></html>`,
+    const input = officePdf(
+      'table',
+      `<p>Some body text before the table, long enough to set the body size of the document.</p><table border="1"><tr>${GRID[0]!.map((h) => `<th>${h}</th>`).join('')}</tr>${rows.join('')}</table><p>Text after the table.</p>`,
     );
-    execFileSync('soffice', [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, html], { stdio: 'ignore', timeout: 60_000 });
-    const input = path.join(dir, 'table.pdf');
-    expect(execFileSync('pdfinfo', [input], { encoding: 'utf8' })).toMatch(/Tagged:\s+no/);
-    const { file, warnings, inputText } = await convert(await PDFDocument.load(readFileSync(input)), '2a');
+    const { file, warnings, inputText } = await convert(await PDFDocument.load(input), '2a');
     expect(warnings[0]).toMatch(/^PDF\/A-2a validation: compliant/);
     expect(pdftotext(file)).toBe(inputText);
     const s = readStructure(file);
@@ -153,6 +149,21 @@ describe('auto-tagging tables', () => {
     // Its subset fonts show codes, not letters: the cells' texts are checked on the pdf-lib inputs above.
     expectGrid(s, 'TH', { texts: false });
     for (const ref of allRefs(s, 'TH')) expect(s.object(ref)['/A']).toEqual({ '/O': '/Table', '/Scope': '/Column' });
+  });
+
+  it('a LibreOffice page of justified paragraphs, a full-width table with a number column and a numbered list: one Table of 6 rows, the list an L, the paragraphs P', async () => {
+    const paragraph = `<p align="justify">${'The committee met on Tuesday to review the budget for the coming year and agreed that the reserve should grow by a modest amount, while members asked for a clearer breakdown of the travel costs. '.repeat(3)}</p>`;
+    const items = [1, 2, 3, 4, 5].map((i) => `<tr><td>${i}</td><td>Item number ${i}</td><td>${i * 13}.00</td></tr>`).join('');
+    const input = officePdf(
+      'mixed',
+      `${paragraph.repeat(3)}<table width="100%" border="0"><tr><td><b>No</b></td><td><b>Item</b></td><td><b>Amount</b></td></tr>${items}</table><ol><li>Open the valve slowly.</li><li>Check the pressure.</li><li>Close the lid.</li></ol>${paragraph.repeat(2)}`,
+    );
+    const { file, warnings, inputText } = await convert(await PDFDocument.load(input), '2a');
+    expect(warnings[0]).toMatch(/^PDF\/A-2a validation: compliant/);
+    expect(pdftotext(file)).toBe(inputText);
+    const shapes = readStructure(file).tree[0]!.kids.map(shape);
+    expect(shapes.filter((t) => t !== 'P')).toEqual(['Table(TR(TH,TH,TH),TR(TD,TD,TD),TR(TD,TD,TD),TR(TD,TD,TD),TR(TD,TD,TD),TR(TD,TD,TD))', 'L(LI(Lbl,LBody),LI(Lbl,LBody),LI(Lbl,LBody))']);
+    expect(shapes.filter((t) => t === 'P').length).toBeGreaterThanOrEqual(3);
   });
 
   it.each([
@@ -199,6 +210,16 @@ describe('auto-tagging tables', () => {
     expect(s.tree[0]!.kids.map(shape)).toEqual(['Sect(H1,P,P,L(LI(Lbl,LBody),LI(Lbl,LBody),LI(Lbl,LBody)),P)']);
   });
 });
+
+/** `body` (HTML) exported to PDF by LibreOffice, untagged (its default). */
+function officePdf(name: string, body: string): Buffer {
+  const html = path.join(dir, `${name}.html`);
+  writeFileSync(html, `<html><body>${body}</body></html>`);
+  execFileSync('soffice', [`-env:UserInstallation=file://${dir}/lo-profile`, '--headless', '--convert-to', 'pdf', '--outdir', dir, html], { stdio: 'ignore', timeout: 60_000 });
+  const pdf = path.join(dir, `${name}.pdf`);
+  expect(execFileSync('pdfinfo', [pdf], { encoding: 'utf8' })).toMatch(/Tagged:\s+no/);
+  return readFileSync(pdf);
+}
 
 function allRefs(s: PdfStructure, role: string): string[] {
   const out: string[] = [];
