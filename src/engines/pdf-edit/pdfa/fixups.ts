@@ -120,7 +120,7 @@ export async function applyPdfaFixups(input: string, output: string, options: Pd
     // After the ToUnicode maps: the tagger reads the text through them (list markers, captions).
     const tagged = await autoTag(document, options.autoTag);
     changes.push(
-      `auto-tagged (Lang ${tagged.lang}): ${tagged.elements} structure elements on ${tagged.pages} pages — ${tagged.headings} headings, ${tagged.paragraphs} paragraphs, ${tagged.lists} lists, ${tagged.figures} figures` +
+      `auto-tagged (Lang ${tagged.lang}): ${tagged.elements} structure elements on ${tagged.pages} pages — ${tagged.headings} headings, ${tagged.paragraphs} paragraphs, ${tagged.lists} lists, ${tagged.tables} tables, ${tagged.figures} figures` +
         (tagged.genericAlt > 0 ? ` (${tagged.genericAlt} with the generic alternate text "Figure on page N": no caption found)` : ''),
     );
   }
