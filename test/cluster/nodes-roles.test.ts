@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { basic, bearer, json, login, uploadDocument } from '../helpers/client.js';
 import { downloadToFile } from '../helpers/converter.js';
-import { eventually, info, MULTIPART_TAIL, multipartHead, realPdf, send, STREAM_CONTENT_TYPE } from '../helpers/documents.js';
+import { eventually, info, realPdf, replacementHoldingLock } from '../helpers/documents.js';
 import { objectDict, pageRefs, qpdfObjects } from '../helpers/pdf-tools.js';
 import { runToolbox } from '../helpers/toolbox.js';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server.js';
@@ -130,18 +130,8 @@ describe('cluster node roles (in-process nodes, real redis-server)', () => {
     // A content replacement holds the document's lock while its body arrives; the body waits for the
     // gate, which opens when the forwarded call has answered or after 5 s (a call that waited for the
     // lock would then run, and answer 303).
-    const replacement = await realPdf(3);
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    const fallback = setTimeout(open, 5_000);
-    async function* body(): AsyncGenerator<Buffer> {
-      yield multipartHead('replacement.pdf');
-      yield replacement.subarray(0, 64);
-      await gate;
-      yield replacement.subarray(64);
-      yield MULTIPART_TAIL;
-    }
-    const put = send(`${api.rest}/documents/${documentId}`, { method: 'PUT', headers: { ...bearer(token), 'content-type': STREAM_CONTENT_TYPE }, body: body() });
+    const holder = replacementHoldingLock(api.rest, token, documentId, await realPdf(3));
+    const fallback = setTimeout(() => holder.release(), 5_000);
     try {
       await eventually(async () => expect((await info(api.rest, token, documentId)).isFileLocked).toBe(true), 10_000, 20);
       const refused = await runToolbox(api.rest, token, documentId, [{ rotate: { pages: '1', degrees: 90 } }]);
@@ -149,8 +139,8 @@ describe('cluster node roles (in-process nodes, real redis-server)', () => {
       expect(refused.error?.errorCode).toBe(-75);
     } finally {
       clearTimeout(fallback);
-      open();
+      holder.release();
     }
-    expect((await put).response?.status).toBe(303);
+    expect((await holder.done).response?.status).toBe(303);
   });
 });

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { basic, bearer, expectError, login } from '../helpers/client.js';
-import { eventually, info, list, MULTIPART_TAIL, multipartHead, parseError, postDocument, send, STREAM_CONTENT_TYPE, uploadFile } from '../helpers/documents.js';
+import { eventually, info, list, parseError, postDocument, replacementHoldingLock, uploadFile } from '../helpers/documents.js';
 import { ALICE_AND_ROOT_YAML, type TestServer } from '../helpers/server.js';
 import { numberedPdf, runToolbox, toolboxOk } from '../helpers/toolbox.js';
 import { startTwoApps, type TwoApps } from './helpers/two-apps.js';
@@ -110,18 +110,8 @@ describe('two cluster nodes count together', () => {
     const { token } = await login(a.rest);
     const document = await uploadFile(a.rest, token, await numberedPdf(2), 'locked.pdf');
     expect((await info(b.rest, token, document.documentId)).isFileLocked).toBe(false);
-    // A content replacement on A holds the document's lock while its body arrives: the body waits for the gate.
-    const replacement = await numberedPdf(3);
-    let open: () => void = () => undefined;
-    const gate = new Promise<void>((resolve) => (open = resolve));
-    async function* body(): AsyncGenerator<Buffer> {
-      yield multipartHead('replacement.pdf');
-      yield replacement.subarray(0, 64);
-      await gate;
-      yield replacement.subarray(64);
-      yield MULTIPART_TAIL;
-    }
-    const put = send(`${a.rest}/documents/${document.documentId}`, { method: 'PUT', headers: { ...bearer(token), 'content-type': STREAM_CONTENT_TYPE }, body: body() });
+    // A content replacement on A holds the document's lock while its body arrives.
+    const holder = replacementHoldingLock(a.rest, token, document.documentId, await numberedPdf(3));
     try {
       await eventually(async () => expect((await info(b.rest, token, document.documentId)).isFileLocked).toBe(true), 10_000, 20);
       expect((await list(b.rest, token)).find((d) => d.documentId === document.documentId)?.isFileLocked).toBe(true);
@@ -129,9 +119,9 @@ describe('two cluster nodes count together', () => {
       expect(refused.status).toBe(409);
       expect(refused.error?.errorCode).toBe(-75);
     } finally {
-      open();
+      holder.release();
     }
-    const outcome = await put;
+    const outcome = await holder.done;
     expect(outcome.response?.status, outcome.response?.body.toString()).toBe(303);
     expect((await info(b.rest, token, document.documentId)).isFileLocked).toBe(false);
     expect((await list(b.rest, token)).find((d) => d.documentId === document.documentId)?.isFileLocked).toBe(false);

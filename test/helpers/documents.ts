@@ -236,6 +236,24 @@ export function* multipartStream(content: Iterable<Buffer>, fileName: string): G
 
 export const STREAM_CONTENT_TYPE = `multipart/form-data; boundary=${STREAM_BOUNDARY}`;
 
+/**
+ * A content replacement (PUT documents/{id}) that holds the document's lock while its body arrives:
+ * the first 64 bytes go at once, the rest when `release()` is called. `done` is the PUT's outcome.
+ */
+export function replacementHoldingLock(rest: string, token: string, documentId: string, replacement: Buffer): { release(): void; done: Promise<Outcome> } {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  async function* body(): AsyncGenerator<Buffer> {
+    yield multipartHead('replacement.pdf');
+    yield replacement.subarray(0, 64);
+    await gate;
+    yield replacement.subarray(64);
+    yield MULTIPART_TAIL;
+  }
+  const done = send(`${rest}/documents/${documentId}`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': STREAM_CONTENT_TYPE }, body: body() });
+  return { release: () => release(), done };
+}
+
 /** Uploads `content` with a declared Content-Length; returns the outcome without judging it. */
 export function postDocument(rest: string, token: string, content: Buffer, fileName: string, options: { query?: string; expectContinue?: boolean } = {}): Promise<Outcome> {
   const { body, contentType } = multipartBody(content, fileName);
