@@ -132,6 +132,20 @@ describe('two cluster nodes count together', () => {
     expect(execFileSync('pdfinfo', [file], { encoding: 'utf8' })).toMatch(/Pages:\s+3/);
   });
 
+  it('lists in admin/session/table on B the session opened on A, with the documents it stored on A', async () => {
+    const alice = await login(a.rest, { name: 'alice', password: 'wonderland' });
+    const stored = await numberedPdf(2);
+    await uploadFile(a.rest, alice.token, stored, 'on-a.pdf');
+    const admin = (await login(b.rest, { name: 'root', password: 'toor' })).token;
+    const response = await fetch(`${b.rest}/admin/session/table`, { headers: { ...bearer(admin), accept: 'application/json' } });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const table = JSON.parse(text) as { sessionList: { userName: string; fileCount: number; fileSize: number; sessionState: string }[]; sessionCount: number };
+    // alice's sessions (an earlier test logged her in too): the one of this test holds the document.
+    expect(table.sessionList.filter((s) => s.userName === 'alice')).toContainEqual(expect.objectContaining({ fileCount: 1, fileSize: stored.length, sessionState: 'ok' }));
+    expect(table.sessionCount).toBeGreaterThanOrEqual(2);
+  });
+
   it("counts a session's documents on A and B against one maxFiles limit", async () => {
     const { token } = await login(a.rest);
     const pdf = await numberedPdf(1);
