@@ -1,6 +1,7 @@
 import { leaseOwner } from './cluster/leases.js';
 import type { Config } from './config/load.js';
 import { nodeIdOf } from './operations/admin/cluster-status.js';
+import { activeCommitGuard } from './operations/jobs/commit-guard.js';
 import { RedisSessionStore } from './sessions/redis-session-store.js';
 import { RedisDocumentLocks } from './storage/redis-document-locks.js';
 import { RedisDocumentStore } from './storage/redis-document-store.js';
@@ -22,6 +23,8 @@ export async function openClusterStores(config: Config, startedAt: Date, log: Re
       fenceFor: (sessionId, documentId) => locks.fenceFor(sessionId, documentId),
       // isFileLocked shows every node's locks: a read of the index also reads the lock keys.
       lockSeen: (sessionId, documentId, locked) => locks.observe(sessionId, documentId, locked),
+      // A cluster job's commit is marked in the same script as its document's write (operations/queue/at-most-once.ts).
+      commitRecord: () => activeCommitGuard()?.record,
     });
     const sessionStore = new RedisSessionStore(redis);
     await sessionStore.open();

@@ -15,6 +15,12 @@ export interface RedisDocumentStoreOptions {
   nodeName: string;
   /** The lease this node holds on a document (RedisDocumentLocks.fenceFor): a commit under a lock goes through only while Redis still holds that lease. */
   fenceFor?: (sessionId: string, documentId: string) => string | undefined;
+  /**
+   * The commit record of the cluster job whose attempt makes this write, if any (storage/queue/redis-job-commits.ts):
+   * the write marks it committed, with the document's id, in the same script — a node that dies right after
+   * the write leaves a committed job, not one "claimed" whose change may or may not be there.
+   */
+  commitRecord?: () => { key: string; attempt: string } | undefined;
   /** Told, for every document get/list reads, whether its lock key is set (by any node): RedisDocumentLocks.observe, for `isFileLocked`. */
   lockSeen?: (sessionId: string, documentId: string, locked: boolean) => void;
 }
@@ -68,9 +74,22 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     const dir = await moveIntoPlace(this.storageDir, record, tempFile);
     const stored = { ...record, rev: 1 };
     const [bytes, historyBytes] = sizes(record);
+    const commit = this.commitRecord();
     try {
       const added = await redisCall(() =>
-        this.redis.eval(ADD, 4, ...this.keys(record.sessionId), record.id, JSON.stringify(stored), bytes, historyBytes, String(limits?.maxFiles ?? 0), String(limits?.diskSpaceLimit ?? 0)),
+        this.redis.eval(
+          ADD,
+          5,
+          ...this.keys(record.sessionId),
+          commit.key,
+          record.id,
+          JSON.stringify(stored),
+          bytes,
+          historyBytes,
+          String(limits?.maxFiles ?? 0),
+          String(limits?.diskSpaceLimit ?? 0),
+          commit.attempt,
+        ),
       );
       if (added === -1) throw maxFilesError(limits!.maxFiles);
       if (added === -2) throw diskSpaceError(limits!.diskSpaceLimit);
@@ -89,14 +108,16 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     const stored: Revised = { ...record, rev: (expected ?? 0) + 1 };
     const [bytes, historyBytes] = sizes(record);
     const fence = this.options.fenceFor?.(record.sessionId, record.id) ?? '';
+    const commit = this.commitRecord();
     let previous: DocumentRecord;
     try {
       const reply = (await redisCall(() =>
         this.redis.eval(
           UPDATE,
-          5,
+          6,
           ...this.keys(record.sessionId),
           lockKey(record.sessionId, record.id),
+          commit.key,
           record.id,
           JSON.stringify(stored),
           bytes,
@@ -104,6 +125,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
           expected === undefined ? '' : String(expected),
           fence,
           String(limits?.diskSpaceLimit ?? 0),
+          commit.attempt,
         ),
       )) as [number, string?];
       if (reply[0] === -1) throw new QuireError('DOCUMENT_NOT_FOUND', `No document with id "${record.id}" exists in this session.`);
@@ -186,6 +208,11 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     this.total = { files: Number(files ?? 0), bytes: Number(bytes ?? 0), historyBytes: Number(historyBytes ?? 0) };
   }
 
+  /** The commit record a write marks (KEYS and ARGV of ADD/UPDATE; a key no record has and no attempt when none). */
+  private commitRecord(): { key: string; attempt: string } {
+    return this.options.commitRecord?.() ?? { key: NO_COMMIT_RECORD, attempt: '' };
+  }
+
   private keys(sessionId: string): [string, string, string, string] {
     return [docsKey(sessionId), `docs-size:${sessionId}`, usageKey(sessionId), TOTAL];
   }
@@ -195,6 +222,8 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
 type Revised = DocumentRecord & { rev?: number };
 
 const TOTAL = 'docs-usage-total';
+/** Named as the commit-record KEYS entry of a write that belongs to no job (never written). */
+const NO_COMMIT_RECORD = 'queue:commit:-';
 
 function docsKey(sessionId: string): string {
   return `docs:${sessionId}`;
@@ -239,8 +268,17 @@ local function stored_size(id)
 end
 `;
 
-/** ARGV: id, record, bytes, historyBytes, maxFiles, diskSpaceLimit (0 = unlimited). 1 = added, 0 = the id exists, -1 = maxFiles reached, -2 = over the diskSpaceLimit. */
-const ADD = `${ACCOUNT}
+/** Marks the job's commit record (KEYS[k]) committed with the document's id, if the attempt ARGV[a] holds its claim. */
+const MARK_COMMITTED = `
+local function mark_committed(k, a, id)
+  if ARGV[a] ~= '' and redis.call('HGET', KEYS[k], 'attempt') == ARGV[a] then
+    redis.call('HSET', KEYS[k], 'state', 'committed', 'outcome', id)
+  end
+end
+`;
+
+/** KEYS[5]: a job's commit record. ARGV: id, record, bytes, historyBytes, maxFiles, diskSpaceLimit (0 = unlimited), the job attempt ('' = none). 1 = added, 0 = the id exists, -1 = maxFiles reached, -2 = over the diskSpaceLimit. */
+const ADD = `${ACCOUNT}${MARK_COMMITTED}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 local usage = redis.call('HMGET', KEYS[3], 'files', 'bytes')
 local max_files, disk = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -249,10 +287,11 @@ if disk > 0 and (tonumber(usage[2]) or 0) + tonumber(ARGV[3]) > disk then return
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
 account(1, tonumber(ARGV[3]), tonumber(ARGV[4]))
+mark_committed(5, 7, ARGV[1])
 return 1`;
 
-/** ARGV: id, record, bytes, historyBytes, expected rev ('' = any), fence ('' = none), diskSpaceLimit (0 = unlimited). {rev, previous record} or {-1} gone, {-2} lease lost, {-3} changed meanwhile, {-4} over the diskSpaceLimit. */
-const UPDATE = `${ACCOUNT}
+/** KEYS[5]: the document's lock, KEYS[6]: a job's commit record. ARGV: id, record, bytes, historyBytes, expected rev ('' = any), fence ('' = none), diskSpaceLimit (0 = unlimited), the job attempt ('' = none). {rev, previous record} or {-1} gone, {-2} lease lost, {-3} changed meanwhile, {-4} over the diskSpaceLimit. */
+const UPDATE = `${ACCOUNT}${MARK_COMMITTED}
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if not old then return {-1} end
 if ARGV[6] ~= '' and redis.call('GET', KEYS[5]) ~= ARGV[6] then return {-2} end
@@ -264,6 +303,7 @@ if disk > 0 and (tonumber(redis.call('HGET', KEYS[3], 'bytes')) or 0) - b + tonu
 account(0, tonumber(ARGV[3]) - b, tonumber(ARGV[4]) - h)
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3] .. ' ' .. ARGV[4])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+mark_committed(6, 8, ARGV[1])
 return {rev + 1, old}`;
 
 /** ARGV: id, fence ('' = none). 1 = deleted, 0 = not there, -2 = lease lost. */

@@ -52,7 +52,7 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
       try {
         await releaseUncommittedClaim(deps, entry.id, entry.payload, sessionId);
         const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) =>
-          withCommitGuard({ beforeCommit: () => guard.beforeCommit(), afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
+          withCommitGuard({ ...guard, afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
             whileLocked(() => deps.run(entry.payload.operation, sessionId), entry.payload.synchronous ? 0 : (deps.lockedWaitMs ?? LOCKED_WAIT_MS)),
           ),
         );

@@ -9,6 +9,12 @@ import { PermanentFailure, type QueueAttempt } from './work-queue.js';
 export interface CommitGuard {
   beforeCommit(): Promise<void>;
   afterCommit(outcome: string): Promise<void>;
+  /**
+   * The job's commit record as the document store names it (without the key prefix its client adds)
+   * and the attempt's token: the store's write marks it committed in the same atomic step, so that no
+   * moment exists in which the document carries the change and the record says only "claimed".
+   */
+  record?: { key: string; attempt: string };
 }
 
 /** The attempt may not commit: it lost its lock, or another attempt of the job claimed the commit. */
@@ -47,6 +53,7 @@ export async function runAtMostOnce<R>(
     afterCommit: async (outcome) => {
       await commits.committed(jobId, attempt.token, outcome);
     },
+    record: { key: commits.unprefixedKey(jobId), attempt: attempt.token },
   };
   return { ran: true, result: await work(guard) };
 }

@@ -9,7 +9,9 @@ import { redisCall } from '../redis/connection.js';
  *   presumed dead — has lost it once the stalled check gave the job to another worker: its late commit
  *   is refused, so the lock token works as a fencing token), and
  * - when no other attempt claimed it before (the first claim wins; Redis runs the script atomically).
- * After the commit the attempt marks the record *committed* with its outcome (the document's id).
+ * The document store's write of the commit marks the record *committed* with its outcome (the
+ * document's id) in the same Redis script (redis-document-store.ts, `commitRecord`), and the attempt
+ * marks it again after the commit (the same values).
  *
  * A later attempt (the job re-run by the stalled check, or a retry) reads the record first:
  * - committed: the job's work is done; it finishes with the recorded outcome instead of running again;
@@ -89,6 +91,11 @@ export class JobCommitRecords {
   }
 
   private key(jobId: string): string {
-    return `${this.keyPrefix}queue:commit:${jobId}`;
+    return `${this.keyPrefix}${this.unprefixedKey(jobId)}`;
+  }
+
+  /** The record's key for a client that adds the cluster's key prefix itself (the document store's). */
+  unprefixedKey(jobId: string): string {
+    return `queue:commit:${jobId}`;
   }
 }

@@ -8,6 +8,7 @@ import type { DocumentRecord, DocumentStore } from '../../../src/storage/documen
 import { FileDocumentStore } from '../../../src/storage/file-document-store.js';
 import { RedisDocumentLocks } from '../../../src/storage/redis-document-locks.js';
 import { RedisDocumentStore } from '../../../src/storage/redis-document-store.js';
+import { JobCommitRecords } from '../../../src/storage/queue/redis-job-commits.js';
 import { StoreUnavailableError, waitForRedis } from '../../../src/storage/redis/connection.js';
 import { redisClients, startRedisServer, type RedisServer } from '../../helpers/redis-server.js';
 
@@ -293,6 +294,39 @@ describe('RedisDocumentStore across nodes', () => {
       // Resumed, Redis runs the command it had received: the record names the file, which is there.
       expect(await read(store, sessionId, added.id)).toBe(text);
     }
+    store.close();
+  });
+
+  it("marks a cluster job's claimed commit record committed in the same script as the job's write, and only the claiming attempt's", async () => {
+    const prefix = `j${newId().slice(0, 8)}:`;
+    const commits = new JobCommitRecords(await clients.open('', 'commits-test'), prefix);
+    const attempt = { current: undefined as { key: string; attempt: string } | undefined };
+    const store = new RedisDocumentStore(await client(prefix), dataDir(), { nodeName: 'j', commitRecord: () => attempt.current });
+    await store.open();
+    const sessionId = newId();
+    const raw = await clients.open(prefix, 'lock-test');
+    // Job 1's attempt A claims its record (it holds the job's BullMQ lock), then adds a document: committed with the new id.
+    await raw.set('lock:job-1', 'A');
+    expect(await commits.claim('job-1', 'A', `${prefix}lock:job-1`)).toBe('ok');
+    const added = newRecord(store, sessionId, 3);
+    attempt.current = { key: commits.unprefixedKey('job-1'), attempt: 'A' };
+    await store.add(added, temp(store, 'one'));
+    expect(await commits.read('job-1')).toEqual({ state: 'committed', attempt: 'A', outcome: added.id });
+    // Job 2: claimed by attempt B; a write of attempt C (which lost the claim) leaves it claimed; B's update marks it.
+    await raw.set('lock:job-2', 'B');
+    expect(await commits.claim('job-2', 'B', `${prefix}lock:job-2`)).toBe('ok');
+    const next = (await store.get(sessionId, added.id))!;
+    attempt.current = { key: commits.unprefixedKey('job-2'), attempt: 'C' };
+    await store.update({ ...next, versions: [{ ...next.versions[0]!, file: store.contentFileName(), size: 4 }] }, temp(store, 'two!'));
+    expect(await commits.read('job-2')).toEqual({ state: 'claimed', attempt: 'B' });
+    const latest = (await store.get(sessionId, added.id))!;
+    attempt.current = { key: commits.unprefixedKey('job-2'), attempt: 'B' };
+    await store.update({ ...latest, versions: [{ ...latest.versions[0]!, file: store.contentFileName(), size: 5 }] }, temp(store, 'three'));
+    expect(await commits.read('job-2')).toEqual({ state: 'committed', attempt: 'B', outcome: added.id });
+    // A write outside any job marks nothing.
+    attempt.current = undefined;
+    await store.add(newRecord(store, sessionId, 4), temp(store, 'four'));
+    expect(await commits.read('job-3')).toEqual({ state: 'none' });
     store.close();
   });
 
