@@ -25,6 +25,8 @@ export interface ClusterJobDeps {
   recordCommitForMs?: number;
   /** How long a job waits for its document while another operation holds its lock (default LOCKED_WAIT_MS). */
   lockedWaitMs?: number;
+  /** How long an attempt runs again while Redis is unreachable before it counts as failed (default REDIS_AWAY_WAIT_MS). */
+  redisAwayForMs?: number;
 }
 
 /**
@@ -50,14 +52,17 @@ export function clusterJobHandler(deps: ClusterJobDeps): QueueHandler<OperationJ
       if (sessionId === undefined) throw new PermanentFailure('the job belongs to no session');
       if (attempt === undefined) throw new PermanentFailure('a cluster job runs on the cluster queue only');
       try {
-        await releaseUncommittedClaim(deps, entry.id, entry.payload, sessionId);
-        const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) =>
-          withCommitGuard({ ...guard, afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
-            whileLocked(() => deps.run(entry.payload.operation, sessionId), entry.payload.synchronous ? 0 : (deps.lockedWaitMs ?? LOCKED_WAIT_MS)),
-          ),
-        );
-        const documentId = done.ran ? done.result.documentId : done.outcome;
-        return { status: 'succeeded', documentFile: await deps.documentFile(sessionId, documentId) } satisfies JobOutcome;
+        // Run again (as a whole: the commit record says whether the change is in) while Redis is away.
+        return await whileRedisAway(async () => {
+          await releaseUncommittedClaim(deps, entry.id, entry.payload, sessionId);
+          const done = await runAtMostOnce(deps.commits, entry.id, attempt, (guard) =>
+            withCommitGuard({ ...guard, afterCommit: (outcome) => untilRecorded(() => guard.afterCommit(outcome), deps.recordCommitForMs ?? 10_000) }, () =>
+              whileLocked(() => deps.run(entry.payload.operation, sessionId), entry.payload.synchronous ? 0 : (deps.lockedWaitMs ?? LOCKED_WAIT_MS)),
+            ),
+          );
+          const documentId = done.ran ? done.result.documentId : done.outcome;
+          return { status: 'succeeded', documentFile: await deps.documentFile(sessionId, documentId) } satisfies JobOutcome;
+        }, deps.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
       } catch (error) {
         if (error instanceof PermanentFailure || error instanceof CommitRefused) throw error;
         if (error instanceof QuireError) return failedOutcome(error.status, { errorCode: error.errorCode, errorMessage: error.message, stackTrace: '' });
@@ -107,6 +112,35 @@ async function releaseUncommittedClaim(deps: ClusterJobDeps, jobId: string, payl
  */
 function untilRecorded(record: () => Promise<void>, forMs: number): Promise<void> {
   return retryOn(Errors.STORE_UNAVAILABLE.errorCode, record, forMs, 100);
+}
+
+/**
+ * How long an attempt waits for Redis (a restart, a failover) before its failure counts: a passing
+ * outage must not use up an accepted job's attempts (they went in a second with short retry delays).
+ */
+export const REDIS_AWAY_WAIT_MS = 30_000;
+
+/**
+ * Runs `work` again every 250 ms while it fails because Redis cannot be reached, for up to `forMs`:
+ * the stores' 503 (-91), or a connection error of ioredis itself from a call no store wrapped.
+ */
+async function whileRedisAway<T>(work: () => Promise<T>, forMs: number): Promise<T> {
+  const deadline = Date.now() + forMs;
+  for (;;) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!redisAway(error) || Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+const REDIS_CONNECTION_ERROR = /Stream isn't writeable|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest/i;
+
+function redisAway(error: unknown): boolean {
+  if (error instanceof QuireError) return error.errorCode === Errors.STORE_UNAVAILABLE.errorCode;
+  return error instanceof Error && REDIS_CONNECTION_ERROR.test(error.message);
 }
 
 /** Runs `work` again every `pauseMs` while it fails with the QuireError `errorCode`, for up to `forMs`. */
