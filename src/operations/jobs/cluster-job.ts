@@ -85,7 +85,7 @@ export const LOCKED_WAIT_MS = 35_000;
  * expires. Failing the job instead would make a Redis restart or a concurrent call fail accepted jobs.
  */
 function whileLocked<T>(run: () => Promise<T>, forMs: number): Promise<T> {
-  return retryOn(Errors.DOCUMENT_LOCKED.errorCode, run, forMs, 250);
+  return retryWhile(failsWith(Errors.DOCUMENT_LOCKED.errorCode), run, forMs, 250);
 }
 
 /**
@@ -111,7 +111,7 @@ async function releaseUncommittedClaim(deps: ClusterJobDeps, jobId: string, payl
  * for an administrator instead of finishing with this outcome.
  */
 function untilRecorded(record: () => Promise<void>, forMs: number): Promise<void> {
-  return retryOn(Errors.STORE_UNAVAILABLE.errorCode, record, forMs, 100);
+  return retryWhile(failsWith(Errors.STORE_UNAVAILABLE.errorCode), record, forMs, 100);
 }
 
 /**
@@ -124,33 +124,29 @@ export const REDIS_AWAY_WAIT_MS = 30_000;
  * Runs `work` again every 250 ms while it fails because Redis cannot be reached, for up to `forMs`:
  * the stores' 503 (-91), or a connection error of ioredis itself from a call no store wrapped.
  */
-async function whileRedisAway<T>(work: () => Promise<T>, forMs: number): Promise<T> {
-  const deadline = Date.now() + forMs;
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!redisAway(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
+function whileRedisAway<T>(work: () => Promise<T>, forMs: number): Promise<T> {
+  return retryWhile(redisAway, work, forMs, 250);
 }
 
 const REDIS_CONNECTION_ERROR = /Stream isn't writeable|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest/i;
 
 function redisAway(error: unknown): boolean {
-  if (error instanceof QuireError) return error.errorCode === Errors.STORE_UNAVAILABLE.errorCode;
+  if (error instanceof QuireError) return failsWith(Errors.STORE_UNAVAILABLE.errorCode)(error);
   return error instanceof Error && REDIS_CONNECTION_ERROR.test(error.message);
 }
 
-/** Runs `work` again every `pauseMs` while it fails with the QuireError `errorCode`, for up to `forMs`. */
-async function retryOn<T>(errorCode: number, work: () => Promise<T>, forMs: number, pauseMs: number): Promise<T> {
+function failsWith(errorCode: number): (error: unknown) => boolean {
+  return (error) => error instanceof QuireError && error.errorCode === errorCode;
+}
+
+/** Runs `work` again every `pauseMs` while its failure is a `passing` one, for up to `forMs`. */
+async function retryWhile<T>(passing: (error: unknown) => boolean, work: () => Promise<T>, forMs: number, pauseMs: number): Promise<T> {
   const deadline = Date.now() + forMs;
   for (;;) {
     try {
       return await work();
     } catch (error) {
-      if (!(error instanceof QuireError) || error.errorCode !== errorCode || Date.now() > deadline) throw error;
+      if (!passing(error) || Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
     }
   }
