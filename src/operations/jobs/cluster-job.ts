@@ -2,6 +2,7 @@ import type { Config } from '../../config/load.js';
 import { Errors, QuireError } from '../../core/errors.js';
 import type { JobCommitRecords } from '../../storage/queue/redis-job-commits.js';
 import { CommitRefused, runAtMostOnce } from '../queue/at-most-once.js';
+import { failsWith, REDIS_AWAY_WAIT_MS, retryWhile, whileRedisAway } from '../../storage/redis/redis-away.js';
 import type { BackgroundQueue } from '../queue/background-queue.js';
 import { PermanentFailure, type QueueHandler } from '../queue/work-queue.js';
 import { enqueueCompletionWebhook, failedOutcome } from './async-job.js';
@@ -112,42 +113,4 @@ async function releaseUncommittedClaim(deps: ClusterJobDeps, jobId: string, payl
  */
 function untilRecorded(record: () => Promise<void>, forMs: number): Promise<void> {
   return retryWhile(failsWith(Errors.STORE_UNAVAILABLE.errorCode), record, forMs, 100);
-}
-
-/**
- * How long an attempt waits for Redis (a restart, a failover) before its failure counts: a passing
- * outage must not use up an accepted job's attempts (they went in a second with short retry delays).
- */
-export const REDIS_AWAY_WAIT_MS = 30_000;
-
-/**
- * Runs `work` again every 250 ms while it fails because Redis cannot be reached, for up to `forMs`:
- * the stores' 503 (-91), or a connection error of ioredis itself from a call no store wrapped.
- */
-function whileRedisAway<T>(work: () => Promise<T>, forMs: number): Promise<T> {
-  return retryWhile(redisAway, work, forMs, 250);
-}
-
-const REDIS_CONNECTION_ERROR = /Stream isn't writeable|Connection is closed|Command timed out|ECONNREFUSED|ECONNRESET|MaxRetriesPerRequest/i;
-
-function redisAway(error: unknown): boolean {
-  if (error instanceof QuireError) return failsWith(Errors.STORE_UNAVAILABLE.errorCode)(error);
-  return error instanceof Error && REDIS_CONNECTION_ERROR.test(error.message);
-}
-
-function failsWith(errorCode: number): (error: unknown) => boolean {
-  return (error) => error instanceof QuireError && error.errorCode === errorCode;
-}
-
-/** Runs `work` again every `pauseMs` while its failure is a `passing` one, for up to `forMs`. */
-async function retryWhile<T>(passing: (error: unknown) => boolean, work: () => Promise<T>, forMs: number, pauseMs: number): Promise<T> {
-  const deadline = Date.now() + forMs;
-  for (;;) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!passing(error) || Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
-  }
 }

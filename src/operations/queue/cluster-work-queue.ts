@@ -9,6 +9,7 @@ import type { BullmqStore, StoredJobData } from '../../storage/queue/bullmq-stor
 import type { QueueEntry, QueueFilter, QueueState } from '../../storage/queue/queue-store.js';
 import type { JobCommitRecords } from '../../storage/queue/redis-job-commits.js';
 import type { BackgroundQueue } from './background-queue.js';
+import { REDIS_AWAY_WAIT_MS, whileRedisAway } from '../../storage/redis/redis-away.js';
 import { PermanentFailure, type EnqueueOptions, type QueueHandler } from './work-queue.js';
 
 /**
@@ -46,6 +47,8 @@ export interface ClusterWorkQueueOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   countRefreshMs?: number;
+  /** How long an attempt's own bookkeeping in Redis (its entry, history, lock check) waits for Redis to come back before the attempt counts as failed (default REDIS_AWAY_WAIT_MS). */
+  redisAwayForMs?: number;
   now?: () => number;
   log?: (level: 'info' | 'warn' | 'error', message: string, detail?: Record<string, unknown>) => void;
 }
@@ -271,17 +274,19 @@ export class ClusterWorkQueue implements BackgroundQueue {
   private async process(handler: QueueHandler<never>, job: Job, token: string | undefined): Promise<unknown> {
     const kind = handler.kind;
     const id = job.id!;
-    const entry = await this.options.store.toEntry(job, 'RUNNING');
+    // The attempt's bookkeeping waits out a passing Redis outage: failing it would use up the job's attempts in seconds.
+    const away = <T>(work: () => Promise<T>) => whileRedisAway(work, this.options.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
+    const entry = await away(() => this.options.store.toEntry(job, 'RUNNING'));
     const outcome = this.outcomes[kind]!;
     // An attempt was started before this one and never finished: its node died or lost the lock.
     if (job.attemptsStarted > job.attemptsMade + 1) {
       const decision =
         job.attemptsStarted > entry.maxAttempts ? { retry: false as const, reason: `a node stopped during the last of ${entry.maxAttempts} attempts` } : await handler.recover(entry as never);
       if (!decision.retry) {
-        await this.stillHeld(kind, id, token);
+        await away(() => this.stillHeld(kind, id, token));
         return this.fail(handler, entry, decision.reason);
       }
-      await this.options.store.addHistory(kind, id, 'interrupted', 'a node stopped during the attempt; it runs again', this.now());
+      await away(() => this.options.store.addHistory(kind, id, 'interrupted', 'a node stopped during the attempt; it runs again', this.now()));
     }
     try {
       const result = await handler.run(
@@ -289,7 +294,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
         (percent) => void job.updateProgress(Math.max(0, Math.min(100, Math.round(percent)))).catch(() => undefined),
         token === undefined ? undefined : { token, lockKey: this.options.store.lockKey(kind, id) },
       );
-      await this.stillHeld(kind, id, token);
+      await away(() => this.stillHeld(kind, id, token));
       const now = this.now();
       outcome.done++;
       await this.settle(handler, {
@@ -307,7 +312,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
       if (error instanceof LostLock) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentFailure || job.attemptsStarted >= entry.maxAttempts) {
-        await this.stillHeld(kind, id, token);
+        await away(() => this.stillHeld(kind, id, token));
         return this.fail(handler, entry, message);
       }
       outcome.retried++;
@@ -319,7 +324,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
   private async fail(handler: QueueHandler<never>, entry: QueueEntry, reason: string): Promise<never> {
     const now = this.now();
     this.outcomes[handler.kind]!.failedPermanently++;
-    await this.options.store.addHistory(handler.kind, entry.id, 'failed permanently', reason, now);
+    await whileRedisAway(() => this.options.store.addHistory(handler.kind, entry.id, 'failed permanently', reason, now), this.options.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
     await this.settle(handler, { ...entry, state: 'FAILED_PERMANENT', lastError: reason, failedAt: now, updatedAt: now });
     this.pending = Math.max(0, this.pending - 1);
     throw new UnrecoverableError(reason);

@@ -2,6 +2,7 @@ import { jsonRecord } from '../../core/json-record.js';
 import { Job, Queue, type JobsOptions, type JobState, type JobType } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { redisCall } from '../redis/connection.js';
+import { REDIS_AWAY_WAIT_MS, whileRedisAway } from '../redis/redis-away.js';
 import { QUEUE_STATES, type QueueEntry, type QueueFilter, type QueueHistoryEvent, type QueueState } from './queue-store.js';
 
 /**
@@ -76,12 +77,13 @@ export class BullmqStore {
   }
 
   /** Adds an entry; a job with the same id already stored is left as it is (BullMQ ignores the duplicate). */
-  add<P>(kind: string, id: string, data: StoredJobData<P>, options: JobsOptions): Promise<Job> {
-    return redisCall(async () => {
-      const job = await this.queue(kind).add(kind, data, { ...options, jobId: id, keepLogs: MAX_HISTORY });
-      if (data.sessionId !== undefined) await this.options.connection.zadd(this.sessionKey(data.sessionId), String(job.timestamp), id);
-      return job;
-    });
+  async add<P>(kind: string, id: string, data: StoredJobData<P>, options: JobsOptions): Promise<Job> {
+    const job = await redisCall(() => this.queue(kind).add(kind, data, { ...options, jobId: id, keepLogs: MAX_HISTORY }));
+    // The job exists from here on and will run: its caller must not hear 503. The session's index of
+    // jobs waits out a passing outage (Redis stopped right after the add) instead.
+    const sessionId = data.sessionId;
+    if (sessionId !== undefined) await whileRedisAway(() => redisCall(() => this.options.connection.zadd(this.sessionKey(sessionId), String(job.timestamp), id)), REDIS_AWAY_WAIT_MS);
+    return job;
   }
 
   /** The stored entry with this id in one of the known kinds (or in `kind`). */
