@@ -93,7 +93,7 @@ export interface Config {
   /** single: embedded stores; cluster: Redis-backed stores (storage/redis) on `redis`, the data dir shared. */
   cluster: {
     mode: 'single' | 'cluster';
-    redis: { url: string; keyPrefix: string; commandTimeoutMs: number };
+    redis: { url: string; keyPrefix: string; commandTimeoutMs: number; cacheEntries: number };
     queue: { lockDurationMs: number };
     /** This node (src/cluster): its name, role and address, and its heartbeat. */
     node: { id: string; role: 'all' | 'api' | 'worker'; address: string; heartbeatIntervalMs: number; missedHeartbeats: number };
@@ -394,7 +394,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     oauth: { providers: raw.oauth.providers },
     cluster: {
       mode: raw.cluster.mode,
-      redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000) },
+      redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000), cacheEntries: raw.cluster.redis.cacheEntries },
       queue: { lockDurationMs: Math.round(raw.cluster.queue.lockDuration * 1000) },
       node: {
         id: raw.cluster.node.id,

@@ -454,6 +454,12 @@ export const ConfigSchema = Type.Object(
             url: Type.String({ minLength: 1, default: 'redis://127.0.0.1:6379', description: 'the Redis every node of the cluster uses (redis:// or rediss://, user and password in the URL)' }),
             keyPrefix: Type.String({ default: 'quire:', description: 'put in front of every key, so several installations can share one Redis' }),
             commandTimeout: Type.Number({ minimum: 0.1, default: 5, description: 'seconds a Redis command (and the connection) may take; past it the call gets 503 (-91)' }),
+            cacheEntries: Type.Integer({
+              minimum: 0,
+              maximum: 1_000_000,
+              default: 10_000,
+              description: 'sessions and document records a node keeps from Redis, dropped as soon as Redis reports a change (client-side caching); 0 = read Redis on every call',
+            }),
           },
           { additionalProperties: false, default: {} },
         ),

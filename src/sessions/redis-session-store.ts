@@ -1,4 +1,5 @@
 import { execMulti as exec, redisCall, type RedisClient } from '../storage/redis/connection.js';
+import { uncachedReads, type RedisReads } from '../storage/redis/read-cache.js';
 import type { Session } from './session.js';
 import type { SessionStore } from './session-store.js';
 
@@ -9,8 +10,10 @@ const BATCH = 500;
 
 /**
  * The cluster's session store: the same records as FileSessionStore, in Redis, so that any node serves
- * any session and a refresh or logout on one node is what every other node reads next (nothing is
- * cached per node: the authentication of a call costs one MGET).
+ * any session and a refresh or logout on one node is what every other node reads next. The session
+ * of a call and the external logins are read through `reads` (storage/redis/read-cache.ts): from this
+ * node's memory while Redis has not reported a change, so the authentication of a call usually costs
+ * no round trip; every write here goes through `reads.writing`.
  *
  * Keys (after cluster.redis.keyPrefix): `session:<id>` the record (JSON), `session-access:<id>` the
  * buffered last access, `sessions` the set of ids, `sessions:external` provider+subject → id,
@@ -22,7 +25,10 @@ export class RedisSessionStore implements SessionStore {
   private readonly touched = new Map<string, number>();
   private flusher: NodeJS.Timeout | undefined;
 
-  constructor(private readonly redis: RedisClient) {}
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly reads: RedisReads = uncachedReads(redis),
+  ) {}
 
   async open(): Promise<void> {
     this.flusher = setInterval(() => void this.flushTouches().catch(() => undefined), TOUCH_FLUSH_MS);
@@ -30,8 +36,10 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async get(id: string): Promise<Session | undefined> {
-    const [record, access] = await redisCall(() => this.redis.mget(sessionKey(id), accessKey(id)));
-    return record ? withAccess(record, access ?? null) : undefined;
+    return this.reads.read(`session:${id}`, [sessionKey(id), accessKey(id)], async (redis) => {
+      const [record, access] = await redisCall(() => redis.mget(sessionKey(id), accessKey(id)));
+      return record ? withAccess(record, access ?? null) : undefined;
+    });
   }
 
   async put(session: Session): Promise<void> {
@@ -39,12 +47,12 @@ export class RedisSessionStore implements SessionStore {
     const multi = this.redis.multi().set(sessionKey(session.id), record).sadd(SESSIONS, session.id);
     if (session.providerId) multi.hset(EXTERNAL, externalField(session.providerId, session.subject), session.id);
     if (session.kind === 'anonymous' && session.clientAddress) multi.sadd(anonymousKey(session.clientAddress), session.id);
-    await exec(multi);
+    await this.reads.writing([sessionKey(session.id), EXTERNAL], () => exec(multi));
   }
 
   async rotate(renewed: Session, previousRefreshTokenId: string): Promise<boolean> {
     const record = JSON.stringify({ ...renewed, roles: [...renewed.roles] });
-    const replaced = await redisCall(() => this.redis.eval(ROTATE, 1, sessionKey(renewed.id), previousRefreshTokenId, record));
+    const replaced = await this.reads.writing([sessionKey(renewed.id)], () => redisCall(() => this.redis.eval(ROTATE, 1, sessionKey(renewed.id), previousRefreshTokenId, record)));
     return replaced === 1;
   }
 
@@ -57,7 +65,7 @@ export class RedisSessionStore implements SessionStore {
     const multi = this.redis.multi().del(sessionKey(id)).del(accessKey(id)).srem(SESSIONS, id);
     if (session.providerId) multi.hdel(EXTERNAL, externalField(session.providerId, session.subject));
     if (session.clientAddress) multi.srem(anonymousKey(session.clientAddress), id);
-    const [deleted] = await exec(multi);
+    const [deleted] = await this.reads.writing([sessionKey(id), accessKey(id), EXTERNAL], () => exec(multi));
     return deleted === 1;
   }
 
@@ -70,7 +78,8 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async findExternal(providerId: string, subject: string): Promise<Session | undefined> {
-    const id = await redisCall(() => this.redis.hget(EXTERNAL, externalField(providerId, subject)));
+    const field = externalField(providerId, subject);
+    const id = await this.reads.read(`external:${field}`, [EXTERNAL], (redis) => redisCall(() => redis.hget(EXTERNAL, field)));
     return id === null ? undefined : this.get(id);
   }
 
@@ -90,11 +99,12 @@ export class RedisSessionStore implements SessionStore {
       .map(([field]) => field);
     const multi = this.redis.multi().hset(REVOCATIONS, externalField(providerId, subject), JSON.stringify({ notBefore, until } satisfies Revocation));
     if (expired.length > 0) multi.hdel(REVOCATIONS, ...expired);
-    await exec(multi);
+    await this.reads.writing([REVOCATIONS], () => exec(multi));
   }
 
   async externalRevocation(providerId: string, subject: string): Promise<number | undefined> {
-    const value = await redisCall(() => this.redis.hget(REVOCATIONS, externalField(providerId, subject)));
+    const field = externalField(providerId, subject);
+    const value = await this.reads.read(`revocation:${field}`, [REVOCATIONS], (redis) => redisCall(() => redis.hget(REVOCATIONS, field)));
     if (value === null) return undefined;
     const entry = JSON.parse(value) as Revocation;
     return entry.until >= Date.now() / 1000 ? entry.notBefore : undefined;
@@ -114,7 +124,10 @@ export class RedisSessionStore implements SessionStore {
     // Only for sessions that still exist: a touch must not bring back the access key of an ended session.
     const multi = this.redis.multi();
     for (const [id, at] of entries) multi.eval(SET_IF_EXISTS, 2, sessionKey(id), accessKey(id), String(at));
-    await exec(multi);
+    await this.reads.writing(
+      entries.map(([id]) => accessKey(id)),
+      () => exec(multi),
+    );
   }
 
   private async many(ids: string[]): Promise<Session[]> {

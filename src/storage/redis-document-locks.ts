@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { documentLocked, type DocumentLease, type DocumentLocks } from './document-locks.js';
 import { redisCall, type RedisClient } from './redis/connection.js';
+import { uncachedReads, type RedisReads } from './redis/read-cache.js';
 
 export interface RedisDocumentLocksOptions {
   /** How long a lease lives without renewal: how long a dead node's lock can block its document. */
@@ -10,6 +11,8 @@ export interface RedisDocumentLocksOptions {
    * so that the membership sweep can release a lost node's leases at once (cluster/leases.ts). Default: random.
    */
   owner?: string;
+  /** The read cache the document store reads lock keys through: taking and releasing a lease drop this node's copy at once. */
+  reads?: RedisReads;
 }
 
 const DEFAULT_TTL_MS = 30_000;
@@ -54,6 +57,7 @@ export class RedisDocumentLocks implements DocumentLocks {
   /** Lock key → when a read of the document last saw another holder's lease (epoch ms). */
   private readonly seen = new Map<string, number>();
   private readonly ttlMs: number;
+  private readonly reads: RedisReads;
 
   constructor(
     private readonly redis: RedisClient,
@@ -61,6 +65,7 @@ export class RedisDocumentLocks implements DocumentLocks {
   ) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.owner = options.owner ?? randomBytes(8).toString('hex');
+    this.reads = options.reads ?? uncachedReads(redis);
   }
 
   /**
@@ -96,7 +101,7 @@ export class RedisDocumentLocks implements DocumentLocks {
     this.held.set(key, placeholder);
     let lease: Held;
     try {
-      const token = Number(await redisCall(() => this.redis.eval(ACQUIRE, 2, key, FENCE, this.owner, String(this.ttlMs))));
+      const token = Number(await this.reads.writing([key], () => redisCall(() => this.redis.eval(ACQUIRE, 2, key, FENCE, this.owner, String(this.ttlMs)))));
       if (token === 0) throw documentLocked(documentId);
       lease = { token, value: `${this.owner}:${token}` };
     } catch (error) {
@@ -118,7 +123,7 @@ export class RedisDocumentLocks implements DocumentLocks {
       clearInterval(renewal);
       this.held.delete(key);
       // Redis down now: the lease ends with its expiry instead.
-      await redisCall(() => this.redis.eval(RELEASE, 1, key, lease.value)).catch(() => undefined);
+      await this.reads.writing([key], () => redisCall(() => this.redis.eval(RELEASE, 1, key, lease.value))).catch(() => undefined);
     }
   }
 }

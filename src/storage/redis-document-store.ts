@@ -6,6 +6,7 @@ import { ContentFiles, moveIntoPlace, removeSessionDir } from './document-files.
 import { activeVersion, type CommitLimits, type ContentFile, type DocumentRecord, type DocumentStore, diskSpaceError, maxFilesError, type StorageUsage } from './document-store.js';
 import { lockKey } from './redis-document-locks.js';
 import { execMulti, redisCall, StoreUnavailableError, type RedisClient } from './redis/connection.js';
+import { uncachedReads, type RedisReads } from './redis/read-cache.js';
 
 /** How often the all-sessions usage for the metrics is read from Redis (totalUsage() is synchronous). */
 const TOTAL_REFRESH_MS = 5_000;
@@ -23,6 +24,11 @@ export interface RedisDocumentStoreOptions {
   commitRecord?: () => { key: string; attempt: string } | undefined;
   /** Told, for every document get/list reads, whether its lock key is set (by any node): RedisDocumentLocks.observe, for `isFileLocked`. */
   lockSeen?: (sessionId: string, documentId: string, locked: boolean) => void;
+  /**
+   * How `get` reads (storage/redis/read-cache.ts): a record this node does not hold the lease of comes
+   * from this node's memory while Redis has not reported a change of the session's index or the lock.
+   */
+  reads?: RedisReads;
 }
 
 /**
@@ -45,6 +51,8 @@ export interface RedisDocumentStoreOptions {
 export class RedisDocumentStore extends ContentFiles implements DocumentStore {
   private total: StorageUsage = { files: 0, bytes: 0, historyBytes: 0 };
   private refresher: NodeJS.Timeout | undefined;
+  private readonly reads: RedisReads;
+  private readonly uncached: RedisReads;
 
   constructor(
     private readonly redis: RedisClient,
@@ -52,6 +60,8 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     private readonly options: RedisDocumentStoreOptions,
   ) {
     super(dataDir, path.join(dataDir, 'tmp', `node-${options.nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}`));
+    this.uncached = uncachedReads(redis);
+    this.reads = options.reads ?? this.uncached;
   }
 
   async open(): Promise<void> {
@@ -76,7 +86,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     const [bytes, historyBytes] = sizes(record);
     const commit = this.commitRecord();
     try {
-      const added = await redisCall(() =>
+      const added = await this.written(record.sessionId, () =>
         this.redis.eval(
           ADD,
           5,
@@ -111,7 +121,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
     const commit = this.commitRecord();
     let previous: DocumentRecord;
     try {
-      const reply = (await redisCall(() =>
+      const reply = (await this.written(record.sessionId, () =>
         this.redis.eval(
           UPDATE,
           6,
@@ -146,15 +156,23 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
 
   async get(sessionId: string, documentId: string): Promise<DocumentRecord | undefined> {
     const seen = this.options.lockSeen;
+    // Under this node's own lease (an operation about to commit) the record is read from Redis itself.
+    const reads = this.options.fenceFor?.(sessionId, documentId) === undefined ? this.reads : this.uncached;
     if (!seen) {
-      const value = await redisCall(() => this.redis.hget(docsKey(sessionId), documentId));
-      return value === null ? undefined : (JSON.parse(value) as DocumentRecord);
+      return reads.read(`doc:${sessionId}:${documentId}`, [docsKey(sessionId)], async (redis) => {
+        const value = await redisCall(() => redis.hget(docsKey(sessionId), documentId));
+        return value === null ? undefined : (JSON.parse(value) as DocumentRecord);
+      });
     }
     // The record and whether any node holds its lock, in one round trip.
-    const [value, locked] = (await execMulti(this.redis.pipeline().hget(docsKey(sessionId), documentId).exists(lockKey(sessionId, documentId)))) as [string | null, number];
-    if (value === null) return undefined;
-    seen(sessionId, documentId, locked === 1);
-    return JSON.parse(value) as DocumentRecord;
+    const lock = lockKey(sessionId, documentId);
+    const found = await reads.read(`doc+lock:${sessionId}:${documentId}`, [docsKey(sessionId), lock], async (redis) => {
+      const [value, locked] = (await execMulti(redis.pipeline().hget(docsKey(sessionId), documentId).exists(lock))) as [string | null, number];
+      return value === null ? undefined : { record: JSON.parse(value) as DocumentRecord, locked: locked === 1 };
+    });
+    if (!found) return undefined;
+    seen(sessionId, documentId, found.locked);
+    return found.record;
   }
 
   async list(sessionId: string): Promise<DocumentRecord[]> {
@@ -175,7 +193,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
 
   async delete(sessionId: string, documentId: string): Promise<boolean> {
     const fence = this.options.fenceFor?.(sessionId, documentId) ?? '';
-    const reply = await redisCall(() => this.redis.eval(DELETE, 5, ...this.keys(sessionId), lockKey(sessionId, documentId), documentId, fence));
+    const reply = await this.written(sessionId, () => this.redis.eval(DELETE, 5, ...this.keys(sessionId), lockKey(sessionId, documentId), documentId, fence));
     if (reply === -2) throw leaseLost(documentId);
     if (reply !== 1) return false;
     // From here on the document is gone for every node; its files follow.
@@ -184,7 +202,7 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
   }
 
   async deleteSession(sessionId: string): Promise<void> {
-    await redisCall(() => this.redis.eval(DELETE_SESSION, 4, ...this.keys(sessionId)));
+    await this.written(sessionId, () => this.redis.eval(DELETE_SESSION, 4, ...this.keys(sessionId)));
     await removeSessionDir(this.storageDir, this.tempDir, sessionId);
   }
 
@@ -211,6 +229,11 @@ export class RedisDocumentStore extends ContentFiles implements DocumentStore {
   /** The commit record a write marks (KEYS and ARGV of ADD/UPDATE; a key no record has and no attempt when none). */
   private commitRecord(): { key: string; attempt: string } {
     return this.options.commitRecord?.() ?? { key: NO_COMMIT_RECORD, attempt: '' };
+  }
+
+  /** A write of the session's index: through `reads`, so that this node's next read of it is not served from memory. */
+  private written<T>(sessionId: string, write: () => Promise<T>): Promise<T> {
+    return this.reads.writing([docsKey(sessionId)], () => redisCall(write));
   }
 
   private keys(sessionId: string): [string, string, string, string] {
