@@ -4,6 +4,7 @@ import { createConnection } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { closeRedis, openRedis, waitForRedis, type RedisClient } from '../../src/storage/redis/connection.js';
+import { RedisReadCache } from '../../src/storage/redis/read-cache.js';
 import { portOutsideEphemeralRange } from './listening.js';
 
 /**
@@ -137,10 +138,16 @@ function pingOnce(port: number): Promise<boolean> {
 
 /**
  * Clients of the code under test on a test's redis-server, each a node's own connection (openRedis, a
- * 2 s command timeout), ready when returned; `closeAll()` closes every one (in afterAll).
+ * 2 s command timeout), ready when returned; `cache(client)` a node's read cache on one of them, with
+ * tracking set up when returned; `closeAll()` closes every one (in afterAll).
  */
-export function redisClients(server: () => RedisServer): { open(keyPrefix: string, name?: string): Promise<RedisClient>; closeAll(): Promise<void> } {
+export function redisClients(server: () => RedisServer): {
+  open(keyPrefix: string, name?: string): Promise<RedisClient>;
+  cache(client: RedisClient): Promise<RedisReadCache>;
+  closeAll(): Promise<void>;
+} {
   const opened: RedisClient[] = [];
+  const caches: RedisReadCache[] = [];
   return {
     async open(keyPrefix, name = 'test') {
       const client = openRedis({ url: server().url, keyPrefix, commandTimeoutMs: 2000 }, { name });
@@ -148,7 +155,18 @@ export function redisClients(server: () => RedisServer): { open(keyPrefix: strin
       await waitForRedis(client, 10_000);
       return client;
     },
+    async cache(client) {
+      const cache = new RedisReadCache(client, { name: 'test', maxEntries: 1000 });
+      caches.push(cache);
+      const deadline = Date.now() + 10_000;
+      while (!cache.active) {
+        if (Date.now() > deadline) throw new Error('the read cache did not set up tracking within 10 s');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      return cache;
+    },
     async closeAll() {
+      await Promise.all(caches.splice(0).map((cache) => cache.close()));
       await Promise.all(opened.splice(0).map((client) => closeRedis(client)));
     },
   };

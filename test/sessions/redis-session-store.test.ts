@@ -62,6 +62,21 @@ const implementations: Array<[string, () => Implementation]> = [
       };
     },
   ],
+  [
+    // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale session.
+    'RedisSessionStore with read caches',
+    () => {
+      const prefix = `t${newId().slice(0, 8)}:`;
+      return {
+        async node() {
+          const redis = await redisClient(prefix);
+          const store = new RedisSessionStore(redis, await clients.cache(redis));
+          await store.open();
+          return store;
+        },
+      };
+    },
+  ],
 ];
 
 function session(overrides: Partial<Session> = {}): Session {

@@ -73,6 +73,24 @@ const implementations: Array<[string, () => Implementation]> = [
       };
     },
   ],
+  [
+    // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale record.
+    'RedisDocumentStore with read caches',
+    () => {
+      const dir = dataDir();
+      const prefix = `d${newId().slice(0, 8)}:`;
+      let count = 0;
+      return {
+        dataDir: dir,
+        async node(name = `node${++count}`) {
+          const redis = await client(prefix);
+          const store = new RedisDocumentStore(redis, dir, { nodeName: name, reads: await clients.cache(redis) });
+          await store.open();
+          return store;
+        },
+      };
+    },
+  ],
 ];
 
 /** A finished temporary file with these bytes, as an upload leaves it. */
@@ -257,6 +275,46 @@ describe('RedisDocumentStore across nodes', () => {
     });
     await b.get(sessionId, record.id);
     expect(locksB.isLocked(sessionId, record.id)).toBe(false);
+    a.close();
+    b.close();
+  });
+
+  it("with read caches: B's next read after each of A's writes and leases sees it, also under B's own lease and after a write behind the stores' back", async () => {
+    const dir = dataDir();
+    const prefix = `rc${newId().slice(0, 8)}:`;
+    const redisA = await client(prefix);
+    const redisB = await client(prefix);
+    const [readsA, readsB] = [await clients.cache(redisA), await clients.cache(redisB)];
+    const locksA = new RedisDocumentLocks(redisA, { ttlMs: 60_000, reads: readsA });
+    const locksB = new RedisDocumentLocks(redisB, { ttlMs: 60_000, reads: readsB });
+    const a = new RedisDocumentStore(redisA, dir, { nodeName: 'a', reads: readsA, fenceFor: (s, d) => locksA.fenceFor(s, d) });
+    const b = new RedisDocumentStore(redisB, dir, { nodeName: 'b', reads: readsB, fenceFor: (s, d) => locksB.fenceFor(s, d), lockSeen: (s, d, locked) => locksB.observe(s, d, locked) });
+    await a.open();
+    await b.open();
+    const sessionId = newId();
+    const record = newRecord(a, sessionId, 4);
+    await a.add(record, temp(a, 'base'));
+    for (let round = 0; round < 20; round++) {
+      await b.get(sessionId, record.id);
+      expect(readsB.size).toBeGreaterThan(0); // B holds the record now
+      const current = (await a.get(sessionId, record.id))!;
+      await a.update({ ...current, fileName: `name-${round}` });
+      expect((await b.get(sessionId, record.id))!.fileName).toBe(`name-${round}`);
+      await locksA.with(sessionId, record.id, async () => {
+        await b.get(sessionId, record.id);
+        expect(locksB.isLocked(sessionId, record.id)).toBe(true);
+      });
+      await b.get(sessionId, record.id);
+      expect(locksB.isLocked(sessionId, record.id)).toBe(false);
+    }
+    // Under B's own lease (an operation about to commit) B reads Redis itself; a raw HSET is seen either way.
+    await b.get(sessionId, record.id);
+    await locksB.with(sessionId, record.id, async () => {
+      await redisA.hset(`docs:${sessionId}`, record.id, JSON.stringify({ ...(await a.get(sessionId, record.id))!, fileName: 'written-behind' }));
+      expect((await b.get(sessionId, record.id))!.fileName).toBe('written-behind');
+    });
+    await a.delete(sessionId, record.id);
+    expect(await b.get(sessionId, record.id)).toBeUndefined();
     a.close();
     b.close();
   });
