@@ -48,25 +48,29 @@ interface Flight {
  * Server-assisted client-side caching (Redis CLIENT TRACKING) for the cluster's hottest reads, the
  * session of a token and the record of a document, which every call makes: without it, each call of
  * a cluster node costs two Redis round trips where a single node reads its memory (issue 20's
- * `GET info` target).
+ * `GET info` target: 0.37x of a single node without, 0.96x with; BENCHMARKS.md).
  *
  * Reads go through a connection of their own with tracking on: Redis remembers every key it read and,
- * when any client changes one (a write, a delete, an expiry, FLUSHALL), tells this node's subscriber
+ * when any client changes one (a write, a delete, an expiry, FLUSHDB), tells this node's subscriber
  * connection (`REDIRECT`, RESP2 pub/sub on `__redis__:invalidate`, which ioredis delivers; it drops
- * RESP3 `invalidate` pushes). The entry is dropped when the message arrives, before this node reads
- * any call that came after it: Redis sends the message when it applies the write, before the writer
- * hears its answer, so a client that waits for a write on one node and then calls another finds the
- * message there first.
+ * RESP3 `invalidate` pushes). The entry is dropped when the message arrives.
  *
- * What keeps it exact:
+ * The message travels on another connection than the writer's answer, and Redis 7 sends it after that
+ * answer: a client that heard a write's answer from one node and then calls another could otherwise
+ * reach it first (seen in tests on a loaded machine). So a hit is answered only after a PING on the
+ * subscriber connection, sent after the read began: Redis answers it behind every message it queued
+ * for this node before, i.e. for every write it had applied when the read began. The reads of one
+ * event-loop turn share one PING, so under load it costs a fraction of a round trip per call and no
+ * parsing of records (1 µs of redis-server CPU per `GET info`).
+ *
+ * What else keeps it exact:
  * - a read whose keys are invalidated while it is on its way is answered but not stored;
- * - this node's own writes (`writing`) drop their keys before they are sent and again once answered,
- *   so that a read of this node never sees its own write's old value (the message travels on another
- *   connection and may come later);
+ * - this node's own writes (`writing`) drop their keys before they are sent and again once answered;
  * - nothing is served from memory unless both connections are up and tracking was set up since they
- *   last connected: a lost connection may have lost messages, so everything is dropped.
- * Stores still re-check what matters when they write (revisions, lease fences): a cached read is never
- * what a commit relies on.
+ *   last connected: a lost connection may have lost messages, so everything is dropped;
+ * - an entry older than `maxAgeMs` is read again, a bound should a message ever be missed.
+ * Stores still re-check what matters when they write (revisions, lease fences), and read a document
+ * from Redis itself while this node holds its lease: a cached read is never what a commit relies on.
  */
 export class RedisReadCache implements RedisReads {
   private readonly entries = new Map<string, Entry>();
