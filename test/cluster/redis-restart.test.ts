@@ -121,6 +121,10 @@ describe('redis-server restarted under load (real redis-server and two built nod
     for (const c of calls.filter((call) => call.status === 503)) {
       expect(c.body).toEqual({ errorCode: Errors.STORE_UNAVAILABLE.errorCode, errorMessage: expect.stringContaining('Redis') as string, stackTrace: expect.any(String) as string });
     }
+    // Each refused call is logged as a warning (the outage itself once, by the connection), not as a server fault.
+    const logLines = cluster.nodes.flatMap((node) => node.stdout.split('\n'));
+    expect(logLines.some((line) => line.includes('"level":40') && line.includes('request refused: Redis unavailable'))).toBe(true);
+    expect(logLines.filter((line) => line.includes('"level":50') && line.includes('request failed') && line.includes('StoreUnavailableError'))).toEqual([]);
 
     // No node crashed; each is healthy again.
     for (const node of cluster.nodes) {

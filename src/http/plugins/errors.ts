@@ -12,7 +12,10 @@ import { errorAnswer } from './error-answer.js';
 export function registerErrorHandling(app: FastifyInstance, options: { debug: boolean }): void {
   app.setErrorHandler((error: FastifyError | QuireError | Error, request, reply) => {
     const { definition, message, headers } = classify(error);
-    if (definition.status >= 500) request.log.error({ err: error }, 'request failed');
+    // Redis away (cluster mode) is a passing state the connection already logged once ("Redis not
+    // reachable"): each call it refuses meanwhile is a warning without a stack, not a server fault.
+    if (definition.errorCode === Errors.STORE_UNAVAILABLE.errorCode) request.log.warn({ errorCode: definition.errorCode, reason: message }, 'request refused: Redis unavailable');
+    else if (definition.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ errorCode: definition.errorCode, reason: message }, 'request refused');
     return sendError(request, reply, definition, message, options.debug ? (error.stack ?? '') : '', headers);
   });
