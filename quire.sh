@@ -131,12 +131,15 @@ cluster() {
     --dir "$run/redis" --daemonize yes --pidfile "$run/redis.pid" --logfile "$run/redis.log"
   until redis-cli -p "$redis_port" ping 2>/dev/null | grep -q PONG; do sleep 0.1; done
   local servers="" i port
+  # The nodes share this machine's cores: each counts ⌈cores / N⌉ as its own (server.cpus), so N nodes start
+  # about as many LibreOffice workers as one node would, not N times as many.
+  local cpus=$(( ($(nproc) + nodes - 1) / nodes ))
   for i in $(seq 1 "$nodes"); do
     port=$((base + i))
     # Each node is `npm start` in a session of its own (its pid file names the process group), configured by
     # the environment: the cluster's settings, its own id and port; everything else from the shared data dir.
     QUIRE_DATA_DIR="$data" QUIRE_SERVER__HOST=127.0.0.1 PORT="$port" QUIRE_CLUSTER__MODE=cluster \
-      QUIRE_CLUSTER__REDIS__URL="redis://127.0.0.1:$redis_port" QUIRE_CLUSTER__NODE__ID="node-$i" \
+      QUIRE_CLUSTER__REDIS__URL="redis://127.0.0.1:$redis_port" QUIRE_CLUSTER__NODE__ID="node-$i" QUIRE_SERVER__CPUS="$cpus" \
       setsid npm start --silent >"$run/node-$i.log" 2>&1 </dev/null &
     echo $! >"$run/node-$i.pid"
     servers+="  server node-$i 127.0.0.1:$port check inter 1s fall 2 rise 1"$'\n'

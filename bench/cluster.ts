@@ -2,7 +2,7 @@
  * Cluster benchmark (issue 20): what cluster mode costs one node, and what three nodes behind haproxy
  * give on this machine, with the CPU time per conversion that projects the scaling to more cores.
  *
- *   npm run build && npm run bench -- --dist --only=cluster [--duration=10] [--warmup=2] [--connections=64] [--cpu-prof]
+ *   npm run build && npm run bench -- --dist --only=cluster [--duration=10] [--warmup=2] [--connections=64] [--rounds=2] [--cpu-prof]
  *
  * Everything on 127.0.0.1, started as `./quire.sh cluster` starts it: a real redis-server (AOF on),
  * nodes of `npm start` (dist/main.js with its flags) on one shared data dir, Debian's haproxy (round
@@ -13,8 +13,10 @@
  *    `GET documents/{id}/info` at 64 connections (autocannon; server on CPU 0, autocannon and
  *    redis-server on CPU 1) and docx → PDF through REST (upload, convert, download, delete) with 4
  *    clients. Target: cluster / single ≥ 0.8× (info) and ≥ 0.9× (conversions).
- * 2. Scaling: node 1 behind haproxy alone against nodes 1–3 behind haproxy (alternating rounds, 6
- *    clients). Target: 3 nodes not below 1 node. The CPU time per conversion of the nodes' process
+ * 2. Scaling: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 1 (counting
+ *    every core as its own) behind haproxy against nodes 2–4 (sharing the cores: server.cpus ⌈cores / 3⌉
+ *    each, as the launcher sets it) behind haproxy (alternating rounds, 6 clients). Target: 3 nodes not
+ *    below 1 node. The CPU time per conversion of the nodes' process
  *    trees (node + its Python/soffice workers), redis-server and haproxy is read from /proc and
  *    printed with the projection to k cores.
  *
@@ -39,7 +41,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const resultsDir = path.join(root, 'bench', 'results');
 const FIXTURE = path.join(root, 'test/fixtures/office/sample.docx');
 /** Alternating rounds per comparison. */
-const ROUNDS = 2;
+/** Alternating rounds per comparison unless `--rounds` says otherwise. */
+const DEFAULT_ROUNDS = 2;
 /** Concurrent clients converting: part 1 (one node) and part 2 (up to three nodes, two LibreOffice workers each). */
 const CLIENTS_OVERHEAD = 4;
 const CLIENTS_SCALING = 6;
@@ -63,6 +66,8 @@ export interface ClusterBenchOptions {
   warmup: number;
   /** Pin the server and the load generator to separate CPUs for the info rounds. */
   pin: boolean;
+  /** Alternating rounds per comparison (default 2): more narrow a ratio whose rounds overlap. */
+  rounds?: number;
 }
 
 /** CPU seconds used by parts of the system during one measured round. */
@@ -221,20 +226,23 @@ function cpuTotal(cpu: CpuSplit): number {
 }
 
 /**
- * Conversions alternating between the targets, ROUNDS times, after a warm-up of every target: a
+ * Conversions alternating between the targets, `rounds` times, after a warm-up of every target: a
  * LibreOffice worker's first conversions cost several times a warm one's (filters loaded, caches
- * filled), and with round robin each worker of each node gets a share of WARMUP_PER_CLIENT × clients.
+ * filled). WARMUP_PER_CLIENT × clients conversions per node of the target, so that with round robin
+ * every worker of 3 nodes is as warm as the workers of 1 (the 11:34 run warmed 3 nodes with a third
+ * as many per worker, and their first round cost 86 ms of CPU per conversion against 69 in the second).
  */
-async function compareConversions(targets: Target[], docx: Buffer, clients: number, seconds: number, redisPid: number): Promise<Round[][]> {
+async function compareConversions(targets: Target[], docx: Buffer, clients: number, seconds: number, redisPid: number, rounds: number): Promise<Round[][]> {
   for (const target of targets) {
-    const warm = await drive(clients * WARMUP_PER_CLIENT, clients, () => restConversion(target, target.token, docx));
-    log(`warm-up ${target.name}: ${clients * WARMUP_PER_CLIENT} conversions, ${formatNumber((clients * WARMUP_PER_CLIENT) / warm.seconds, 2)}/s`);
+    const count = clients * WARMUP_PER_CLIENT * target.nodes.length;
+    const warm = await drive(count, clients, () => restConversion(target, target.token, docx));
+    log(`warm-up ${target.name}: ${count} conversions, ${formatNumber(count / warm.seconds, 2)}/s`);
   }
-  const rounds: Round[][] = targets.map(() => []);
-  for (let r = 0; r < ROUNDS; r++) {
-    for (const [i, target] of targets.entries()) rounds[i]!.push(await conversionRound(target, docx, clients, seconds, redisPid));
+  const measured: Round[][] = targets.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, target] of targets.entries()) measured[i]!.push(await conversionRound(target, docx, clients, seconds, redisPid));
   }
-  return rounds;
+  return measured;
 }
 
 /** Whole-run rate of a series of rounds: everything counted over all the time measured. */
@@ -258,6 +266,7 @@ async function adminStatus(rest: string): Promise<{ mode: string; members: strin
 }
 
 export async function runClusterBench(options: ClusterBenchOptions): Promise<string> {
+  const rounds = options.rounds ?? DEFAULT_ROUNDS;
   const docx = readFileSync(FIXTURE);
   const tempDir = await mkdtemp(path.join(os.tmpdir(), 'quire-bench-cluster-'));
   const sharedData = path.join(tempDir, 'shared');
@@ -288,13 +297,14 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     log(`${name}: pid ${server.pid} at ${server.origin}, engines ${ready === undefined ? 'not reported ready' : `ready ${ready} ms after health`}`);
     return server;
   };
-  const clusterNode = (id: string) =>
+  const clusterNode = (id: string, env: Record<string, string> = {}) =>
     start(id, {
       QUIRE_CLUSTER__MODE: 'cluster',
       QUIRE_CLUSTER__REDIS__URL: redis!.url,
       QUIRE_CLUSTER__NODE__ID: id,
       // One data dir for all nodes, as the shared NFS/SMB mount of a real cluster.
       QUIRE_DATA_DIR: sharedData,
+      ...env,
     });
   const haproxyFor = async (nodes: BenchServer[]): Promise<{ url: string; pid: number }> => {
     const before = new Set(childrenNamed(process.pid, 'haproxy'));
@@ -323,35 +333,37 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     const documents = await Promise.all(infoTargets.map((t) => timedUpload(t.rest, t.token, FIXTURE, docx.length, 'info.docx').then((u) => u.documentId)));
 
     const infoRounds: Round[][] = [[], []];
-    for (let r = 0; r < ROUNDS; r++) {
+    for (let r = 0; r < rounds; r++) {
       for (const [i, target] of infoTargets.entries()) infoRounds[i]!.push(await infoRound(target, documents[i]!, redisPid, options));
     }
-    const overheadConversions = await compareConversions(infoTargets, docx, CLIENTS_OVERHEAD, options.duration * 1.5, redisPid);
-    log('stopping the single node; starting cluster nodes 2 and 3 ...');
+    const overheadConversions = await compareConversions(infoTargets, docx, CLIENTS_OVERHEAD, options.duration * 1.5, redisPid, rounds);
+    // Part 2: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 1 counts every core
+    // as its own, as one node does; three nodes share them (server.cpus = ⌈cores / 3⌉ each, as the launcher
+    // sets it). All four run on the one Redis; the idle ones wait while the others are measured.
+    const shareOfThree = String(Math.ceil(Math.max(1, os.availableParallelism()) / 3));
+    log(`stopping the single node; starting cluster nodes 2–4 with server.cpus ${shareOfThree} ...`);
     await single.stop();
-    const others = await Promise.all(['node-2', 'node-3'].map((id) => clusterNode(id)));
-    const nodes = [node1, ...others];
+    const nodes = await Promise.all(['node-2', 'node-3', 'node-4'].map((id) => clusterNode(id, { QUIRE_SERVER__CPUS: shareOfThree })));
 
-    // Part 2: node 1 alone behind haproxy against the three behind haproxy.
     const alone = await haproxyFor([node1]);
     const three = await haproxyFor(nodes);
     const status3 = await adminStatus(`${three.url}/webPDF/rest`);
-    if (status3.members.length !== 3) throw new Error(`the cluster lists ${status3.members.length} members up (${status3.members.join(', ')}), not 3`);
+    if (status3.members.length !== 4) throw new Error(`the cluster lists ${status3.members.length} members up (${status3.members.join(', ')}), not 4`);
     // One session for both: it lives in Redis, so every node serves it.
     const token = await loginAnonymous(`${three.url}/webPDF/rest`);
-    const nodeList = nodes.map((n, i) => ({ name: `node-${i + 1}`, pid: n.pid }));
+    const nodeList = [node1, ...nodes].map((n, i) => ({ name: `node-${i + 1}`, pid: n.pid }));
     const scalingTargets: Target[] = [
       { name: '1 node + haproxy', rest: `${alone.url}/webPDF/rest`, nodes: nodeList.slice(0, 1), haproxyPid: alone.pid, token },
-      { name: '3 nodes + haproxy', rest: `${three.url}/webPDF/rest`, nodes: nodeList, haproxyPid: three.pid, token },
+      { name: '3 nodes + haproxy', rest: `${three.url}/webPDF/rest`, nodes: nodeList.slice(1), haproxyPid: three.pid, token },
     ];
-    const scaling = await compareConversions(scalingTargets, docx, CLIENTS_SCALING, options.duration * 1.5, redisPid);
+    const scaling = await compareConversions(scalingTargets, docx, CLIENTS_SCALING, options.duration * 1.5, redisPid, rounds);
     const processes = Object.fromEntries(nodeList.map((n) => [n.name, treeCpu(n.pid).processes]));
 
     const results = {
       date: new Date().toISOString(),
       machine: { cpus: `${os.cpus()[0]?.model.trim() ?? 'unknown'} × ${os.cpus().length}`, memory: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`, node: process.version },
       load: { before: loadBefore, after: os.loadavg() },
-      options: { ...options, rounds: ROUNDS, clientsOverhead: CLIENTS_OVERHEAD, clientsScaling: CLIENTS_SCALING, profileDir: profileDir && path.relative(root, profileDir) },
+      options: { ...options, rounds, scalingCpus: Number(shareOfThree), clientsOverhead: CLIENTS_OVERHEAD, clientsScaling: CLIENTS_SCALING, profileDir: profileDir && path.relative(root, profileDir) },
       command: servers[0]?.command,
       processes,
       info: infoRounds,
@@ -385,7 +397,7 @@ interface Results {
   date: string;
   machine: { cpus: string; memory: string; node: string };
   load: { before: number[]; after: number[] };
-  options: { connections: number; duration: number; warmup: number; pin: boolean };
+  options: { connections: number; duration: number; warmup: number; pin: boolean; rounds: number; scalingCpus: number };
   command: string | undefined;
   processes: Record<string, Record<string, number>>;
   info: Round[][];
@@ -427,7 +439,8 @@ function render(results: Results): string {
     '',
     `${results.date}; ${results.machine.cpus}, ${results.machine.memory}, Node ${results.machine.node}; load average before ${load(results.load.before)}, after ${load(results.load.after)}. ` +
       `Servers: \`${results.command}\` (Chromium off), redis-server with AOF (everysec), haproxy round robin; everything on 127.0.0.1 of this machine. ` +
-      `${ROUNDS} alternating rounds per comparison; rates are the 2xx answers (completed conversions) over all the measured time. Process trees: ${Object.entries(results.processes)
+      `Scaling: node 1 with every core its own (server.cpus 0) against nodes 2–4 with server.cpus ${results.options.scalingCpus} each, as \`./quire.sh cluster 1\` and \`./quire.sh cluster 3\` start them. ` +
+      `${results.options.rounds} alternating rounds per comparison; rates are the 2xx answers (completed conversions) over all the measured time. Process trees: ${Object.entries(results.processes)
         .map(
           ([n, p]) =>
             `${n} ${Object.entries(p)

@@ -24,6 +24,7 @@
  *   npm run bench -- --node-flags="--max-semi-space-size=1"   extra node flags for the server process
  *   npm run bench -- --no-pin           do not pin server and load generator to separate CPUs for the info run
  *   npm run bench -- --repeat=5 --connections=64 --duration=10 --warmup=2
+ *   npm run bench -- --only=cluster --rounds=4   alternating rounds per comparison of the cluster bench (default 2)
  *
  * Writes the Markdown to stdout and to bench/results/latest.md, raw numbers to bench/results/latest.json.
  */
@@ -72,6 +73,8 @@ interface Options {
   connections: number;
   duration: number;
   warmup: number;
+  /** Alternating rounds per comparison (cluster). */
+  rounds: number;
   cpuProf: boolean;
   nodeFlags: string[];
   pin: boolean;
@@ -93,6 +96,7 @@ function parseOptions(argv: string[]): Options {
       connections: { type: 'string', default: '64' },
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
+      rounds: { type: 'string', default: '2' },
       'cpu-prof': { type: 'boolean', default: false },
       'node-flags': { type: 'string', default: '' },
       'no-pin': { type: 'boolean', default: false },
@@ -132,6 +136,7 @@ function parseOptions(argv: string[]): Options {
     connections: positive('connections', values.connections),
     duration: positive('duration', values.duration),
     warmup: nonNegative('warmup', values.warmup),
+    rounds: positive('rounds', values.rounds),
     cpuProf: values['cpu-prof'],
     nodeFlags: values['node-flags'].split(/\s+/).filter(Boolean),
     pin: !values['no-pin'],
@@ -473,8 +478,8 @@ async function runInfo(server: BenchServer, token: string, options: Options, tem
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (options.only === 'cluster') {
-    const { connections, duration, warmup, pin, cpuProf, nodeFlags } = options;
-    process.stdout.write(`${await runClusterBench({ dist: options.dist, connections, duration, warmup, pin, cpuProf, nodeFlags })}\n`);
+    const { connections, duration, warmup, pin, cpuProf, nodeFlags, rounds } = options;
+    process.stdout.write(`${await runClusterBench({ dist: options.dist, connections, duration, warmup, pin, cpuProf, nodeFlags, rounds })}\n`);
     return;
   }
   if (options.only === 'jobs') {

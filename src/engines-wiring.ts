@@ -1,5 +1,4 @@
 import { mkdir } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import { ConfigError, type Config, type EngineConfig, type ToolGateConfig } from './config/load.js';
@@ -111,12 +110,13 @@ export async function startEngines(config: Config, logger: FastifyBaseLogger): P
   // One configured instance per per-call tool, each under its gate (the pools' rules: concurrency,
   // bounded queue → 429, queue timeout; run() adds the time limit and the kill).
   const { qpdf: qpdfConfig, poppler: popplerConfig, ghostscript: gsConfig, gates } = config.engines;
-  const qpdf = new QpdfRunner({ qpdfPath: qpdfConfig.executable, timeoutMs: config.documents.toolTimeoutMs, gate: toolGate('qpdf', gates.qpdf) });
-  const poppler = new PopplerRunner({ directory: popplerConfig.directory, gate: toolGate('poppler', gates.poppler) });
-  const ghostscript = new Ghostscript(gsConfig.executable, toolGate('ghostscript', gates.ghostscript));
+  const cpus = config.server.cpus;
+  const qpdf = new QpdfRunner({ qpdfPath: qpdfConfig.executable, timeoutMs: config.documents.toolTimeoutMs, gate: toolGate('qpdf', gates.qpdf, cpus) });
+  const poppler = new PopplerRunner({ directory: popplerConfig.directory, gate: toolGate('poppler', gates.poppler, cpus) });
+  const ghostscript = new Ghostscript(gsConfig.executable, toolGate('ghostscript', gates.ghostscript, cpus));
   const rewriter = new PdfRewriter({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
   const pdf = createPdfInspector({ qpdf, timeoutMs: config.documents.toolTimeoutMs });
-  const images = createImagePool(Math.max(1, availableParallelism()), config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
+  const images = createImagePool(cpus, config.engines.libreoffice.queueSize, config.engines.libreoffice.timeoutMs);
   await images.start();
   const tesseract = await startTesseract(config, env, logger);
   const barcode = new BarcodeDetector({
@@ -373,11 +373,11 @@ async function probeTools(config: Config, poppler: PopplerRunner, logger: Fastif
   logger.info(Object.fromEntries(results.map((result) => [result.setting, 'version' in result ? result.version : ''])), 'tools found');
 }
 
-/** The gate of a per-call tool from its configuration (`concurrency` 0 = eight per CPU core). */
-function toolGate(name: string, settings: ToolGateConfig): ToolGate {
+/** The gate of a per-call tool from its configuration (`concurrency` 0 = eight per CPU core of `server.cpus`). */
+function toolGate(name: string, settings: ToolGateConfig, cpus: number): ToolGate {
   return new ToolGate({
     name,
-    concurrency: settings.concurrency > 0 ? settings.concurrency : 8 * Math.max(1, availableParallelism()),
+    concurrency: settings.concurrency > 0 ? settings.concurrency : 8 * cpus,
     queueLimit: settings.queueSize,
     queueTimeoutMs: settings.queueTimeoutMs,
   });

@@ -33,6 +33,8 @@ export interface Config {
     /** contextPath + "/rest": where every web service lives. */
     restBase: string;
     shutdownTimeoutMs: number;
+    /** server.cpus resolved: the cores every "one per core" default counts (≥ 1). */
+    cpus: number;
     jsonBodyLimit: number;
     debug: boolean;
     trustProxy: boolean;
@@ -280,6 +282,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
   if (minFreeSpace.percent > 100) issues.push({ key: 'documents.minFreeSpace', origin: origin('documents.minFreeSpace'), message: 'a percentage of the disk cannot exceed 100%' });
   if (issues.length > 0) throw new ConfigError(issues);
   const login = raw.security.login;
+  const cpus = raw.server.cpus === 0 ? Math.max(1, availableParallelism()) : raw.server.cpus;
   return {
     dataDir: path.resolve(cwd, raw.dataDir),
     configFile,
@@ -290,6 +293,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       hostName: raw.server.hostName,
       restBase: `${contextPath}/rest`,
       shutdownTimeoutMs: raw.server.shutdownTimeout * 1000,
+      cpus,
       jsonBodyLimit: parseSize(raw.server.jsonBodyLimit),
       debug: raw.server.debug,
       trustProxy: raw.server.trustProxy,
@@ -313,7 +317,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
         userMaxFailures: login.userMaxFailures,
         userMaxLockoutMs: Math.round(login.userMaxLockout * 1000),
         // Password hashing is CPU-bound: half the cores leave the other half to conversions.
-        maxConcurrentHashes: login.maxConcurrentHashes === 0 ? Math.max(1, Math.floor(availableParallelism() / 2)) : login.maxConcurrentHashes,
+        maxConcurrentHashes: login.maxConcurrentHashes === 0 ? Math.max(1, Math.floor(cpus / 2)) : login.maxConcurrentHashes,
         maxWaitingHashes: login.maxWaitingHashes,
       },
       anonymousSessionsPerAddress: raw.security.anonymousSessionsPerAddress,
@@ -322,7 +326,7 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     datastore: { maxFileSize: parseSize(raw.datastore.maxFileSize) },
     queue: {
       maxPending: raw.queue.maxPending,
-      jobWorkers: raw.queue.jobWorkers === 0 ? Math.max(1, availableParallelism()) : raw.queue.jobWorkers,
+      jobWorkers: raw.queue.jobWorkers === 0 ? cpus : raw.queue.jobWorkers,
       maxAttempts: raw.queue.maxAttempts,
       retryDelayMs: Math.round(raw.queue.retryDelay * 1000),
       maxRetryDelayMs: Math.round(raw.queue.maxRetryDelay * 1000),
@@ -350,9 +354,9 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
       archive: { ...raw.documents.archive },
     },
     engines: {
-      libreoffice: { ...engine(raw.engines.libreoffice), isolation: raw.engines.libreoffice.isolation },
-      chromium: engine(raw.engines.chromium),
-      tesseract: { ...engine(raw.engines.tesseract), tessdata: raw.engines.tesseract.tessdata },
+      libreoffice: { ...engine(raw.engines.libreoffice, cpus), isolation: raw.engines.libreoffice.isolation },
+      chromium: engine(raw.engines.chromium, cpus),
+      tesseract: { ...engine(raw.engines.tesseract, cpus), tessdata: raw.engines.tesseract.tessdata },
       python: raw.engines.python,
       qpdf: tool(raw.engines.qpdf),
       poppler: { directory: raw.engines.poppler.directory, maxMemoryBytes: parseSize(raw.engines.poppler.maxMemory) },
@@ -420,10 +424,10 @@ function freeSpaceFloor(value: number | string): { bytes: number; percent: numbe
   return percent ? { bytes: 0, percent: Number(percent[1]) } : { bytes: parseSize(value), percent: 0 };
 }
 
-function engine(raw: RawConfig['engines']['chromium']): EngineConfig {
+function engine(raw: RawConfig['engines']['chromium'], cpus: number): EngineConfig {
   return {
     enabled: raw.enabled,
-    workers: raw.workers === 0 ? Math.max(1, availableParallelism()) : raw.workers,
+    workers: raw.workers === 0 ? cpus : raw.workers,
     queueSize: raw.queueSize,
     queueTimeoutMs: Math.round(raw.queueTimeout * 1000),
     timeoutMs: Math.round(raw.timeout * 1000),

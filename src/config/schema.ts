@@ -28,7 +28,7 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
   return Type.Object(
     {
       enabled: Type.Boolean({ default: true, description: 'start this engine; when false its conversions are refused' }),
-      workers: Type.Integer({ minimum: 0, default: 0, description: 'warm workers; 0 = one per CPU core' }),
+      workers: Type.Integer({ minimum: 0, default: 0, description: 'warm workers; 0 = one per CPU core (server.cpus)' }),
       queueSize: Type.Integer({ minimum: 0, default: 100, description: 'jobs that may wait for a worker; past it calls get 429 with Retry-After' }),
       queueTimeout: Type.Number({ minimum: 0.1, default: 60, description: 'seconds a job may wait for a worker before 429' }),
       timeout: Type.Number({ minimum: 0.1, default: defaults.timeout, description: 'seconds one job may run; then the worker is killed and replaced' }),
@@ -53,7 +53,7 @@ function engineSchema(defaults: { timeout: number; maxJobs: number; maxMemory: s
  */
 function gateProperties() {
   return {
-    concurrency: Type.Integer({ minimum: 0, default: 0, description: 'runs at once; more wait in the queue; 0 = eight per CPU core' }),
+    concurrency: Type.Integer({ minimum: 0, default: 0, description: 'runs at once; more wait in the queue; 0 = eight per CPU core (server.cpus)' }),
     queueSize: Type.Integer({ minimum: 0, default: 1000, description: 'runs that may wait for a free slot; past it calls get 429 with Retry-After' }),
     queueTimeout: Type.Number({ minimum: 0.1, default: 120, description: 'seconds a run may wait for a free slot before 429' }),
   };
@@ -161,6 +161,13 @@ export const ConfigSchema = Type.Object(
           description: 'the public host name of the server (a DNS name, an IPv4 address or a bracketed IPv6 address; no scheme, port or path)',
         }),
         shutdownTimeout: Type.Number({ minimum: 0, default: 30, description: 'seconds in-flight requests get on SIGTERM' }),
+        cpus: Type.Integer({
+          minimum: 0,
+          maximum: 1024,
+          default: 0,
+          description:
+            "CPU cores this server counts as its own for every 'one per core' default (engine workers, async job workers, password hashing, tool runs); 0 = the cores the process may run on. Set it to a container's CPU limit, or to a share of the machine when several nodes run on it",
+        }),
         jsonBodyLimit: Type.Union([SizeSchema], { default: '16MB', description: `largest JSON request body in ${SIZE_FORMAT}` }),
         debug: Type.Boolean({ default: false, description: 'send stack traces in error responses' }),
         trustProxy: Type.Boolean({ default: false }),
@@ -423,7 +430,7 @@ export const ConfigSchema = Type.Object(
     queue: Type.Object(
       {
         maxPending: Type.Integer({ minimum: 1, default: 10000, description: 'waiting or running entries of the work queue; past it synchronous and asynchronous calls get 429' }),
-        jobWorkers: Type.Integer({ minimum: 0, default: 0, description: 'asynchronous web-service jobs run at once; 0 = one per CPU core' }),
+        jobWorkers: Type.Integer({ minimum: 0, default: 0, description: 'asynchronous web-service jobs run at once; 0 = one per CPU core (server.cpus)' }),
         maxAttempts: Type.Integer({ minimum: 1, default: 3, description: 'attempts of a job that failed for a passing reason (engine busy or down, server stopped)' }),
         retryDelay: Type.Number({ minimum: 0, default: 1, description: 'seconds before the second attempt; doubled per attempt, with full jitter' }),
         maxRetryDelay: Type.Number({ minimum: 0, default: 300, description: 'longest delay between two attempts, seconds' }),
