@@ -39,8 +39,14 @@ function webserviceEngines(name: WebserviceName): readonly string[] {
   return webServiceModule(name)?.engines ?? [];
 }
 
-/** Health checks start processes and ping workers: one result serves the status calls of a few seconds. */
-const HEALTH_TTL_MS = 5_000;
+/**
+ * Health checks start processes (gs, qpdf, pdftotext, tesseract) and ping workers: a result in which
+ * every engine answered serves the status calls, health probes and cluster heartbeats of half a minute.
+ * At 5 s, the heartbeat of an idle cluster node (every 2 s) kept it checking all the time: 4 % of a core,
+ * idle, per node. A result with an engine in error is checked again after 5 s, so a recovery shows soon.
+ */
+const HEALTH_TTL_MS = 30_000;
+const FAILED_HEALTH_TTL_MS = 5_000;
 
 // ---- the wire shapes (reference §11.1; the schemas are in http/schemas/admin-status.ts) ----------------
 
@@ -116,7 +122,7 @@ export class ServerStatusService {
   private readonly machine = new MachineReader();
   /** When this instance loaded its configuration (a later change of the file needs a restart). */
   private readonly loadedAt = Date.now();
-  private health?: { at: number; report: Promise<Readonly<Record<string, ExecutableState>>> };
+  private health?: { at: number; report: Promise<Readonly<Record<string, ExecutableState>>>; ttlMs: number };
   private lastHealth?: { states: Readonly<Record<string, ExecutableState>>; checkedAt: Date };
 
   constructor(readonly deps: ServerStatusDeps) {
@@ -234,13 +240,14 @@ export class ServerStatusService {
 
   private engineHealth(): Promise<Readonly<Record<string, ExecutableState>>> {
     const now = Date.now();
-    if (!this.health || now - this.health.at >= HEALTH_TTL_MS) {
+    if (!this.health || now - this.health.at >= this.health.ttlMs) {
       // A failed check must not fail the status call: its engines show as `unknown`.
       const report = this.deps.engines.health().catch(() => ({}));
-      const health = { at: now, report };
+      const health = { at: now, report, ttlMs: HEALTH_TTL_MS };
       this.health = health;
       void report.then((states) => {
         this.lastHealth = { states, checkedAt: new Date(health.at) };
+        if (Object.values(states).some((state) => state !== 'ok' && state !== 'disabled')) health.ttlMs = FAILED_HEALTH_TTL_MS;
       });
     }
     return this.health.report;
