@@ -183,7 +183,7 @@ async function infoRound(target: Target, documentId: string, redisPid: number, o
  * `seconds` have passed (none starts later); the round ends when the last one is done. A fixed time
  * rather than a fixed count: the rate of a target is not known before, and changes with the load.
  */
-async function conversionRound(target: Target, docx: Buffer, clients: number, seconds: number, redisPid: number): Promise<Round> {
+async function conversionRound(target: Target, docx: Buffer, clients: number, seconds: number, redisPid: number, everyNode: number[]): Promise<Round> {
   const cpu = cpuReader(target, redisPid);
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -203,6 +203,11 @@ async function conversionRound(target: Target, docx: Buffer, clients: number, se
   };
   await Promise.all(Array.from({ length: clients }, client));
   const elapsed = (performance.now() - started) / 1000;
+  // What a round leaves running (a LibreOffice worker recycled after its maxJobs starts anew: 2–4 s of
+  // CPU) is the round's cost, not the next round's: the 12:01 run found an idle node's soffice using 4 s
+  // of CPU during the other target's rounds. Its own nodes' CPU is read once every node is quiet again.
+  const settled = await settle(everyNode);
+  if (settled > 1) log(`${target.name}: the nodes were quiet again ${formatNumber(settled, 1)} s after the round`);
   const round: Round = {
     target: target.name,
     count: latencies.length,
@@ -218,6 +223,19 @@ async function conversionRound(target: Target, docx: Buffer, clients: number, se
     `convert ${target.name}: ${formatNumber(round.perSecond, 2)}/s (${round.count} in ${formatNumber(elapsed, 1)} s, p50 ${formatNumber(round.p50Ms, 0)} ms), CPU ${formatNumber((cpuTotal(round.cpu) / round.count) * 1000, 0)} ms/conversion`,
   );
   return round;
+}
+
+/** Waits (up to 30 s) until the nodes' process trees use less than a tenth of a core; the seconds it took. */
+async function settle(pids: number[]): Promise<number> {
+  const started = performance.now();
+  const used = () => pids.reduce((sum, pid) => sum + treeCpu(pid).seconds, 0);
+  for (let before = used(); performance.now() - started < 30_000; ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const now = used();
+    if (now - before < 0.05) break;
+    before = now;
+  }
+  return (performance.now() - started) / 1000;
 }
 
 /** Server-side CPU: nodes with their workers, redis-server and haproxy (the client would run elsewhere). */
@@ -239,8 +257,10 @@ async function compareConversions(targets: Target[], docx: Buffer, clients: numb
     log(`warm-up ${target.name}: ${count} conversions, ${formatNumber(count / warm.seconds, 2)}/s`);
   }
   const measured: Round[][] = targets.map(() => []);
+  const everyNode = [...new Set(targets.flatMap((t) => t.nodes.map((n) => n.pid)))];
+  await settle(everyNode);
   for (let r = 0; r < rounds; r++) {
-    for (const [i, target] of targets.entries()) measured[i]!.push(await conversionRound(target, docx, clients, seconds, redisPid));
+    for (const [i, target] of targets.entries()) measured[i]!.push(await conversionRound(target, docx, clients, seconds, redisPid, everyNode));
   }
   return measured;
 }
