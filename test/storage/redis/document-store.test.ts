@@ -57,41 +57,26 @@ const implementations: Array<[string, () => Implementation]> = [
       };
     },
   ],
-  [
-    'RedisDocumentStore',
-    () => {
-      const dir = dataDir();
-      const prefix = `d${newId().slice(0, 8)}:`;
-      let count = 0;
-      return {
-        dataDir: dir,
-        async node(name = `node${++count}`) {
-          const store = new RedisDocumentStore(await client(prefix), dir, { nodeName: name });
-          await store.open();
-          return store;
-        },
-      };
-    },
-  ],
-  [
-    // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale record.
-    'RedisDocumentStore with read caches',
-    () => {
-      const dir = dataDir();
-      const prefix = `d${newId().slice(0, 8)}:`;
-      let count = 0;
-      return {
-        dataDir: dir,
-        async node(name = `node${++count}`) {
-          const redis = await client(prefix);
-          const store = new RedisDocumentStore(redis, dir, { nodeName: name, reads: await clients.cache(redis) });
-          await store.open();
-          return store;
-        },
-      };
-    },
-  ],
+  ['RedisDocumentStore', () => redisImplementation(false)],
+  // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale record.
+  ['RedisDocumentStore with read caches', () => redisImplementation(true)],
 ];
+
+/** Nodes of one cluster: stores on one Redis prefix and one shared data dir, each on its own connection. */
+function redisImplementation(withCache: boolean): Implementation {
+  const dir = dataDir();
+  const prefix = `d${newId().slice(0, 8)}:`;
+  let count = 0;
+  return {
+    dataDir: dir,
+    async node(name = `node${++count}`) {
+      const redis = await client(prefix);
+      const store = new RedisDocumentStore(redis, dir, { nodeName: name, ...(withCache ? { reads: await clients.cache(redis) } : {}) });
+      await store.open();
+      return store;
+    },
+  };
+}
 
 /** A finished temporary file with these bytes, as an upload leaves it. */
 function temp(store: DocumentStore, text: string): string {
