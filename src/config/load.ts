@@ -398,7 +398,12 @@ function resolve(raw: RawConfig, configFile: string | undefined, env: Env, cwd: 
     oauth: { providers: raw.oauth.providers },
     cluster: {
       mode: raw.cluster.mode,
-      redis: { url: raw.cluster.redis.url, keyPrefix: raw.cluster.redis.keyPrefix, commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000), cacheEntries: raw.cluster.redis.cacheEntries },
+      redis: {
+        url: raw.cluster.redis.url,
+        keyPrefix: raw.cluster.redis.keyPrefix,
+        commandTimeoutMs: Math.round(raw.cluster.redis.commandTimeout * 1000),
+        cacheEntries: raw.cluster.redis.cacheEntries,
+      },
       queue: { lockDurationMs: Math.round(raw.cluster.queue.lockDuration * 1000) },
       node: {
         id: raw.cluster.node.id,
