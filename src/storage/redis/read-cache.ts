@@ -48,7 +48,7 @@ interface Flight {
  * Server-assisted client-side caching (Redis CLIENT TRACKING) for the cluster's hottest reads, the
  * session of a token and the record of a document, which every call makes: without it, each call of
  * a cluster node costs two Redis round trips where a single node reads its memory (issue 20's
- * `GET info` target: 0.37x of a single node without, 0.96x with; BENCHMARKS.md).
+ * `GET info` target: 0.37x of a single node without, 0.92-1.00x with; BENCHMARKS.md).
  *
  * Reads go through a connection of their own with tracking on: Redis remembers every key it read and,
  * when any client changes one (a write, a delete, an expiry, FLUSHDB), tells this node's subscriber
