@@ -49,35 +49,23 @@ const implementations: Array<[string, () => Implementation]> = [
       };
     },
   ],
-  [
-    'RedisSessionStore',
-    () => {
-      const prefix = `t${newId().slice(0, 8)}:`;
-      return {
-        async node() {
-          const store = new RedisSessionStore(await redisClient(prefix));
-          await store.open();
-          return store;
-        },
-      };
-    },
-  ],
-  [
-    // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale session.
-    'RedisSessionStore with read caches',
-    () => {
-      const prefix = `t${newId().slice(0, 8)}:`;
-      return {
-        async node() {
-          const redis = await redisClient(prefix);
-          const store = new RedisSessionStore(redis, await clients.cache(redis));
-          await store.open();
-          return store;
-        },
-      };
-    },
-  ],
+  ['RedisSessionStore', () => redisImplementation(false)],
+  // Each node with its read cache (storage/redis/read-cache.ts): the same behaviours, no stale session.
+  ['RedisSessionStore with read caches', () => redisImplementation(true)],
 ];
+
+/** Nodes of one cluster: stores on one Redis prefix, each on its own connection (and with its own cache). */
+function redisImplementation(withCache: boolean): Implementation {
+  const prefix = `t${newId().slice(0, 8)}:`;
+  return {
+    async node() {
+      const redis = await redisClient(prefix);
+      const store = new RedisSessionStore(redis, withCache ? await clients.cache(redis) : undefined);
+      await store.open();
+      return store;
+    },
+  };
+}
 
 function session(overrides: Partial<Session> = {}): Session {
   const now = Date.now();
