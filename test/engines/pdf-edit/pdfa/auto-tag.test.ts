@@ -87,6 +87,15 @@ describe('autoTag', () => {
     expect(s.pages[0]!.content).toMatch(/\/Lbl <<\/MCID 0>> BDC\s+\(1\.\) Tj\s+EMC\s+18 0 Td\s+\/LBody <<\/MCID 1>> BDC\s+\(First item\) Tj 0 -14 Td \(continued\) Tj\s+EMC/);
   });
 
+  it('path operators with operands that are not numbers (a name, a string, no operand) still give a well-formed tagged file', async () => {
+    // Found reading the change that added path extents: a point of NaN made the extent undefined and the tagger threw a TypeError (a 500).
+    const document = await pageWith('0 0 m /X 5 l S (s) (t) m 9 l S re f 10 10 100 1 re f BT /F1 11 Tf 50 650 Td (kept) Tj ET');
+    const summary = await autoTag(document);
+    expect(summary.paragraphs).toBe(1);
+    const file = await saved(document);
+    expect(() => execFileSync('qpdf', ['--check', file], { encoding: 'utf8' })).not.toThrow();
+  });
+
   it('a page beyond the operation limit: tooLarge, naming the page', async () => {
     const error = await failure(await pageWith('0 0 m 1 1 l S\n'.repeat(400)), { maxOperations: 1000 });
     expect(error.kind).toBe('tooLarge');

@@ -1,8 +1,8 @@
 import { PDFStream, type PDFContext, type PDFDict } from '@cantoo/pdf-lib';
-import { IDENTITY, matrixOf, multiply, translate, type Matrix } from '../../matrix.js';
+import { apply, IDENTITY, matrixOf, multiply, translate, type Matrix } from '../../matrix.js';
 import { dictValue, N, nameValue, numbersOf, resolve } from '../../pdf-objects.js';
 import { parseContent, type CsOp, type CsValue } from '../../redaction/content-lexer.js';
-import { transformedBounds, type Rect } from '../../redaction/geometry.js';
+import { boundsOf, transformedBounds, type Rect } from '../../redaction/geometry.js';
 import { decodeStream } from '../../redaction/stream-codec.js';
 import { AutoTagError } from './errors.js';
 import { fontText, type FontText } from './font-text.js';
@@ -207,15 +207,17 @@ class UnitReader {
     this.add({ kind: BARRIERS.has(name) ? 'barrier' : 'neutral', first: i, last: i });
   }
 
-  /** The path's extent on the page: its points (a rectangle's corners) through the CTM. */
+  /**
+   * The path's extent on the page: its points (a rectangle's corners) through the CTM. An operand
+   * that is no number (NaN here) gives no point: boundsOf skips what is not finite.
+   */
   private extendPath(name: string, args: number[]): void {
     const [x, y, w, h] = args;
-    const corners = name === 're' && args.length === 4 ? [x!, y!, x! + w!, y! + h!] : args.length >= 2 ? [args[args.length - 2]!, args[args.length - 1]!] : [];
-    for (let k = 0; k + 1 < corners.length; k += 2) {
-      const box = transformedBounds(this.gs.ctm, corners[k]!, corners[k + 1]!, corners[k]!, corners[k + 1]!);
-      const was = this.pathBox;
-      this.pathBox = was ? { x0: Math.min(was.x0, box.x0), y0: Math.min(was.y0, box.y0), x1: Math.max(was.x1, box.x1), y1: Math.max(was.y1, box.y1) } : box;
-    }
+    const local = name === 're' && args.length === 4 ? [[x!, y!] as const, [x! + w!, y! + h!] as const] : args.length >= 2 ? [[args[args.length - 2]!, args[args.length - 1]!] as const] : [];
+    const points = local.map(([px, py]) => apply(this.gs.ctm, px, py));
+    const was = this.pathBox;
+    if (was) points.push([was.x0, was.y0], [was.x1, was.y1]);
+    this.pathBox = boundsOf(points);
   }
 
   private moveLine(tx: number, ty: number): void {
