@@ -259,6 +259,8 @@ const PDFA: Target[] = [
       { convert: { level: '1b', errorReport: 'file' } },
       { convert: { level: '3b', successReport: 'zip', errorReport: 'message' } },
       { convert: { level: '2u', errorCorrection: { enabled: true } } },
+      // The auto-tagger reads the page content itself (a path operand that was no number threw a TypeError).
+      { convert: { level: '2a', autoTagging: true } },
     ],
     weight: 3,
   },
