@@ -274,19 +274,17 @@ export class ClusterWorkQueue implements BackgroundQueue {
   private async process(handler: QueueHandler<never>, job: Job, token: string | undefined): Promise<unknown> {
     const kind = handler.kind;
     const id = job.id!;
-    // The attempt's bookkeeping waits out a passing Redis outage: failing it would use up the job's attempts in seconds.
-    const away = <T>(work: () => Promise<T>) => whileRedisAway(work, this.options.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
-    const entry = await away(() => this.options.store.toEntry(job, 'RUNNING'));
+    const entry = await this.waitingOutRedis(() => this.options.store.toEntry(job, 'RUNNING'));
     const outcome = this.outcomes[kind]!;
     // An attempt was started before this one and never finished: its node died or lost the lock.
     if (job.attemptsStarted > job.attemptsMade + 1) {
       const decision =
         job.attemptsStarted > entry.maxAttempts ? { retry: false as const, reason: `a node stopped during the last of ${entry.maxAttempts} attempts` } : await handler.recover(entry as never);
       if (!decision.retry) {
-        await away(() => this.stillHeld(kind, id, token));
+        await this.waitingOutRedis(() => this.stillHeld(kind, id, token));
         return this.fail(handler, entry, decision.reason);
       }
-      await away(() => this.options.store.addHistory(kind, id, 'interrupted', 'a node stopped during the attempt; it runs again', this.now()));
+      await this.waitingOutRedis(() => this.options.store.addHistory(kind, id, 'interrupted', 'a node stopped during the attempt; it runs again', this.now()));
     }
     try {
       const result = await handler.run(
@@ -294,7 +292,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
         (percent) => void job.updateProgress(Math.max(0, Math.min(100, Math.round(percent)))).catch(() => undefined),
         token === undefined ? undefined : { token, lockKey: this.options.store.lockKey(kind, id) },
       );
-      await away(() => this.stillHeld(kind, id, token));
+      await this.waitingOutRedis(() => this.stillHeld(kind, id, token));
       const now = this.now();
       outcome.done++;
       await this.settle(handler, {
@@ -312,7 +310,7 @@ export class ClusterWorkQueue implements BackgroundQueue {
       if (error instanceof LostLock) throw error;
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof PermanentFailure || job.attemptsStarted >= entry.maxAttempts) {
-        await away(() => this.stillHeld(kind, id, token));
+        await this.waitingOutRedis(() => this.stillHeld(kind, id, token));
         return this.fail(handler, entry, message);
       }
       outcome.retried++;
@@ -320,11 +318,16 @@ export class ClusterWorkQueue implements BackgroundQueue {
     }
   }
 
+  /** An attempt's bookkeeping in Redis waits out a passing outage: failing it would use up the job's attempts in seconds. */
+  private waitingOutRedis<T>(work: () => Promise<T>): Promise<T> {
+    return whileRedisAway(work, this.options.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
+  }
+
   /** Ends the job in the failed set (the replay queue), after its settle hooks ran. */
   private async fail(handler: QueueHandler<never>, entry: QueueEntry, reason: string): Promise<never> {
     const now = this.now();
     this.outcomes[handler.kind]!.failedPermanently++;
-    await whileRedisAway(() => this.options.store.addHistory(handler.kind, entry.id, 'failed permanently', reason, now), this.options.redisAwayForMs ?? REDIS_AWAY_WAIT_MS);
+    await this.waitingOutRedis(() => this.options.store.addHistory(handler.kind, entry.id, 'failed permanently', reason, now));
     await this.settle(handler, { ...entry, state: 'FAILED_PERMANENT', lastError: reason, failedAt: now, updatedAt: now });
     this.pending = Math.max(0, this.pending - 1);
     throw new UnrecoverableError(reason);
