@@ -78,6 +78,8 @@ interface CpuSplit {
   client: number;
   /** Per node (by name), for part 2: shows that the work was spread. */
   perNode: Record<string, number>;
+  /** The nodes' trees by command name (node, python3, soffice.bin): where a conversion's CPU goes. */
+  byCommand: Record<string, number>;
 }
 
 interface Round {
@@ -115,12 +117,19 @@ function portOf(server: BenchServer): number {
 
 /** CPU seconds of the parts of a target, read before and after a round. */
 function cpuReader(target: Target, redisPid: number): () => CpuSplit {
-  const read = () => ({
-    nodes: Object.fromEntries(target.nodes.map((n) => [n.name, treeCpu(n.pid).seconds])),
-    redis: treeCpu(redisPid).seconds,
-    haproxy: target.haproxyPid ? treeCpu(target.haproxyPid).seconds : 0,
-    client: process.cpuUsage(),
-  });
+  const read = () => {
+    const trees = target.nodes.map((n) => [n.name, treeCpu(n.pid)] as const);
+    return {
+      nodes: Object.fromEntries(trees.map(([name, tree]) => [name, tree.seconds])),
+      byCommand: trees.reduce<Record<string, number>>((sum, [, tree]) => {
+        for (const [name, seconds] of Object.entries(tree.secondsByName)) sum[name] = (sum[name] ?? 0) + seconds;
+        return sum;
+      }, {}),
+      redis: treeCpu(redisPid).seconds,
+      haproxy: target.haproxyPid ? treeCpu(target.haproxyPid).seconds : 0,
+      client: process.cpuUsage(),
+    };
+  };
   const before = read();
   return () => {
     const after = read();
@@ -132,6 +141,7 @@ function cpuReader(target: Target, redisPid: number): () => CpuSplit {
       haproxy: after.haproxy - before.haproxy,
       client: (client.user + client.system) / 1e6,
       perNode,
+      byCommand: Object.fromEntries(Object.entries(after.byCommand).map(([name, seconds]) => [name, seconds - (before.byCommand[name] ?? 0)])),
     };
   };
 }
@@ -220,7 +230,11 @@ async function conversionRound(target: Target, docx: Buffer, clients: number, se
   };
   if (failures[0]) log(`${target.name}: ${failures.length} failed conversions, the first: ${failures[0]}`);
   log(
-    `convert ${target.name}: ${formatNumber(round.perSecond, 2)}/s (${round.count} in ${formatNumber(elapsed, 1)} s, p50 ${formatNumber(round.p50Ms, 0)} ms), CPU ${formatNumber((cpuTotal(round.cpu) / round.count) * 1000, 0)} ms/conversion`,
+    `convert ${target.name}: ${formatNumber(round.perSecond, 2)}/s (${round.count} in ${formatNumber(elapsed, 1)} s, p50 ${formatNumber(round.p50Ms, 0)} ms), CPU ${formatNumber((cpuTotal(round.cpu) / round.count) * 1000, 0)} ms/conversion (${Object.entries(
+      round.cpu.byCommand,
+    )
+      .map(([name, seconds]) => `${name} ${formatNumber((seconds / round.count) * 1000, 1)}`)
+      .join(', ')}; redis ${formatNumber((round.cpu.redis / round.count) * 1000, 1)}, haproxy ${formatNumber((round.cpu.haproxy / round.count) * 1000, 1)})`,
   );
   return round;
 }

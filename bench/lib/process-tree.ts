@@ -47,6 +47,8 @@ export interface TreeCpu {
   seconds: number;
   /** The processes of the tree right now, by command name (e.g. { node: 1, 'soffice.bin': 2, python3: 2 }). */
   processes: Record<string, number>;
+  /** `seconds` split by command name (a reaped child's time counts under its parent's name). */
+  secondsByName: Record<string, number>;
 }
 
 /**
@@ -63,13 +65,15 @@ export function treeCpu(root: number): TreeCpu {
   if (!start) throw new Error(`process ${root} is gone`);
   let ticks = 0;
   const names: Record<string, number> = {};
+  const byName: Record<string, number> = {};
   for (const stack = [start]; stack.length > 0; ) {
     const p = stack.pop()!;
     ticks += p.ticks;
     names[p.name] = (names[p.name] ?? 0) + 1;
+    byName[p.name] = (byName[p.name] ?? 0) + p.ticks / clockTicks();
     stack.push(...(children.get(p.pid) ?? []));
   }
-  return { seconds: ticks / clockTicks(), processes: names };
+  return { seconds: ticks / clockTicks(), processes: names, secondsByName: byName };
 }
 
 /** The children of `parent` with the command name `name` (e.g. the haproxy or redis-server a helper started). */
