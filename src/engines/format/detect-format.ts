@@ -78,21 +78,32 @@ const CONFIRM_SIGNATURE: Readonly<Record<string, (head: Buffer) => boolean>> = {
   bmp: (head) => head.length >= 18 && [12, 16, 40, 52, 56, 64, 108, 124].includes(head.readUInt32LE(14)),
 };
 
+/**
+ * A file up to this size is read once and detected from memory. file-type walks an OOXML or ODF zip
+ * entry by entry with reads of 4, 16 and 30 bytes: from the file, each was a trip through libuv's
+ * thread pool (55 reads for a 4 KB docx, a third of all file operations of an upload-convert-download
+ * -delete round; strace). One read serves them all, and the text sniffing's head with them.
+ */
+const WHOLE_FILE_BYTES = 256 * 1024;
+
 export async function detectFormat(filePath: string, clientFileName?: string): Promise<FileType> {
+  // Checked before opening: opening a FIFO would wait for a writer.
   const info = await stat(filePath);
   if (!info.isFile() || info.size === 0) return UNKNOWN_FILE_TYPE;
-  const extension = clientExtension(clientFileName);
-  const detected = await fileTypeOf(filePath);
-
   const handle = await open(filePath, 'r');
   try {
-    const headLength = Math.min(info.size, TEXT_SNIFF_BYTES);
+    const extension = clientExtension(clientFileName);
+    const whole = info.size <= WHOLE_FILE_BYTES ? await readAt(handle, 0, info.size) : undefined;
+    // A file that changed size meanwhile is detected from what was read (the size it had is stale).
+    const size = whole?.length ?? info.size;
+    const detected = await fileTypeOf(whole ?? filePath);
+    const headLength = Math.min(size, TEXT_SNIFF_BYTES);
     // The head is read lazily: most binary formats are settled by file-type alone.
-    let head: Buffer | undefined;
+    let head: Buffer | undefined = whole?.subarray(0, headLength);
     const readHead = async (): Promise<Buffer> => (head ??= await readAt(handle, 0, headLength));
 
-    if (detected === 'cfb') return await resolveCfb(handle, info.size, extension);
-    if (detected === 'xml') return fromText(await readHead(), info.size, extension, true);
+    if (detected === 'cfb') return await resolveCfb(handle, size, extension);
+    if (detected === 'xml') return fromText(await readHead(), size, extension, true);
     const key = detected === undefined ? undefined : FROM_FILE_TYPE[detected];
     if (key !== undefined) {
       const confirm = CONFIRM_SIGNATURE[key];
@@ -100,19 +111,19 @@ export async function detectFormat(filePath: string, clientFileName?: string): P
     }
     // Nothing (or nothing we support) was recognised: FDF form data, text, a PDF with leading junk, or unknown.
     if ((await readHead()).toString('latin1', 0, 5) === '%FDF-') return fileTypeByKey('fdf');
-    if (await isPdfWithPreamble(handle, info.size, await readHead())) return fileTypeByKey('pdf');
-    return fromText(await readHead(), info.size, extension, false);
+    if (await isPdfWithPreamble(handle, size, await readHead())) return fileTypeByKey('pdf');
+    return fromText(await readHead(), size, extension, false);
   } finally {
     await handle.close();
   }
 }
 
-/** file-type's verdict; its parser errors on malformed input mean "not recognised", not a failed upload. */
-async function fileTypeOf(filePath: string): Promise<string | undefined> {
+/** file-type's verdict on a file or its bytes; its parser errors on malformed input mean "not recognised", not a failed upload. */
+async function fileTypeOf(source: string | Buffer): Promise<string | undefined> {
   // Loaded with the first upload, not at server start: file-type and its tokenizer are ~30 modules.
-  const { fileTypeFromFile } = await import('file-type');
+  const { fileTypeFromBuffer, fileTypeFromFile } = await import('file-type');
   try {
-    return (await fileTypeFromFile(filePath))?.ext;
+    return (await (typeof source === 'string' ? fileTypeFromFile(source) : fileTypeFromBuffer(source)))?.ext;
   } catch {
     return undefined;
   }
