@@ -151,7 +151,7 @@ cluster() {
     "  timeout connect 5s" "  timeout client 15m" "  timeout server 15m" \
     "  retries 2" "  option redispatch" "  retry-on conn-failure" \
     "frontend quire" "  bind 127.0.0.1:$lb_port" "  default_backend nodes" \
-    "backend nodes" "  balance roundrobin" "  http-response set-header X-Quire-Node %s" \
+    "backend nodes" "  balance leastconn" "  http-response set-header X-Quire-Node %s" \
     "  option httpchk GET $context/health" "  http-check expect status 200" >"$run/haproxy.cfg"
   printf '%s' "$servers" >>"$run/haproxy.cfg"
   setsid haproxy -db -f "$run/haproxy.cfg" >"$run/haproxy.log" 2>&1 </dev/null &

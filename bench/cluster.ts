@@ -5,8 +5,8 @@
  *   npm run build && npm run bench -- --dist --only=cluster [--duration=10] [--warmup=2] [--connections=64] [--rounds=2] [--cpu-prof]
  *
  * Everything on 127.0.0.1, started as `./quire.sh cluster` starts it: a real redis-server (AOF on),
- * nodes of `npm start` (dist/main.js with its flags) on one shared data dir, Debian's haproxy (round
- * robin, health-checked). Chromium is off in every server (no call here needs it).
+ * nodes of `npm start` (dist/main.js with its flags) on one shared data dir, Debian's haproxy (least
+ * connections, health-checked). Chromium is off in every server (no call here needs it).
  *
  * 1. Overhead: the embedded single node and one node in cluster mode run side by side, measured in
  *    alternating rounds (S, C, S, C: a load that changes during the run hits both alike):
@@ -32,7 +32,7 @@ import { startHaproxy, type Haproxy } from '../test/cluster/helpers/haproxy.js';
 import { restConversion } from './converter.js';
 import { loginAnonymous } from './lib/api.js';
 import { drive } from './lib/drive.js';
-import { childrenNamed, setAffinity, treeCpu } from './lib/process-tree.js';
+import { childrenNamed, ownSecondsByName, setAffinity, treeCpu } from './lib/process-tree.js';
 import { startBenchServer, waitForEngines, type BenchServer } from './lib/server.js';
 import { formatNumber, median } from './lib/stats.js';
 import { timedUpload } from './lib/transfer.js';
@@ -78,7 +78,7 @@ interface CpuSplit {
   client: number;
   /** Per node (by name), for part 2: shows that the work was spread. */
   perNode: Record<string, number>;
-  /** The nodes' trees by command name (node, python3, soffice.bin): where a conversion's CPU goes. */
+  /** The nodes' trees by command name (node, python3, soffice.bin, ended): where a conversion's CPU goes. */
   byCommand: Record<string, number>;
 }
 
@@ -121,10 +121,7 @@ function cpuReader(target: Target, redisPid: number): () => CpuSplit {
     const trees = target.nodes.map((n) => [n.name, treeCpu(n.pid)] as const);
     return {
       nodes: Object.fromEntries(trees.map(([name, tree]) => [name, tree.seconds])),
-      byCommand: trees.reduce<Record<string, number>>((sum, [, tree]) => {
-        for (const [name, seconds] of Object.entries(tree.secondsByName)) sum[name] = (sum[name] ?? 0) + seconds;
-        return sum;
-      }, {}),
+      trees: trees.map(([, tree]) => tree),
       redis: treeCpu(redisPid).seconds,
       haproxy: target.haproxyPid ? treeCpu(target.haproxyPid).seconds : 0,
       client: process.cpuUsage(),
@@ -141,7 +138,7 @@ function cpuReader(target: Target, redisPid: number): () => CpuSplit {
       haproxy: after.haproxy - before.haproxy,
       client: (client.user + client.system) / 1e6,
       perNode,
-      byCommand: Object.fromEntries(Object.entries(after.byCommand).map(([name, seconds]) => [name, seconds - (before.byCommand[name] ?? 0)])),
+      byCommand: ownSecondsByName(before.trees, after.trees),
     };
   };
 }
@@ -260,7 +257,7 @@ function cpuTotal(cpu: CpuSplit): number {
 /**
  * Conversions alternating between the targets, `rounds` times, after a warm-up of every target: a
  * LibreOffice worker's first conversions cost several times a warm one's (filters loaded, caches
- * filled). WARMUP_PER_CLIENT × clients conversions per node of the target, so that with round robin
+ * filled). WARMUP_PER_CLIENT × clients conversions per node of the target, so that with calls spread evenly
  * every worker of 3 nodes is as warm as the workers of 1 (the 11:34 run warmed 3 nodes with a third
  * as many per worker, and their first round cost 86 ms of CPU per conversion against 69 in the second).
  */
@@ -464,6 +461,12 @@ function render(results: Results): string {
         1,
       )} s`,
   );
+  // Where a conversion's CPU goes, by command over the rounds (ms per conversion); `ended` is what
+  // processes that ended within a round used (a recycled LibreOffice worker, a tool run).
+  const byCommand = (series: Round[]) => {
+    const names = [...new Set(series.flatMap((r) => Object.keys(r.cpu.byCommand)))].sort((a, b) => (a === 'ended' ? 1 : b === 'ended' ? -1 : a.localeCompare(b)));
+    return names.map((name) => `${name} ${formatNumber(cpuPer(series, (c) => c.byCommand[name] ?? 0) * 1000, 1)}`).join(', ');
+  };
   const failed = (series: Round[][]) => series.flat().reduce((a, r) => a + r.failures, 0);
   const failures = [...results.overheadConversions.flat(), ...results.scaling.flat()]
     .filter((r) => r.firstFailure)
@@ -472,7 +475,7 @@ function render(results: Results): string {
     '### Cluster: overhead of cluster mode and 3 nodes behind haproxy',
     '',
     `${results.date}; ${results.machine.cpus}, ${results.machine.memory}, Node ${results.machine.node}; load average before ${load(results.load.before)}, after ${load(results.load.after)}. ` +
-      `Servers: \`${results.command}\` (Chromium off), redis-server with AOF (everysec), haproxy round robin; everything on 127.0.0.1 of this machine. ` +
+      `Servers: \`${results.command}\` (Chromium off), redis-server with AOF (everysec), haproxy leastconn; everything on 127.0.0.1 of this machine. ` +
       `Scaling: node 1 with every core its own (server.cpus 0) against nodes 2–4 with server.cpus ${results.options.scalingCpus} each, as \`./quire.sh cluster 1\` and \`./quire.sh cluster 3\` start them. ` +
       `${results.options.rounds} alternating rounds per comparison; rates are the 2xx answers (completed conversions) over all the measured time. Process trees: ${Object.entries(results.processes)
         .map(
@@ -491,6 +494,7 @@ function render(results: Results): string {
     `| docx → PDF: CPU per conversion (node tree; + redis-server) | ${ms(cpuPer(convSingle, (c) => c.nodes))} ms | ${ms(cpuPer(convCluster, (c) => c.nodes))} ms + ${ms(cpuPer(convCluster, (c) => c.redis))} ms | ${formatNumber(cpuPer(convCluster, cpuTotal) / cpuPer(convSingle, cpuTotal), 2)}× | |`,
     `| docx → PDF behind haproxy, ${CLIENTS_SCALING} clients, conversions/s | ${formatNumber(rate(one), 2)} (1 node) | ${formatNumber(rate(three), 2)} (3 nodes) | ${verdict(scaleRatio, 1)} | ${rounds(one, 2)}; ${rounds(three, 2)}; failed: ${failed(results.scaling)} |`,
     `| CPU per conversion behind haproxy (nodes + soffice + redis + haproxy) | ${ms(c1Total)} ms (1 node) | ${ms(c3Total)} ms (3 nodes) | ${formatNumber(c3Total / c1Total, 2)}× | 3 nodes' trees over the rounds: ${perNode.join(', ')} |`,
+    `| … by command, ms per conversion | ${byCommand(one)} | ${byCommand(three)} | | |`,
     '',
     ...failures.flatMap((line, i) => (i === failures.length - 1 ? [line, ''] : [line])),
     `Projection (3 nodes, CPU-bound): CPU per conversion c = nodes with their LibreOffice workers ${ms(c3.nodes)} ms + redis-server ${ms(c3.redis)} ms + haproxy ${ms(c3.haproxy)} ms = **${ms(c3Total)} ms** ` +

@@ -14,6 +14,8 @@ interface ProcStat {
   name: string;
   /** utime + stime + cutime + cstime, in clock ticks. */
   ticks: number;
+  /** utime + stime: the process's own time, without its reaped children. */
+  ownTicks: number;
 }
 
 let ticksPerSecond: number | undefined;
@@ -36,8 +38,9 @@ function allProcesses(): ProcStat[] {
     }
     // "pid (comm) state ppid …": comm may hold spaces and parentheses, so split after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-    found.push({ pid: Number(entry), ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ticks });
+    const ownTicks = Number(fields[11]) + Number(fields[12]);
+    const ticks = ownTicks + Number(fields[13]) + Number(fields[14]);
+    found.push({ pid: Number(entry), ppid: Number(fields[1]), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), ticks, ownTicks });
   }
   return found;
 }
@@ -47,8 +50,12 @@ export interface TreeCpu {
   seconds: number;
   /** The processes of the tree right now, by command name (e.g. { node: 1, 'soffice.bin': 2, python3: 2 }). */
   processes: Record<string, number>;
-  /** `seconds` split by command name (a reaped child's time counts under its parent's name). */
-  secondsByName: Record<string, number>;
+  /**
+   * Each live process's own CPU seconds (without reaped children), by pid: two readings subtracted
+   * pid by pid say where a round's time went by command name, which the trees' totals cannot once a
+   * worker was recycled (its whole lifetime then moves into its parent's reaped-children time).
+   */
+  own: Map<number, { name: string; seconds: number }>;
 }
 
 /**
@@ -65,15 +72,32 @@ export function treeCpu(root: number): TreeCpu {
   if (!start) throw new Error(`process ${root} is gone`);
   let ticks = 0;
   const names: Record<string, number> = {};
-  const byName: Record<string, number> = {};
+  const own = new Map<number, { name: string; seconds: number }>();
   for (const stack = [start]; stack.length > 0; ) {
     const p = stack.pop()!;
     ticks += p.ticks;
     names[p.name] = (names[p.name] ?? 0) + 1;
-    byName[p.name] = (byName[p.name] ?? 0) + p.ticks / clockTicks();
+    own.set(p.pid, { name: p.name, seconds: p.ownTicks / clockTicks() });
     stack.push(...(children.get(p.pid) ?? []));
   }
-  return { seconds: ticks / clockTicks(), processes: names, secondsByName: byName };
+  return { seconds: ticks / clockTicks(), processes: names, own };
+}
+
+/**
+ * CPU seconds between two readings of the same trees by command name, from each process's own time:
+ * a process that started in between counts whole; what processes that ended in between used after
+ * the first reading, and short-lived children (tool runs), is `ended` (the trees' total minus the rest).
+ */
+export function ownSecondsByName(before: TreeCpu[], after: TreeCpu[]): Record<string, number> {
+  const earlier = new Map(before.flatMap((tree) => [...tree.own]));
+  const split: Record<string, number> = {};
+  for (const [pid, { name, seconds }] of after.flatMap((tree) => [...tree.own])) {
+    const previous = earlier.get(pid);
+    split[name] = (split[name] ?? 0) + seconds - (previous?.name === name ? previous.seconds : 0);
+  }
+  const total = after.reduce((sum, tree) => sum + tree.seconds, 0) - before.reduce((sum, tree) => sum + tree.seconds, 0);
+  split.ended = total - Object.values(split).reduce((sum, seconds) => sum + seconds, 0);
+  return split;
 }
 
 /** The children of `parent` with the command name `name` (e.g. the haproxy or redis-server a helper started). */

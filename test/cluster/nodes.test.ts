@@ -99,7 +99,7 @@ describe('cluster of three nodes behind haproxy (real processes)', () => {
     expect(status.maximumAllowedNodes).toBe(0);
   });
 
-  it('answers through haproxy, round robin over the nodes', async () => {
+  it('answers through haproxy, in turn over the idle nodes', async () => {
     const answered: string[] = [];
     for (let i = 0; i < 6; i++) {
       // A Basic login per call works on any node; haproxy names the node that answered (X-Quire-Node, as quire.sh sets it).

@@ -12,7 +12,7 @@ export interface Haproxy {
 
 /**
  * Debian's haproxy in front of the given node ports on loopback, as `./quire.sh cluster` configures it:
- * round robin, health check on GET /webPDF/health every 250 ms here (a second in quire.sh), a node out
+ * least connections (in turn among equals), health check on GET /webPDF/health every 250 ms here (a second in quire.sh), a node out
  * after two failed checks, and a request whose connection to a dead node fails is sent to another.
  * It runs in the foreground (-db) and dies with the test process (parent-death SIGKILL).
  */
@@ -32,7 +32,7 @@ export async function startHaproxy(nodePorts: readonly number[]): Promise<Haprox
     `  bind 127.0.0.1:${port}`,
     '  default_backend nodes',
     'backend nodes',
-    '  balance roundrobin',
+    '  balance leastconn',
     '  http-response set-header X-Quire-Node %s',
     '  option httpchk GET /webPDF/health',
     '  http-check expect status 200',
