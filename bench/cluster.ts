@@ -13,9 +13,10 @@
  *    `GET documents/{id}/info` at 64 connections (autocannon; server on CPU 0, autocannon and
  *    redis-server on CPU 1) and docx → PDF through REST (upload, convert, download, delete) with 4
  *    clients. Target: cluster / single ≥ 0.8× (info) and ≥ 0.9× (conversions).
- * 2. Scaling: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 1 (counting
+ * 2. Scaling: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 5 (counting
  *    every core as its own) behind haproxy against nodes 2–4 (sharing the cores: server.cpus ⌈cores / 3⌉
- *    each, as the launcher sets it) behind haproxy (alternating rounds, 6 clients). Target: 3 nodes not
+ *    each, as the launcher sets it) behind haproxy (alternating rounds, 6 clients), all four new and
+ *    warmed alike (SCALING_WARMUP_PER_NODE conversions each). Target: 3 nodes not
  *    below 1 node. The CPU time per conversion of the nodes' process
  *    trees (node + its Python/soffice workers), redis-server and haproxy is read from /proc and
  *    printed with the projection to k cores.
@@ -46,8 +47,17 @@ const DEFAULT_ROUNDS = 2;
 /** Concurrent clients converting: part 1 (one node) and part 2 (up to three nodes, two LibreOffice workers each). */
 const CLIENTS_OVERHEAD = 4;
 const CLIENTS_SCALING = 6;
-/** Warm-up conversions per client before the rounds of a comparison. */
+/** Warm-up conversions per client before the rounds of a comparison (per node of a target). */
 const WARMUP_PER_CLIENT = 3;
+/**
+ * Warm-up conversions per node before the scaling rounds: every node of both targets starts fresh and
+ * serves as many. A node's JavaScript reaches its optimised code only after some hundred calls; until
+ * the 15:16 run, node 1 came to the scaling rounds with part 1 behind it (~900 conversions and ~200,000
+ * `GET info`) and nodes 2–4 with 18 conversions each, and the nodes' own CPU per conversion was
+ * 31 ms (node 1) against 44 ms (nodes 2–4). With 240 each (a probe of 2 rounds), 26–29 against 28–34;
+ * with 120 each (15:31 run), the three nodes' fell from 43 to 33 ms over the four rounds.
+ */
+const SCALING_WARMUP_PER_NODE = 240;
 /** Failed conversions a round tolerates (counted, shown) before the run stops. */
 const MAX_FAILURES = 20;
 const ADMIN_PASSWORD = 'bench';
@@ -261,9 +271,17 @@ function cpuTotal(cpu: CpuSplit): number {
  * every worker of 3 nodes is as warm as the workers of 1 (the 11:34 run warmed 3 nodes with a third
  * as many per worker, and their first round cost 86 ms of CPU per conversion against 69 in the second).
  */
-async function compareConversions(targets: Target[], docx: Buffer, clients: number, seconds: number, redisPid: number, rounds: number): Promise<Round[][]> {
+async function compareConversions(
+  targets: Target[],
+  docx: Buffer,
+  clients: number,
+  seconds: number,
+  redisPid: number,
+  rounds: number,
+  warmupPerNode = clients * WARMUP_PER_CLIENT,
+): Promise<Round[][]> {
   for (const target of targets) {
-    const count = clients * WARMUP_PER_CLIENT * target.nodes.length;
+    const count = warmupPerNode * target.nodes.length;
     const warm = await drive(count, clients, () => restConversion(target, target.token, docx));
     log(`warm-up ${target.name}: ${count} conversions, ${formatNumber(count / warm.seconds, 2)}/s`);
   }
@@ -368,26 +386,27 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
       for (const [i, target] of infoTargets.entries()) infoRounds[i]!.push(await infoRound(target, documents[i]!, redisPid, options));
     }
     const overheadConversions = await compareConversions(infoTargets, docx, CLIENTS_OVERHEAD, options.duration * 1.5, redisPid, rounds);
-    // Part 2: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 1 counts every core
+    // Part 2: `./quire.sh cluster 1` against `./quire.sh cluster 3` on this machine: node 5 counts every core
     // as its own, as one node does; three nodes share them (server.cpus = ⌈cores / 3⌉ each, as the launcher
-    // sets it). All four run on the one Redis; the idle ones wait while the others are measured.
+    // sets it). All four are new, so that each comes to the rounds with the same warm-up behind it (not node
+    // 1 with part 1's); they run on the one Redis, the idle ones waiting while the others are measured.
     const shareOfThree = String(Math.ceil(Math.max(1, os.availableParallelism()) / 3));
-    log(`stopping the single node; starting cluster nodes 2–4 with server.cpus ${shareOfThree} ...`);
-    await single.stop();
-    const nodes = await Promise.all(['node-2', 'node-3', 'node-4'].map((id) => clusterNode(id, { QUIRE_SERVER__CPUS: shareOfThree })));
+    log(`stopping the single node and node 1; starting cluster node 5 alone and nodes 2–4 with server.cpus ${shareOfThree} ...`);
+    await Promise.all([single.stop(), node1.stop()]);
+    const [node5, ...nodes] = await Promise.all([clusterNode('node-5'), ...['node-2', 'node-3', 'node-4'].map((id) => clusterNode(id, { QUIRE_SERVER__CPUS: shareOfThree }))]);
 
-    const alone = await haproxyFor([node1]);
+    const alone = await haproxyFor([node5!]);
     const three = await haproxyFor(nodes);
     const status3 = await adminStatus(`${three.url}/webPDF/rest`);
     if (status3.members.length !== 4) throw new Error(`the cluster lists ${status3.members.length} members up (${status3.members.join(', ')}), not 4`);
     // One session for both: it lives in Redis, so every node serves it.
     const token = await loginAnonymous(`${three.url}/webPDF/rest`);
-    const nodeList = [node1, ...nodes].map((n, i) => ({ name: `node-${i + 1}`, pid: n.pid }));
+    const nodeList = [node5!, ...nodes].map((n, i) => ({ name: `node-${i === 0 ? 5 : i + 1}`, pid: n.pid }));
     const scalingTargets: Target[] = [
       { name: '1 node + haproxy', rest: `${alone.url}/webPDF/rest`, nodes: nodeList.slice(0, 1), haproxyPid: alone.pid, token },
       { name: '3 nodes + haproxy', rest: `${three.url}/webPDF/rest`, nodes: nodeList.slice(1), haproxyPid: three.pid, token },
     ];
-    const scaling = await compareConversions(scalingTargets, docx, CLIENTS_SCALING, options.duration * 1.5, redisPid, rounds);
+    const scaling = await compareConversions(scalingTargets, docx, CLIENTS_SCALING, options.duration * 1.5, redisPid, rounds, SCALING_WARMUP_PER_NODE);
     const processes = Object.fromEntries(nodeList.map((n) => [n.name, treeCpu(n.pid).processes]));
 
     const results = {
@@ -476,7 +495,7 @@ function render(results: Results): string {
     '',
     `${results.date}; ${results.machine.cpus}, ${results.machine.memory}, Node ${results.machine.node}; load average before ${load(results.load.before)}, after ${load(results.load.after)}. ` +
       `Servers: \`${results.command}\` (Chromium off), redis-server with AOF (everysec), haproxy leastconn; everything on 127.0.0.1 of this machine. ` +
-      `Scaling: node 1 with every core its own (server.cpus 0) against nodes 2–4 with server.cpus ${results.options.scalingCpus} each, as \`./quire.sh cluster 1\` and \`./quire.sh cluster 3\` start them. ` +
+      `Scaling: node 5 with every core its own (server.cpus 0) against nodes 2–4 with server.cpus ${results.options.scalingCpus} each, as \`./quire.sh cluster 1\` and \`./quire.sh cluster 3\` start them, all four new, each warmed with ${SCALING_WARMUP_PER_NODE} conversions. ` +
       `${results.options.rounds} alternating rounds per comparison; rates are the 2xx answers (completed conversions) over all the measured time. Process trees: ${Object.entries(results.processes)
         .map(
           ([n, p]) =>

@@ -18,7 +18,11 @@ import type { PoolStats } from '../../core/pool-stats.js';
  *   kills that one too, it fails with `poisoned`. A job key (the document's state) that hung or
  *   crashed workers twice is refused from then on without touching a worker.
  * - Workers are recycled after `maxJobsPerWorker` jobs or when their memory passes
- *   `maxMemoryBytes`: the replacement is started first, so capacity does not drop meanwhile.
+ *   `maxMemoryBytes`: the replacement is started first, so capacity does not drop meanwhile. Each
+ *   worker draws its own job limit, up to JOB_LIMIT_JITTER below `maxJobsPerWorker` (gunicorn's
+ *   max_requests_jitter): workers started together and fed evenly would otherwise all be replaced at
+ *   once, every `maxJobsPerWorker` jobs, and their start-ups (2–3 s of CPU each for LibreOffice) fall on
+ *   the same seconds (three nodes of one worker each: 9.2 conversions/s in that round, 14–16 in the others).
  * - While a job runs, the worker's memory is polled every `memoryCheckIntervalMs`; past
  *   `memoryLimitBytes` the worker is killed and the job fails with `MemoryLimitError` (a strike, no
  *   retry): recycling between jobs cannot stop one document that takes a worker to many GB. Polling
@@ -86,6 +90,8 @@ interface Slot<J, R> {
   worker?: PoolWorker<J, R>;
   busy: boolean;
   jobs: number;
+  /** The current worker is recycled after this many jobs (0: never): its draw from `maxJobsPerWorker`. */
+  jobLimit: number;
   /** A replacement being started (recycling or after a death). */
   starting?: Promise<void>;
   /** Set when the current worker should be replaced once it is idle. */
@@ -142,7 +148,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   constructor(private readonly options: WorkerPoolOptions<J, R>) {
     super();
     if (options.size < 1) throw new RangeError(`${options.name}: pool size must be at least 1`);
-    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, startFailures: 0, epoch: 0 }));
+    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, jobLimit: jobLimit(options.maxJobsPerWorker), startFailures: 0, epoch: 0 }));
   }
 
   get name(): string {
@@ -406,8 +412,8 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
       if (slot.retire && slot.worker === worker) this.replaceIdle(slot);
       return;
     }
-    const { maxJobsPerWorker, maxMemoryBytes } = this.options;
-    if (maxJobsPerWorker > 0 && slot.jobs >= maxJobsPerWorker) {
+    const { maxMemoryBytes } = this.options;
+    if (slot.jobLimit > 0 && slot.jobs >= slot.jobLimit) {
       slot.retire = `recycled after ${slot.jobs} jobs`;
     } else if (maxMemoryBytes > 0) {
       const bytes = await worker.memoryBytes().catch(() => 0);
@@ -468,6 +474,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   private adopt(slot: Slot<J, R>, worker: PoolWorker<J, R>): void {
     slot.worker = worker;
     slot.jobs = 0;
+    slot.jobLimit = jobLimit(this.options.maxJobsPerWorker);
     slot.startFailures = 0;
     slot.epoch = this.epochs.get(worker) ?? this.recycleEpoch;
     slot.died = worker.ended.then((reason) => Promise.reject(new WorkerDiedError(reason.message, { cause: reason })));
@@ -635,4 +642,12 @@ function cancellationReason(signal: AbortSignal): Error {
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** How far below `maxJobsPerWorker` a worker's own job limit may be drawn (a fraction of it). */
+const JOB_LIMIT_JITTER = 0.2;
+
+/** A worker's job limit: `max` minus a random share of up to JOB_LIMIT_JITTER of it (0 stays "never"; small limits stay exact). */
+function jobLimit(max: number): number {
+  return max > 0 ? max - Math.floor(max * JOB_LIMIT_JITTER * Math.random()) : 0;
 }

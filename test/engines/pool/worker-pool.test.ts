@@ -330,6 +330,20 @@ describe('WorkerPool with real processes: recycling', () => {
     expect(pool.stats()).toMatchObject({ restarts: 1, completed: 3, failed: 0, crashes: 0 });
   });
 
+  it('draws each worker its own job limit, up to a fifth below maxJobsPerWorker, so workers are not all recycled at once', async () => {
+    const { pool } = setup({ size: 2, maxJobsPerWorker: 50 });
+    await pool.start();
+    const limits: number[] = [];
+    pool.on('restart', ({ reason }) => limits.push(Number(/^recycled after (\d+) jobs$/.exec(reason)?.[1])));
+    for (let i = 0; limits.length < 6; i++) await pool.run({ op: 'echo', value: i });
+    for (const limit of limits) {
+      expect(limit).toBeGreaterThanOrEqual(41);
+      expect(limit).toBeLessThanOrEqual(50);
+    }
+    // Ten possible limits: six equal draws would come once in 100,000 runs.
+    expect(new Set(limits).size).toBeGreaterThan(1);
+  });
+
   it('keeps jobs flowing while workers are recycled', async () => {
     const { pool, factory } = setup({ size: 2, maxJobsPerWorker: 3, queueLimit: 10 });
     await pool.start();
