@@ -27,6 +27,8 @@ APT_PACKAGES=(
   libactivation-java libjaxb-api-java
   # Tests only: zbarimg, a barcode reader independent of the barcode service's (zxing-wasm); qrencode draws test codes.
   zbar-tools qrencode
+  # Tests only: tiffinfo, an independent reader of the TIFFs the toolbox writes (compression, pages).
+  libtiff-tools
   # Tests only: readers for what zbar cannot read (Aztec, DataMatrix, PDF417): Java ZXing.
   libzxing-core-java libzxing-javase-java
   # OCR web service: Tesseract 5 and the traineddata of its five languages (more: docs/ocr.md).
