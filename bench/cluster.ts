@@ -393,7 +393,8 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     const shareOfThree = String(Math.ceil(Math.max(1, os.availableParallelism()) / 3));
     log(`stopping the single node and node 1; starting cluster node 5 alone and nodes 2–4 with server.cpus ${shareOfThree} ...`);
     await Promise.all([single.stop(), node1.stop()]);
-    const [node5, ...nodes] = await Promise.all([clusterNode('node-5'), ...['node-2', 'node-3', 'node-4'].map((id) => clusterNode(id, { QUIRE_SERVER__CPUS: shareOfThree }))]);
+    const scalingIds = ['node-5', 'node-2', 'node-3', 'node-4'];
+    const [node5, ...nodes] = await Promise.all(scalingIds.map((id, i) => clusterNode(id, i === 0 ? {} : { QUIRE_SERVER__CPUS: shareOfThree })));
 
     const alone = await haproxyFor([node5!]);
     const three = await haproxyFor(nodes);
@@ -401,7 +402,7 @@ export async function runClusterBench(options: ClusterBenchOptions): Promise<str
     if (status3.members.length !== 4) throw new Error(`the cluster lists ${status3.members.length} members up (${status3.members.join(', ')}), not 4`);
     // One session for both: it lives in Redis, so every node serves it.
     const token = await loginAnonymous(`${three.url}/webPDF/rest`);
-    const nodeList = [node5!, ...nodes].map((n, i) => ({ name: `node-${i === 0 ? 5 : i + 1}`, pid: n.pid }));
+    const nodeList = [node5!, ...nodes].map((n, i) => ({ name: scalingIds[i]!, pid: n.pid }));
     const scalingTargets: Target[] = [
       { name: '1 node + haproxy', rest: `${alone.url}/webPDF/rest`, nodes: nodeList.slice(0, 1), haproxyPid: alone.pid, token },
       { name: '3 nodes + haproxy', rest: `${three.url}/webPDF/rest`, nodes: nodeList.slice(1), haproxyPid: three.pid, token },

@@ -90,7 +90,7 @@ interface Slot<J, R> {
   worker?: PoolWorker<J, R>;
   busy: boolean;
   jobs: number;
-  /** The current worker is recycled after this many jobs (0: never): its draw from `maxJobsPerWorker`. */
+  /** The current worker is recycled after this many jobs (0: never): its draw from `maxJobsPerWorker`, made when it is adopted. */
   jobLimit: number;
   /** A replacement being started (recycling or after a death). */
   starting?: Promise<void>;
@@ -148,7 +148,7 @@ export class WorkerPool<J, R> extends EventEmitter<PoolEvents> {
   constructor(private readonly options: WorkerPoolOptions<J, R>) {
     super();
     if (options.size < 1) throw new RangeError(`${options.name}: pool size must be at least 1`);
-    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, jobLimit: jobLimit(options.maxJobsPerWorker), startFailures: 0, epoch: 0 }));
+    this.slots = Array.from({ length: options.size }, (_, index) => ({ index, busy: false, jobs: 0, jobLimit: 0, startFailures: 0, epoch: 0 }));
   }
 
   get name(): string {
