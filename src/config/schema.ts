@@ -275,7 +275,7 @@ export const ConfigSchema = Type.Object(
       {
         libreoffice: Type.Object(
           {
-            ...engineSchema({ timeout: 120, maxJobs: 200, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }).properties,
+            ...engineSchema({ timeout: 120, maxJobs: 1000, maxMemory: '1GB', memoryLimit: '4GB', executable: '/usr/lib/libreoffice/program/soffice.bin' }).properties,
             isolation: Type.Enum(['auto', 'required', 'off'], {
               default: 'auto',
               description:
