@@ -55,9 +55,12 @@ const WARMUP_PER_CLIENT = 3;
  * the 15:16 run, node 1 came to the scaling rounds with part 1 behind it (~900 conversions and ~200,000
  * `GET info`) and nodes 2–4 with 18 conversions each, and the nodes' own CPU per conversion was
  * 31 ms (node 1) against 44 ms (nodes 2–4). With 240 each (a probe of 2 rounds), 26–29 against 28–34;
- * with 120 each (15:31 run), the three nodes' fell from 43 to 33 ms over the four rounds.
+ * with 120 each (15:31 run), the three nodes' fell from 43 to 33 ms over the four rounds. One node
+ * alone, converting with 2 clients (a probe, 2026-11-26 18:05): 31, 26, 23, 24, 24, 20, 21, 21, 21, 21 ms
+ * per conversion over its first ten hundreds; a second one 33, 26, 20 over its first three two-hundreds,
+ * then 17–23 up to 2,000: about 500 conversions to a steady state.
  */
-const SCALING_WARMUP_PER_NODE = 240;
+const SCALING_WARMUP_PER_NODE = 500;
 /** Failed conversions a round tolerates (counted, shown) before the run stops. */
 const MAX_FAILURES = 20;
 const ADMIN_PASSWORD = 'bench';
